@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The two commands of the README, plus the developer targets behind them.
+#   make demo   install what is missing, build, run the showcase
+#   make test   install what is missing, build, run every test suite
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+MESON_TEST_ARGS ?=
+
+.PHONY: all deps build demo test test-asan bench install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+test: build
+	@scripts/run-tests.sh $(BUILD) $(MESON_TEST_ARGS)
+
+# Unit and API suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: deps
+	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C $(ASAN_BUILD)
+	@scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+install: build
+	meson install -C $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The generic context / task / progress-engine machinery that DMA, RDMA and
+ * sync-event contexts plug into (ARCHITECTURE §2, §3).
+ *
+ * A backend object embeds struct doca_ctx first and fills a static const
+ * struct sd_ctx_ops.  Core owns the state machine, task pools, in-flight
+ * accounting, completion reporting and notification; the backend owns its queues
+ * and engines.
+ *
+ * State machine (callback fired on every edge, synchronously, in order):
+ *
+ *   IDLE --doca_ctx_start--> [STARTING] --sd_ctx_set_running--> RUNNING
+ *   RUNNING --doca_ctx_stop, nothing in flight---------------------> IDLE
+ *   RUNNING --doca_ctx_stop, tasks in flight / task failed--> STOPPING
+ *   STOPPING --(progress) in-flight drops to 0-------------------------> IDLE
+ *
+ * Task life: alloc from the ctx's pool -> submit (in flight) -> the backend
+ * calls sd_task_complete() from its progress op -> core invokes the success or
+ * error callback from doca_pe_progress() (in flight drops just before the
+ * callback) -> doca_task_free() returns it to the pool.  Pool memory is freed only
+ * with the ctx, so a freed task stays readable until it is allocated again.
+ *
+ * Threading: everything here runs on the thread that calls the DOCA API for this
+ * PE, except sd_pe_wake(), which any thread may call.
+ */
+#ifndef SD_CTX_INTERNAL_H_
+#define SD_CTX_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "../util/sd_util.h"
+
+struct sd_task_pool;
+
+/* Status given to tasks flushed by a stop or by an earlier task's failure. */
+#define SD_TASK_FLUSH_STATUS DOCA_ERROR_IO_FAILED
+
+struct doca_task {
+	struct doca_ctx *ctx;
+	struct sd_task_pool *pool;
+	union doca_data user_data;
+	doca_error_t status;
+	struct sd_list link;	/* pool free list, backend queues, ctx completion queue */
+	bool allocated;
+	bool in_flight;
+};
+
+/* One pool per task type of a context (DMA memcpy, RDMA send, ...). */
+struct sd_task_pool {
+	struct doca_ctx *ctx;
+	size_t task_size;	/* sizeof the backend task struct, which starts with struct doca_task */
+	uint32_t num_tasks;
+	uint32_t num_allocated;
+	void *storage;
+	struct sd_list free_list;
+	doca_task_completion_cb_t success_cb;
+	doca_task_completion_cb_t error_cb;
+	const char *name;	/* "memcpy", "send", ... for log lines */
+};
+
+struct sd_ctx_ops {
+	const char *name;	/* "dma", "rdma", ... */
+	/*
+	 * doca_ctx_start() accepted the request (ctx still IDLE).  Return SUCCESS and
+	 * set *running to go straight to RUNNING, or clear it to enter STARTING and
+	 * call sd_ctx_set_running() later from the progress op.  An error leaves
+	 * the ctx IDLE and is returned by doca_ctx_start().
+	 */
+	doca_error_t (*start)(struct doca_ctx *ctx, bool *running);
+	/*
+	 * The ctx entered STOPPING: complete every task still queued or running
+	 * with SD_TASK_FLUSH_STATUS (now, or from later progress calls).
+	 */
+	void (*flush)(struct doca_ctx *ctx);
+	/* The ctx reached IDLE: release what start acquired (pins, threads, ...). */
+	void (*stopped)(struct doca_ctx *ctx);
+	/* Make progress; return the number of events produced (completions, ...). */
+	unsigned (*progress)(struct doca_ctx *ctx);
+	/*
+	 * Queue a task that core accepted (ctx RUNNING).  SUCCESS: it is in flight and
+	 * will be completed through sd_task_complete().  AGAIN: queue full.  Any
+	 * other error is returned to the submitter, who keeps the task.
+	 */
+	doca_error_t (*submit)(struct doca_task *task);
+	/* Full validation for doca_task_try_submit(): INVALID_VALUE etc., logged. */
+	doca_error_t (*validate)(struct doca_task *task);
+	/*
+	 * The application is about to sleep on the PE's notification handle.  Return
+	 * true when work is already pending (the PE then wakes at once).
+	 */
+	bool (*arm)(struct doca_ctx *ctx);
+};
+
+struct doca_ctx {
+	const struct sd_ctx_ops *ops;
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct sd_list pe_link;			/* in pe->ctxs */
+	enum doca_ctx_states state;
+	doca_ctx_state_changed_callback_t state_cb;
+	union doca_data user_data;
+	struct sd_task_pool *pools[16];
+	uint32_t num_pools;
+	size_t num_inflight;			/* submitted, callback not yet invoked */
+	struct sd_list completed;		/* tasks completed, callback not yet invoked */
+	bool failed;				/* a task failed: stop after reporting it */
+};
+
+/* Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE (logged with who). */
+SD_EXPORT void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev *dev);
+SD_EXPORT doca_error_t sd_ctx_fini(struct doca_ctx *ctx, const char *api);
+
+/*
+ * Configure a task pool (the *_set_conf functions).  BAD_STATE unless IDLE,
+ * INVALID_VALUE for num_tasks == 0 or over max_tasks; reconfiguring an existing
+ * pool with no allocated task replaces it.  *pool is created on first call.
+ */
+SD_EXPORT doca_error_t sd_task_pool_configure(struct doca_ctx *ctx, struct sd_task_pool **pool, const char *name,
+					      size_t task_size, uint32_t num_tasks, uint32_t max_tasks,
+					      doca_task_completion_cb_t success_cb,
+					      doca_task_completion_cb_t error_cb, const char *api);
+
+/*
+ * Allocate a task (the *_alloc_init functions).  NULL pool -> BAD_STATE ("call
+ * *_set_conf first"), exhausted -> NO_MEMORY; both logged with api.  The returned
+ * task has ctx, pool and user_data set; the backend part is NOT cleared.
+ */
+SD_EXPORT doca_error_t sd_task_alloc(struct sd_task_pool *pool, union doca_data user_data, const char *api,
+				     struct doca_task **task);
+
+/* Backend: the task finished with this status.  Callable only from ops->progress/flush/submit. */
+SD_EXPORT void sd_task_complete(struct doca_task *task, doca_error_t status);
+
+/* Backend: STARTING -> RUNNING. */
+SD_EXPORT void sd_ctx_set_running(struct doca_ctx *ctx);
+
+/* Backend: the ctx hit a fatal error (e.g. peer gone): RUNNING/STARTING -> STOPPING with flush. */
+SD_EXPORT void sd_ctx_fail(struct doca_ctx *ctx);
+
+/* Wake the PE's notification handle (thread-safe; no-op when nobody waits). */
+SD_EXPORT void sd_pe_wake(struct doca_pe *pe);
+
+/* Let the PE's notification handle also wake on fd (EPOLLIN), e.g. a UCX worker fd. */
+SD_EXPORT doca_error_t sd_pe_add_wake_fd(struct doca_pe *pe, int fd);
+SD_EXPORT void sd_pe_del_wake_fd(struct doca_pe *pe, int fd);
+
+/* Cast a backend's typed completion callback to the generic type core stores. */
+#define SD_TASK_CB(cb) ((doca_task_completion_cb_t)(void (*)(void))(cb))
+
+#endif /* SD_CTX_INTERNAL_H_ */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Test runner: forks one child per case, enforces a timeout, prints TAP.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sd_test.h"
+
+#define SD_TEST_MAX 512
+#define SD_TEST_SKIP_CODE 77
+
+static struct {
+	const char *name;
+	sd_test_fn fn;
+} tests[SD_TEST_MAX];
+static int num_tests;
+static char tmpdir[256];
+
+void
+sd_test_register(const char *name, sd_test_fn fn)
+{
+	if (num_tests == SD_TEST_MAX) {
+		fprintf(stderr, "sd_test: more than %d cases in one file\n", SD_TEST_MAX);
+		exit(2);
+	}
+	tests[num_tests].name = name;
+	tests[num_tests].fn = fn;
+	num_tests++;
+}
+
+void
+sd_test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "# FAIL %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(NULL);
+	_exit(1);
+}
+
+void
+sd_test_skip(const char *reason)
+{
+	printf("# SKIP reason: %s\n", reason);
+	fflush(NULL);
+	_exit(SD_TEST_SKIP_CODE);
+}
+
+const char *
+sd_test_tmpdir(void)
+{
+	if (tmpdir[0] == '\0') {
+		const char *base = getenv("TMPDIR");
+
+		snprintf(tmpdir, sizeof(tmpdir), "%s/sd_test.XXXXXX", base ? base : "/tmp");
+		if (mkdtemp(tmpdir) == NULL)
+			sd_test_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+	}
+	return tmpdir;
+}
+
+static int
+run_one(int idx, unsigned timeout_s)
+{
+	pid_t pid;
+	int status = 0;
+	struct timespec start, now;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		tests[idx].fn();
+		fflush(NULL);
+		if (tmpdir[0] != '\0') {
+			char cmd[300];
+
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+			if (system(cmd) != 0)
+				fprintf(stderr, "# could not remove %s\n", tmpdir);
+		}
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)timeout_s) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			printf("# TIMEOUT after %u s\n", timeout_s);
+			return 1;
+		}
+		usleep(2000);
+	}
+	/* Kill helper processes the case may have left behind. */
+	kill(-pid, SIGKILL);
+	if (WIFSIGNALED(status)) {
+		printf("# killed by signal %d (%s)\n", WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return 1;
+	}
+	if (WEXITSTATUS(status) == SD_TEST_SKIP_CODE)
+		return SD_TEST_SKIP_CODE;
+	return WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+int
+sd_test_main(int argc, char **argv)
+{
+	const char *env = getenv("SD_TEST_TIMEOUT");
+	unsigned timeout_s = env ? (unsigned)strtoul(env, NULL, 10) : 30;
+	int failed = 0, skipped = 0, ran = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1) {
+		for (int i = 0; i < num_tests; i++)
+			if (strcmp(tests[i].name, argv[1]) == 0) {
+				int rc = run_one(i, timeout_s);
+
+				printf("%s %s\n", rc == 0 ? "ok" : rc == SD_TEST_SKIP_CODE ? "skip" : "not ok",
+				       tests[i].name);
+				return rc;
+			}
+		fprintf(stderr, "no test case named '%s'\n", argv[1]);
+		return 2;
+	}
+	printf("1..%d\n", num_tests);
+	for (int i = 0; i < num_tests; i++) {
+		int rc = run_one(i, timeout_s);
+
+		ran++;
+		if (rc == SD_TEST_SKIP_CODE) {
+			skipped++;
+			printf("ok %d %s # SKIP\n", i + 1, tests[i].name);
+		} else if (rc != 0) {
+			failed++;
+			printf("not ok %d %s\n", i + 1, tests[i].name);
+		} else {
+			printf("ok %d %s\n", i + 1, tests[i].name);
+		}
+	}
+	if (failed)
+		return 1;
+	return (ran > 0 && skipped == ran) ? SD_TEST_SKIP_CODE : 0;
+}
