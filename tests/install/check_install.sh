@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install the build into a scratch DESTDIR, then build and run a DOCA program
+# through pkg-config for each personality, as a user of the installed SDK would.
+# Usage: check_install.sh <build-dir> <hello_doca.c> <cc>
+set -u
+build=$1 src=$2 cc=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "1..5"
+if meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet > "$tmp/install.log" 2>&1; then
+	echo "ok 1 meson install into DESTDIR"
+else
+	echo "not ok 1 meson install into DESTDIR"; sed 's/^/# /' "$tmp/install.log"; exit 1
+fi
+host_pc=$(dirname "$(find "$tmp/root" -path '*/pkgconfig/doca-common.pc' -not -path '*/softdoca/*' | head -1)")
+dpu_pc=$(dirname "$(find "$tmp/root" -path '*/softdoca/dpu/pkgconfig/doca-common.pc' | head -1)")
+n=1 failed=0
+for p in host dpu; do
+	pcdir=$host_pc
+	[ "$p" = dpu ] && pcdir=$dpu_pc
+	n=$((n + 1))
+	flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs doca-common doca-dma 2> "$tmp/pc.err")
+	# shellcheck disable=SC2086
+	if [ -n "$pcdir" ] && "$cc" -std=gnu11 -Wall -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$tmp/hello-$p" "$src" $flags \
+		> "$tmp/cc.log" 2>&1; then
+		echo "ok $n build through pkg-config, $p personality"
+	else
+		echo "not ok $n build through pkg-config, $p personality"; sed 's/^/# /' "$tmp/pc.err" "$tmp/cc.log"
+		failed=1; n=$((n + 1)); echo "not ok $n run, $p personality # not built"; continue
+	fi
+	n=$((n + 1))
+	out=$(env -u LD_LIBRARY_PATH "$tmp/hello-$p" 2>&1)
+	if [ $? = 0 ] && grep -qx "personality: $p" <<< "$out" && grep -q "dma: copied 4096 bytes" <<< "$out"; then
+		echo "ok $n run, $p personality"
+	else
+		echo "not ok $n run, $p personality"; sed 's/^/# /' <<< "$out"; failed=1
+	fi
+done
+exit $failed
