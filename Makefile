@@ -29,7 +29,8 @@ test: build
 test-asan: deps
 	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(ASAN_BUILD)
-	@scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit
 
 bench: build
 	@scripts/bench.sh $(BUILD)
