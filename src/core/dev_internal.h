@@ -37,7 +37,30 @@ struct sd_dev_caps {
 	uint32_t rdma_max_connections;
 	bool rdma_dc;			/* DC transport accepted */
 	uint32_t gid_table_size;
+	/* Core (added by the devices module) */
+	bool accelerate_resource_reclaim;	/* doca_devinfo_cap_is_accelerate_resource_reclaim_supported */
+	bool notification_moderation;	/* doca_devinfo_cap_is_notification_moderation_supported */
 };
+
+/*
+ * One capability as data: its name in the topology file and in doca_caps output,
+ * where it lives in struct sd_dev_caps, and the DOCA function that reports it.
+ */
+enum sd_dev_cap_kind {
+	SD_DEV_CAP_BOOL,
+	SD_DEV_CAP_U32,
+	SD_DEV_CAP_U64,
+};
+
+struct sd_dev_cap_desc {
+	const char *name;		/* "dma_max_buf_size" (the struct field's name) */
+	enum sd_dev_cap_kind kind;
+	size_t offset;			/* offsetof(struct sd_dev_caps, <name>) */
+	const char *doca_api;		/* the DOCA call that reports it */
+};
+
+/* The table of every capability, in documentation order. */
+SD_EXPORT const struct sd_dev_cap_desc *sd_dev_cap_descs(uint32_t *num_descs);
 
 enum sd_dev_side {
 	SD_DEV_SIDE_HOST,	/* a PCI function seen from the host */
@@ -75,6 +98,12 @@ struct doca_devinfo {
 	struct sd_dev_caps caps;
 	struct doca_devinfo_rep *reps;	/* representors (DPU side only) */
 	uint32_t num_reps;
+	/* Added by the devices module */
+	bool has_ipv4;			/* the netdev had an IPv4 address when the topology loaded */
+	bool has_ipv6;
+	char device_name[32];		/* the BlueField this function belongs to ("bf0") */
+	uint32_t device_index;		/* position of that BlueField in the topology */
+	struct doca_dev *dev;		/* the open doca_dev, or NULL (dev.c's lock guards it) */
 };
 
 struct doca_dev {
@@ -87,13 +116,17 @@ struct doca_dev_rep {
 	struct doca_devinfo_rep *devinfo_rep;
 };
 
-/* The process-wide topology (loaded on first use).  NULL on a load failure (logged). */
+/*
+ * The process-wide topology (loaded on first use).  NULL on a load failure (logged
+ * once); sd_topology_status() then says why (DOCA_ERROR_BAD_CONFIG, NO_MEMORY).
+ */
 struct sd_topology {
 	struct doca_devinfo *devs;
 	uint32_t num_devs;
 	char source[256];		/* "built-in" or the config file path */
 };
 SD_EXPORT const struct sd_topology *sd_topology_get(void);
+SD_EXPORT doca_error_t sd_topology_status(void);
 
 /* Find a device of this process's topology by index (descriptors carry it). */
 SD_EXPORT struct doca_devinfo *sd_devinfo_by_index(uint32_t index);
