@@ -34,7 +34,10 @@ struct sd_mmap_peer {
 	uint64_t start_time;	/* /proc/<pid>/stat start time: guards against pid reuse */
 	uint32_t dev_index;	/* exporting device in the shared topology */
 	uint8_t key[SD_KEY_LEN];
+	uint64_t record_addr;	/* exporter's address of its export record (mmap_pci_proto.h) */
 };
+
+struct sd_mmap_pci_export;
 
 struct doca_mmap {
 	enum sd_mmap_kind kind;
@@ -58,6 +61,7 @@ struct doca_mmap {
 	uint8_t key[SD_KEY_LEN];	/* random, created at first export */
 	void *pci_desc;			/* owned; valid until stop/destroy */
 	size_t pci_desc_len;
+	struct sd_mmap_pci_export *pci_export;	/* private to mmap_export_pci.c: record slot, descriptors */
 	void *rdma_desc;		/* owned by the RDMA layer's export hook */
 	size_t rdma_desc_len;
 	/* import side */
@@ -148,7 +152,48 @@ struct sd_mmap_rdma_hooks {
 				    size_t *desc_len);
 	doca_error_t (*create_from_export)(const void *desc, size_t desc_len, struct doca_dev *dev,
 					   struct doca_mmap *mmap);
+	/*
+	 * Optional: the exported mmap is being stopped or destroyed; revoke the RDMA
+	 * export and free mmap->rdma_desc.  Core clears exported_rdma, rdma_desc and
+	 * rdma_desc_len afterwards.
+	 */
+	void (*export_revoke)(struct doca_mmap *mmap);
 };
+
+/*
+ * Install (or, with NULL, remove) the hooks; the struct is copied.
+ *
+ * export_rdma is called after core has checked: non-NULL arguments, mmap
+ * started, not from-export, dev added to the mmap, at least one RDMA access
+ * flag.  On SUCCESS core sets exported_rdma and stores *desc / *desc_len in
+ * rdma_desc / rdma_desc_len.
+ *
+ * create_from_export receives every descriptor that is not a softdoca PCI
+ * descriptor (header magic SD_MMAP_DESC_MAGIC with kind PCI, see
+ * mmap_pci_proto.h).  mmap is zeroed except for devs[0] = dev (with a
+ * reference held by core); the hook fills kind = SD_MMAP_RDMA_REMOTE, addr, len,
+ * memrange_set, permissions, remote and remote_release, and logs its own
+ * refusals.  Core then sets from_export and started.  remote_release(remote) is
+ * called once, at doca_mmap_stop() or doca_mmap_destroy().  Without hooks a
+ * descriptor of kind SD_MMAP_DESC_KIND_RDMA gets NOT_SUPPORTED, anything else
+ * that is not a PCI descriptor INVALID_VALUE.
+ */
 SD_EXPORT void sd_mmap_set_rdma_hooks(const struct sd_mmap_rdma_hooks *hooks);
+
+/*
+ * PCI_REMOTE mmaps: is the export still standing?  Re-reads the exporter's
+ * record with one process_vm_readv of 64 bytes (about 1-2 us; no /proc access)
+ * and checks magic, live flag, key, range and permission against this mmap.
+ * Call it once per task before touching the exporter's memory; the copy
+ * itself may still race a revocation that happens after this check (the
+ * exporter's pages then still exist, or the copy gets EFAULT).
+ * SUCCESS; NOT_PERMITTED (revoked, key mismatch, kernel refused access);
+ * NOT_FOUND (exporter gone); INVALID_VALUE (not a PCI_REMOTE mmap).  The cause
+ * is logged here (ERR): callers should not log it again.
+ * Memory outside the export is never reachable through a valid mmap: its range
+ * is exactly the exported range (checked at import and here), and the DMA
+ * facade checks every buf against sd_mmap_contains().
+ */
+SD_EXPORT doca_error_t sd_mmap_pci_validate(const struct doca_mmap *remote);
 
 #endif /* SD_MMAP_INTERNAL_H_ */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the mmap files of libdoca_common only (mmap.c and
+ * mmap_export_pci.c); other libraries use mmap_internal.h.
+ */
+#ifndef SD_MMAP_CORE_H_
+#define SD_MMAP_CORE_H_
+
+#include "mmap_internal.h"
+
+/* Index of dev in mmap->devs, or -1. */
+static inline int
+sd_mmap_dev_slot(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	for (uint32_t i = 0; i < mmap->num_devs; i++)
+		if (mmap->devs[i] == dev)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The checks every export shares: non-NULL arguments, not from-export (NOT_PERMITTED),
+ * started (BAD_STATE), dev added to the mmap (INVALID_VALUE).  Logged under api.
+ */
+doca_error_t sd_mmap_check_exportable(const struct doca_mmap *mmap, const struct doca_dev *dev, const void **desc,
+				      size_t *desc_len, const char *api);
+
+/*
+ * Revoke the PCI export of mmap (record no longer live) and free its
+ * descriptors; no-op when the mmap has none.
+ */
+void sd_mmap_pci_unexport(struct doca_mmap *mmap);
+
+/*
+ * doca_mmap_create_from_export for a PCI descriptor: parse it, verify the
+ * exporter and its record, and fill mmap (kind, addr, len, memrange_set,
+ * permissions, peer).  Logs its refusals under the public API's name.
+ */
+doca_error_t sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, struct doca_dev *dev);
+
+#endif /* SD_MMAP_CORE_H_ */
