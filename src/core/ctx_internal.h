@@ -11,8 +11,9 @@
  * State machine (callback fired on every edge, synchronously, in order):
  *
  *   IDLE --doca_ctx_start--> [STARTING] --sd_ctx_set_running--> RUNNING
- *   RUNNING --doca_ctx_stop, nothing in flight---------------------> IDLE
- *   RUNNING --doca_ctx_stop, tasks in flight / task failed--> STOPPING
+ *   RUNNING|STARTING --doca_ctx_stop, nothing in flight----------> IDLE
+ *   RUNNING|STARTING --doca_ctx_stop with tasks in flight,
+ *                      task failed, sd_ctx_fail-----------------> STOPPING
  *   STOPPING --(progress) in-flight drops to 0-------------------------> IDLE
  *
  * Task life: alloc from the ctx's pool -> submit (in flight) -> the backend
@@ -23,6 +24,13 @@
  *
  * Threading: everything here runs on the thread that calls the DOCA API for this
  * PE, except sd_pe_wake(), which any thread may call.
+ *
+ * Failure: the first task completed with an error while the ctx is RUNNING sets
+ * ctx->failed; from then on core reports any later SUCCESS completion of that
+ * ctx as SD_TASK_FLUSH_STATUS (hardware puts the queue in error, so nothing
+ * behind a failed task succeeds), and after the failed task's error callback the
+ * ctx moves RUNNING -> STOPPING by itself (ops->flush is called) and reaches IDLE
+ * when its in-flight count drops to 0.  See docs/pe-ctx.md.
  */
 #ifndef SD_CTX_INTERNAL_H_
 #define SD_CTX_INTERNAL_H_
@@ -63,6 +71,12 @@ struct sd_task_pool {
 	const char *name;	/* "memcpy", "send", ... for log lines */
 };
 
+/*
+ * Every slot may be NULL: sd_ctx_init() copies the table into ctx->run_ops with
+ * core's defaults in the empty slots (start: straight to RUNNING; flush, stopped:
+ * nothing; progress: 0; submit: NOT_SUPPORTED, logged; validate: SUCCESS; arm:
+ * false), so no call site tests for NULL.
+ */
 struct sd_ctx_ops {
 	const char *name;	/* "dma", "rdma", ... */
 	/*
@@ -91,13 +105,16 @@ struct sd_ctx_ops {
 	doca_error_t (*validate)(struct doca_task *task);
 	/*
 	 * The application is about to sleep on the PE's notification handle.  Return
-	 * true when work is already pending (the PE then wakes at once).
+	 * true when work is already pending (the PE then wakes at once).  Work that
+	 * arrives later must call sd_pe_wake() after making itself visible (release
+	 * store or lock), so that either arm sees it or the wake finds the PE armed.
 	 */
 	bool (*arm)(struct doca_ctx *ctx);
 };
 
 struct doca_ctx {
-	const struct sd_ctx_ops *ops;
+	const struct sd_ctx_ops *ops;		/* as given to sd_ctx_init() (identifies the type) */
+	struct sd_ctx_ops run_ops;		/* ops with defaults filled in: what core calls */
 	struct doca_dev *dev;
 	struct doca_pe *pe;
 	struct sd_list pe_link;			/* in pe->ctxs */
@@ -108,10 +125,16 @@ struct doca_ctx {
 	uint32_t num_pools;
 	size_t num_inflight;			/* submitted, callback not yet invoked */
 	struct sd_list completed;		/* tasks completed, callback not yet invoked */
-	bool failed;				/* a task failed: stop after reporting it */
+	bool failed;				/* a task failed (or sd_ctx_fail): later successes
+						 * are reported as flushed; cleared at start */
 };
 
-/* Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE (logged with who). */
+/*
+ * Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE, or when
+ * called from a callback inside doca_pe_progress() (logged with api); on SUCCESS
+ * it disconnects the ctx from its PE and frees its task pools (tasks still
+ * allocated go with them).
+ */
 SD_EXPORT void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev *dev);
 SD_EXPORT doca_error_t sd_ctx_fini(struct doca_ctx *ctx, const char *api);
 
@@ -133,13 +156,22 @@ SD_EXPORT doca_error_t sd_task_pool_configure(struct doca_ctx *ctx, struct sd_ta
 SD_EXPORT doca_error_t sd_task_alloc(struct sd_task_pool *pool, union doca_data user_data, const char *api,
 				     struct doca_task **task);
 
-/* Backend: the task finished with this status.  Callable only from ops->progress/flush/submit. */
+/*
+ * Backend: the task finished with this status.  Callable only from
+ * ops->progress/flush/submit (the PE's thread).  Unlinks task->link from whatever
+ * list holds it and queues the task for its callback; it stays in flight until
+ * the callback is invoked from doca_pe_progress().
+ */
 SD_EXPORT void sd_task_complete(struct doca_task *task, doca_error_t status);
 
-/* Backend: STARTING -> RUNNING. */
+/* Backend: STARTING -> RUNNING (ignored, logged at DBG, in any other state). */
 SD_EXPORT void sd_ctx_set_running(struct doca_ctx *ctx);
 
-/* Backend: the ctx hit a fatal error (e.g. peer gone): RUNNING/STARTING -> STOPPING with flush. */
+/*
+ * Backend: the ctx hit a fatal error (e.g. peer gone): RUNNING/STARTING -> STOPPING
+ * with flush; IDLE follows from progress once nothing is in flight.  Ignored in
+ * IDLE and STOPPING.
+ */
 SD_EXPORT void sd_ctx_fail(struct doca_ctx *ctx);
 
 /* Wake the PE's notification handle (thread-safe; no-op when nobody waits). */

@@ -1,1 +1,390 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Task pools, submission, completion and the doca_task_* API.  The submit ->
+ * complete -> callback path takes no lock, allocates nothing, makes no syscall
+ * and logs nothing unless something is refused.
+ */
+#include <stdlib.h>
+
+#include <doca_pe.h>
+
+#include "pe_internal.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(core.task)
+
+/* --- pools --------------------------------------------------------------------- */
+
+/* Carve storage into num_tasks tasks, all free; FIFO so a freed task is reused last. */
+static void
+pool_fill(struct sd_task_pool *pool)
+{
+	sd_list_init(&pool->free_list);
+	for (uint32_t i = 0; i < pool->num_tasks; i++) {
+		struct doca_task *task = (struct doca_task *)(void *)((char *)pool->storage + (size_t)i * pool->task_size);
+
+		task->ctx = pool->ctx;
+		task->pool = pool;
+		task->user_data.u64 = 0;
+		task->status = DOCA_SUCCESS;
+		task->allocated = false;
+		task->in_flight = false;
+		sd_list_insert_tail(&pool->free_list, &task->link);
+	}
+	pool->num_allocated = 0;
+}
+
+doca_error_t
+sd_task_pool_configure(struct doca_ctx *ctx, struct sd_task_pool **pool, const char *name, size_t task_size,
+		       uint32_t num_tasks, uint32_t max_tasks, doca_task_completion_cb_t success_cb,
+		       doca_task_completion_cb_t error_cb, const char *api)
+{
+	struct sd_task_pool *p = *pool;
+	void *storage;
+
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		DOCA_LOG_ERR("%s: the %s context is not IDLE; configure %s tasks before doca_ctx_start()", api,
+			     ctx->run_ops.name, name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (success_cb == NULL || error_cb == NULL) {
+		DOCA_LOG_ERR("%s: %s callback is NULL; both the completion and the error callback are required", api,
+			     success_cb == NULL ? "completion" : "error");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (num_tasks == 0 || (max_tasks != 0 && num_tasks > max_tasks)) {
+		DOCA_LOG_ERR("%s: num_tasks %u out of range [1, %u]; use at most the capability's max_num_tasks", api,
+			     num_tasks, max_tasks != 0 ? max_tasks : UINT32_MAX);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (task_size < sizeof(struct doca_task)) {
+		DOCA_LOG_ERR("%s: internal error: task size %zu smaller than struct doca_task", api, task_size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (p != NULL && p->num_allocated != 0) {
+		DOCA_LOG_ERR("%s: %u %s tasks are still allocated; free them (doca_task_free) before reconfiguring",
+			     api, p->num_allocated, name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (p == NULL && ctx->num_pools == SD_ARRAY_SIZE(ctx->pools)) {
+		DOCA_LOG_ERR("%s: internal error: more than %zu task types on one context", api,
+			     SD_ARRAY_SIZE(ctx->pools));
+		return DOCA_ERROR_NO_MEMORY;
+	}
+
+	storage = calloc(num_tasks, task_size);
+	if (storage == NULL) {
+		DOCA_LOG_ERR("%s: cannot allocate %u %s tasks of %zu bytes; lower num_tasks", api, num_tasks, name,
+			     task_size);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	if (p == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p == NULL) {
+			DOCA_LOG_ERR("%s: out of memory for the %s task pool", api, name);
+			goto free_storage;
+		}
+		p->ctx = ctx;
+		ctx->pools[ctx->num_pools++] = p;
+		*pool = p;
+	} else {
+		free(p->storage);
+	}
+	p->name = name;
+	p->task_size = task_size;
+	p->num_tasks = num_tasks;
+	p->storage = storage;
+	p->success_cb = success_cb;
+	p->error_cb = error_cb;
+	pool_fill(p);
+	return DOCA_SUCCESS;
+
+free_storage:
+	free(storage);
+	return DOCA_ERROR_NO_MEMORY;
+}
+
+void
+sd_task_pools_free(struct doca_ctx *ctx)
+{
+	for (uint32_t i = 0; i < ctx->num_pools; i++) {
+		if (ctx->pools[i]->num_allocated != 0)
+			DOCA_LOG_DBG("%s ctx %p destroyed with %u %s tasks still allocated", ctx->run_ops.name,
+				     (void *)ctx, ctx->pools[i]->num_allocated, ctx->pools[i]->name);
+		free(ctx->pools[i]->storage);
+		free(ctx->pools[i]);
+		ctx->pools[i] = NULL;
+	}
+	ctx->num_pools = 0;
+}
+
+doca_error_t
+sd_task_alloc(struct sd_task_pool *pool, union doca_data user_data, const char *api, struct doca_task **task)
+{
+	struct sd_list *elem;
+	struct doca_task *t;
+
+	if (sd_unlikely(pool == NULL)) {
+		DOCA_LOG_ERR("%s: this task type is not configured; call its *_set_conf() before doca_ctx_start()", api);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	elem = sd_list_pop_head(&pool->free_list);
+	if (sd_unlikely(elem == NULL)) {
+		DOCA_LOG_DBG("%s: all %u %s tasks are allocated; free some (doca_task_free) or raise num_tasks in *_set_conf()",
+			     api, pool->num_tasks, pool->name);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	t = sd_container_of(elem, struct doca_task, link);
+	t->allocated = true;
+	t->in_flight = false;
+	t->status = DOCA_SUCCESS;
+	t->user_data = user_data;
+	pool->num_allocated++;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+/* --- completion -------------------------------------------------------------------- */
+
+void
+sd_task_complete(struct doca_task *task, doca_error_t status)
+{
+	struct doca_ctx *ctx = task->ctx;
+
+	sd_list_del(&task->link);
+	if (sd_unlikely(status != DOCA_SUCCESS)) {
+		if (ctx->state == DOCA_CTX_STATE_RUNNING)
+			ctx->failed = true;
+	} else if (sd_unlikely(ctx->failed)) {
+		/* Nothing behind a failed task succeeds (the hardware queue is in error). */
+		status = SD_TASK_FLUSH_STATUS;
+	}
+	task->status = status;
+	sd_list_insert_tail(&ctx->completed, &task->link);
+}
+
+/* --- submission -------------------------------------------------------------------- */
+
+/* The cheap checks of every submit flavour; logs the refusal. */
+static inline doca_error_t
+submit_check(const struct doca_task *task, const char *api)
+{
+	if (sd_unlikely(task == NULL)) {
+		DOCA_LOG_ERR("%s: task is NULL", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_unlikely(!task->allocated)) {
+		DOCA_LOG_ERR("%s: %s task %p is not allocated (freed already?); allocate it with its *_alloc_init()",
+			     api, task->pool->name, (const void *)task);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_unlikely(task->in_flight)) {
+		DOCA_LOG_ERR("%s: %s task %p is already in flight; resubmit it only from its completion callback",
+			     api, task->pool->name, (const void *)task);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (sd_unlikely(task->ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		DOCA_LOG_ERR("%s: the %s context is not RUNNING (%s); submit after the RUNNING state callback and before doca_ctx_stop()",
+			     api, task->ctx->run_ops.name, sd_ctx_state_name(task->ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static inline doca_error_t
+submit_checked(struct doca_task *task, const char *api)
+{
+	struct doca_ctx *ctx = task->ctx;
+	doca_error_t err;
+
+	/* In flight before the backend sees it: it may complete the task inside submit. */
+	task->in_flight = true;
+	ctx->num_inflight++;
+	err = ctx->run_ops.submit(task);
+	if (sd_unlikely(err != DOCA_SUCCESS)) {
+		task->in_flight = false;
+		ctx->num_inflight--;
+		/* The backend logged other refusals itself; AGAIN is expected under load. */
+		DOCA_LOG_DBG("%s: %s task not submitted: %s%s", api, task->pool->name, doca_error_get_name(err),
+			     err == DOCA_ERROR_AGAIN ? " (queue full; progress, then retry)" : "");
+	}
+	return err;
+}
+
+doca_error_t
+doca_task_submit(struct doca_task *task)
+{
+	doca_error_t err = submit_check(task, "doca_task_submit");
+
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+	return submit_checked(task, "doca_task_submit");
+}
+
+doca_error_t
+doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	doca_error_t err = submit_check(task, "doca_task_submit_ex");
+
+	/* FLUSH and OPTIMIZE_REPORTS are doorbell hints; a software queue has no doorbell. */
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+	return submit_checked(task, "doca_task_submit_ex");
+}
+
+doca_error_t
+doca_task_try_submit(struct doca_task *task)
+{
+	doca_error_t err = submit_check(task, "doca_task_try_submit");
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* validate logs its own refusal. */
+	err = task->ctx->run_ops.validate(task);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return submit_checked(task, "doca_task_try_submit");
+}
+
+/* --- task object ------------------------------------------------------------------- */
+
+void
+doca_task_free(struct doca_task *task)
+{
+	struct sd_task_pool *pool;
+
+	if (sd_unlikely(task == NULL)) {
+		DOCA_LOG_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	pool = task->pool;
+	if (sd_unlikely(!task->allocated)) {
+		DOCA_LOG_ERR("doca_task_free: %s task %p is already free; free each task once", pool->name,
+			     (void *)task);
+		return;
+	}
+	if (sd_unlikely(task->in_flight)) {
+		DOCA_LOG_ERR("doca_task_free: %s task %p is in flight; free it in its completion or error callback",
+			     pool->name, (void *)task);
+		return;
+	}
+	task->allocated = false;
+	pool->num_allocated--;
+	/* Tail: the memory stays readable for as long as possible ([S3.3] reads after free). */
+	sd_list_insert_tail(&pool->free_list, &task->link);
+}
+
+doca_error_t
+doca_task_get_status(const struct doca_task *task)
+{
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_task_get_status: task is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task->status;
+}
+
+void
+doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_task_set_user_data: task is NULL");
+		return;
+	}
+	task->user_data = user_data;
+}
+
+union doca_data
+doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = {.u64 = 0};
+
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_task_get_user_data: task is NULL");
+		return none;
+	}
+	return task->user_data;
+}
+
+struct doca_ctx *
+doca_task_get_ctx(const struct doca_task *task)
+{
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_task_get_ctx: task is NULL");
+		return NULL;
+	}
+	return task->ctx;
+}
+
+/* --- task batches: not provided ------------------------------------------------------ */
+/*
+ * No softdoca library allocates a batch, so no struct doca_task_batch exists:
+ * submissions are refused and the getters return neutral values.
+ */
+
+#define BATCH_REFUSAL "softdoca has no task batches; allocate and submit the tasks one by one"
+
+doca_error_t
+doca_task_batch_submit(struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_submit: " BATCH_REFUSAL);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t
+doca_task_batch_try_submit(struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_try_submit: " BATCH_REFUSAL);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+void
+doca_task_batch_free(struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_free: " BATCH_REFUSAL);
+}
+
+doca_error_t
+doca_task_batch_get_status(const struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_get_status: " BATCH_REFUSAL);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+void
+doca_task_batch_set_user_data(struct doca_task_batch *task_batch, union doca_data user_data)
+{
+	DOCA_LOG_ERR("doca_task_batch_set_user_data: " BATCH_REFUSAL);
+}
+
+union doca_data
+doca_task_batch_get_user_data(const struct doca_task_batch *task_batch)
+{
+	union doca_data none = {.u64 = 0};
+
+	DOCA_LOG_ERR("doca_task_batch_get_user_data: " BATCH_REFUSAL);
+	return none;
+}
+
+struct doca_ctx *
+doca_task_batch_get_ctx(const struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_get_ctx: " BATCH_REFUSAL);
+	return NULL;
+}
+
+union doca_data
+doca_task_batch_get_ctx_user_data(const struct doca_task_batch *task_batch)
+{
+	union doca_data none = {.u64 = 0};
+
+	DOCA_LOG_ERR("doca_task_batch_get_ctx_user_data: " BATCH_REFUSAL);
+	return none;
+}
+
+uint16_t
+doca_task_batch_get_tasks_num(struct doca_task_batch *task_batch)
+{
+	DOCA_LOG_ERR("doca_task_batch_get_tasks_num: " BATCH_REFUSAL);
+	return 0;
+}
