@@ -235,11 +235,11 @@ doca_argp_param_destroy(struct doca_argp_param *param)
 	return DOCA_SUCCESS;
 }
 
-/* The setters are void: a NULL param can only be logged. */
-#define PARAM_SETTER_CHECK(param) \
+/* The setters are void: a NULL object can only be logged. */
+#define SETTER_CHECK(obj, kind) \
 	do { \
-		if ((param) == NULL) { \
-			DOCA_LOG_ERR("%s: param is NULL; create it with doca_argp_param_create()", __func__); \
+		if ((obj) == NULL) { \
+			DOCA_LOG_ERR("%s: " kind " is NULL; create it with doca_argp_" kind "_create()", __func__); \
 			return; \
 		} \
 	} while (0)
@@ -247,84 +247,84 @@ doca_argp_param_destroy(struct doca_argp_param *param)
 void
 doca_argp_param_set_short_name(struct doca_argp_param *param, const char *name)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	set_string(&param->short_name, name, &param->oom);
 }
 
 void
 doca_argp_param_set_long_name(struct doca_argp_param *param, const char *name)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	set_string(&param->long_name, name, &param->oom);
 }
 
 void
 doca_argp_param_set_arguments(struct doca_argp_param *param, const char *arguments)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	set_string(&param->arguments, arguments, &param->oom);
 }
 
 void
 doca_argp_param_set_description(struct doca_argp_param *param, const char *description)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	set_string(&param->description, description, &param->oom);
 }
 
 void
 doca_argp_param_set_callback(struct doca_argp_param *param, doca_argp_param_cb_t callback)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->callback = callback;
 }
 
 void
 doca_argp_param_set_type(struct doca_argp_param *param, enum doca_argp_type type)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->type = type;
 }
 
 void
 doca_argp_param_set_mandatory(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->mandatory = true;
 }
 
 void
 doca_argp_param_set_cli_only(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->cli_only = true;
 }
 
 void
 doca_argp_param_set_multiplicity(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->multiplicity = true;
 }
 
 void
 doca_argp_param_set_singular(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->singular = true;
 }
 
 void
 doca_argp_param_set_inherited(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->inherited = true;
 }
 
 void
 doca_argp_param_set_hidden(struct doca_argp_param *param)
 {
-	PARAM_SETTER_CHECK(param);
+	SETTER_CHECK(param, "param");
 	param->hidden = true;
 }
 
@@ -471,39 +471,31 @@ doca_argp_cmd_destroy(struct doca_argp_cmd *cmd)
 	return DOCA_SUCCESS;
 }
 
-#define CMD_SETTER_CHECK(cmd) \
-	do { \
-		if ((cmd) == NULL) { \
-			DOCA_LOG_ERR("%s: cmd is NULL; create it with doca_argp_cmd_create()", __func__); \
-			return; \
-		} \
-	} while (0)
-
 void
 doca_argp_cmd_set_name(struct doca_argp_cmd *cmd, const char *name)
 {
-	CMD_SETTER_CHECK(cmd);
+	SETTER_CHECK(cmd, "cmd");
 	set_string(&cmd->name, name, &cmd->oom);
 }
 
 void
 doca_argp_cmd_set_description(struct doca_argp_cmd *cmd, const char *description)
 {
-	CMD_SETTER_CHECK(cmd);
+	SETTER_CHECK(cmd, "cmd");
 	set_string(&cmd->description, description, &cmd->oom);
 }
 
 void
 doca_argp_cmd_set_callback(struct doca_argp_cmd *cmd, doca_argp_cmd_cb_t callback)
 {
-	CMD_SETTER_CHECK(cmd);
+	SETTER_CHECK(cmd, "cmd");
 	cmd->callback = callback;
 }
 
 void
 doca_argp_cmd_set_hidden(struct doca_argp_cmd *cmd)
 {
-	CMD_SETTER_CHECK(cmd);
+	SETTER_CHECK(cmd, "cmd");
 	cmd->hidden = true;
 }
 
@@ -642,51 +634,51 @@ doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_argp_cmd *sub_
 	return DOCA_SUCCESS;
 }
 
-doca_error_t
-doca_argp_register_version_callback(doca_argp_param_cb_t callback)
+/* The common refusals of the callback registrations. */
+static doca_error_t
+callback_check(const char *api, const void *callback)
 {
 	if (!sd_argp.initialised) {
-		DOCA_LOG_ERR("doca_argp_register_version_callback: argp is not initialised; call doca_argp_init() first");
+		DOCA_LOG_ERR("%s: argp is not initialised; call doca_argp_init() first", api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (callback == NULL) {
-		DOCA_LOG_ERR("doca_argp_register_version_callback: callback is NULL");
+		DOCA_LOG_ERR("%s: callback is NULL", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	sd_argp.version_cb = callback;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_argp_register_version_callback(doca_argp_param_cb_t callback)
+{
+	doca_error_t err = callback_check(__func__, (const void *)(uintptr_t)callback);
+
+	if (err == DOCA_SUCCESS)
+		sd_argp.version_cb = callback;
+	return err;
 }
 
 doca_error_t
 doca_argp_register_validation_callback(doca_argp_validation_cb_t callback)
 {
-	if (!sd_argp.initialised) {
-		DOCA_LOG_ERR("doca_argp_register_validation_callback: argp is not initialised; "
-			     "call doca_argp_init() first");
-		return DOCA_ERROR_BAD_STATE;
-	}
-	if (callback == NULL) {
-		DOCA_LOG_ERR("doca_argp_register_validation_callback: callback is NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	sd_argp.validation_cb = callback;
-	return DOCA_SUCCESS;
+	doca_error_t err = callback_check(__func__, (const void *)(uintptr_t)callback);
+
+	if (err == DOCA_SUCCESS)
+		sd_argp.validation_cb = callback;
+	return err;
 }
 
 doca_error_t
 doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 {
-	if (!sd_argp.initialised) {
-		DOCA_LOG_ERR("doca_argp_register_logger_callback: argp is not initialised; call doca_argp_init() first");
-		return DOCA_ERROR_BAD_STATE;
+	doca_error_t err = callback_check(__func__, (const void *)(uintptr_t)callback);
+
+	if (err == DOCA_SUCCESS) {
+		sd_argp.logger_cb = callback;
+		sd_argp.quiet = false;
 	}
-	if (callback == NULL) {
-		DOCA_LOG_ERR("doca_argp_register_logger_callback: callback is NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	sd_argp.logger_cb = callback;
-	sd_argp.quiet = false;
-	return DOCA_SUCCESS;
+	return err;
 }
 
 doca_error_t
