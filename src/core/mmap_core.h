@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers shared by the mmap files of libdoca_common only (mmap.c and
- * mmap_export_pci.c); other libraries use mmap_internal.h.
+ * Helpers shared by the mmap, buf and inventory files of libdoca_common only;
+ * other libraries use mmap_internal.h.
  */
 #ifndef SD_MMAP_CORE_H_
 #define SD_MMAP_CORE_H_
@@ -37,5 +37,11 @@ void sd_mmap_pci_unexport(struct doca_mmap *mmap);
  * permissions, peer).  Logs its refusals under the public API's name.
  */
 doca_error_t sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, struct doca_dev *dev);
+
+/*
+ * Return a buf whose refcount reached 0 (or a list element released with its
+ * head) to its inventory and drop its reference on the mmap.
+ */
+void sd_buf_inventory_put(struct doca_buf *buf);
 
 #endif /* SD_MMAP_CORE_H_ */
