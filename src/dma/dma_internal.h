@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DMA facade's objects, shared by dma.c (context, caps, ctx ops) and
+ * dma_task_memcpy.c (task API, validation, routing to an engine).
+ */
+#ifndef SD_DMA_INTERNAL_H_
+#define SD_DMA_INTERNAL_H_
+
+#include <doca_dma.h>
+
+#include "../core/ctx_internal.h"
+#include "../core/dev_internal.h"
+#include "../core/mmap_internal.h"
+#include "engine.h"
+
+enum sd_dma_engine_id {
+	SD_DMA_ENGINE_INLINE,
+	SD_DMA_ENGINE_WORKER,
+	SD_DMA_ENGINE_XPROC,
+	SD_DMA_NUM_ENGINES,
+};
+
+/* SOFTDOCA_DMA_ENGINE: which engine local copies use (remote ones always use xproc). */
+enum sd_dma_mode {
+	SD_DMA_MODE_AUTO,
+	SD_DMA_MODE_INLINE,
+	SD_DMA_MODE_WORKER,
+	SD_DMA_MODE_XPROC,
+};
+
+struct doca_dma {
+	struct doca_ctx ctx;			/* first: doca_dma_as_ctx() */
+	struct sd_task_pool *memcpy_pool;
+	const struct sd_dev_caps *caps;		/* the device's, read-only */
+	enum sd_dma_mode mode;
+	uint32_t depth;				/* queued jobs above this -> AGAIN */
+	uint64_t worker_min_bytes;		/* auto: jobs this large go to the worker */
+	uint32_t queued;			/* jobs given to engines (or rejected), not yet reported */
+	uint64_t inline_bytes;			/* bytes waiting in the inline engine */
+	uint32_t used_engines;			/* bit per engine that got a job since the last quiesce */
+	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
+	struct sd_dma_jobq rejected;		/* failed validation at submit: reported by progress */
+	uint32_t logged_statuses;		/* bit per doca_error_t already logged at ERR this run */
+	/* mmaps pinned while the ctx runs (doca_mmap_destroy -> BAD_STATE) */
+	struct doca_mmap **pinned;
+	uint32_t num_pinned;
+	uint32_t cap_pinned;
+	struct doca_mmap *pin_hint[2];		/* the last two mmaps seen: the common case */
+};
+
+struct doca_dma_task_memcpy {
+	struct doca_task task;			/* first: doca_dma_task_memcpy_as_task() */
+	struct sd_dma_job job;			/* job.src / job.dst are the task's buffers */
+};
+
+static inline struct doca_dma *
+sd_dma_from_ctx(struct doca_ctx *ctx)
+{
+	return sd_container_of(ctx, struct doca_dma, ctx);
+}
+
+static inline struct doca_dma_task_memcpy *
+sd_dma_task_from_job(struct sd_dma_job *job)
+{
+	return sd_container_of(job, struct doca_dma_task_memcpy, job);
+}
+
+/* ctx ops implemented by dma_task_memcpy.c */
+doca_error_t sd_dma_task_submit(struct doca_task *task);
+doca_error_t sd_dma_task_validate(struct doca_task *task);
+
+/* dma.c: release every pin taken while running. */
+void sd_dma_unpin_all(struct doca_dma *dma);
+
+#endif /* SD_DMA_INTERNAL_H_ */

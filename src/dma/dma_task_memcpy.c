@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DMA memcpy task: its API, the validation shared by doca_task_submit() (whose
+ * refusals become the task's completion status) and doca_task_try_submit() (which
+ * returns them), the choice of an engine, and the pinning of every mmap a task
+ * touches while the context runs.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "../core/sd_log.h"
+#include "dma_internal.h"
+
+SD_LOG_REGISTER(dma.task);
+
+/* Why a task cannot run; each reason has one log line naming the rule and the fix. */
+enum refusal {
+	OK,
+	NO_SRC,
+	NO_DST,
+	BUF_RELEASED,
+	LIST_TOO_LONG,
+	SRC_TOO_BIG,
+	DST_TOO_BIG,
+	SRC_EMPTY,
+	OUTSIDE_MMAP,
+	RDMA_MMAP,
+	MIXED_PROCESSES,
+	SRC_NO_PCI_READ,
+	DST_NO_LOCAL_WRITE,
+	DST_NO_PCI_WRITE,
+	DST_TOO_SMALL,
+};
+
+struct verdict {
+	enum refusal why;
+	uint64_t a, b, c;	/* values for the log line */
+};
+
+static const doca_error_t refusal_status[] = {
+	[OK] = DOCA_SUCCESS,
+	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,
+	[NO_DST] = DOCA_ERROR_INVALID_VALUE,
+	[BUF_RELEASED] = DOCA_ERROR_INVALID_VALUE,
+	[LIST_TOO_LONG] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
+	[DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,
+	[OUTSIDE_MMAP] = DOCA_ERROR_INVALID_VALUE,
+	[RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
+	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,
+	[SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
+	[DST_NO_LOCAL_WRITE] = DOCA_ERROR_NOT_PERMITTED,
+	[DST_NO_PCI_WRITE] = DOCA_ERROR_NOT_PERMITTED,
+	[DST_TOO_SMALL] = DOCA_ERROR_INVALID_VALUE,
+};
+
+#define LOG_AT(err_level, fmt, ...) \
+	do { \
+		if (err_level) \
+			DOCA_LOG_ERR(fmt, ##__VA_ARGS__); \
+		else \
+			DOCA_LOG_DBG(fmt, ##__VA_ARGS__); \
+	} while (0)
+
+static void
+log_refusal(const char *api, const struct verdict *v, bool err_level)
+{
+	switch (v->why) {
+	case OK:
+		break;
+	case NO_SRC:
+		LOG_AT(err_level, "%s: memcpy task has no source buffer; set one with doca_dma_task_memcpy_set_src()",
+		       api);
+		break;
+	case NO_DST:
+		LOG_AT(err_level,
+		       "%s: memcpy task has no destination buffer; set one with doca_dma_task_memcpy_set_dst()", api);
+		break;
+	case BUF_RELEASED:
+		LOG_AT(err_level, "%s: the %s buffer was released (refcount 0); give the task a buffer you hold", api,
+		       v->a ? "destination" : "source");
+		break;
+	case LIST_TOO_LONG:
+		LOG_AT(err_level,
+		       "%s: %" PRIu64 " source + %" PRIu64 " destination segments exceed max_buf_list_len %" PRIu64
+		       "; split the copy into more tasks (doca_dma_cap_task_memcpy_get_max_buf_list_len)",
+		       api, v->a, v->b, v->c);
+		break;
+	case SRC_TOO_BIG:
+		LOG_AT(err_level,
+		       "%s: source holds %" PRIu64 " bytes, more than max_buf_size %" PRIu64
+		       "; split the copy (doca_dma_cap_task_memcpy_get_max_buf_size)",
+		       api, v->a, v->b);
+		break;
+	case DST_TOO_BIG:
+		LOG_AT(err_level,
+		       "%s: destination buffer spans %" PRIu64 " bytes, more than max_buf_size %" PRIu64
+		       "; use a smaller destination (doca_dma_cap_task_memcpy_get_max_buf_size)",
+		       api, v->a, v->b);
+		break;
+	case SRC_EMPTY:
+		LOG_AT(err_level,
+		       "%s: source holds no data (data_len 0); set its data window with doca_buf_set_data() or "
+		       "take it with doca_buf_inventory_buf_get_by_data()",
+		       api);
+		break;
+	case OUTSIDE_MMAP:
+		LOG_AT(err_level, "%s: a %s segment lies outside its mmap's range; take buffers from that mmap's range",
+		       api, v->a ? "destination" : "source");
+		break;
+	case RDMA_MMAP:
+		LOG_AT(err_level,
+		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local memory "
+		       "and PCI exports, use doca_rdma for RDMA peers",
+		       api, v->a ? "destination" : "source");
+		break;
+	case MIXED_PROCESSES:
+		LOG_AT(err_level,
+		       "%s: the %s list mixes memory of different processes (pid %" PRIu64 " and %" PRIu64
+		       "); use one task per process",
+		       api, v->c ? "destination" : "source", v->a, v->b);
+		break;
+	case SRC_NO_PCI_READ:
+		LOG_AT(err_level,
+		       "%s: the source is another process's export without PCI read permission (permissions 0x%" PRIx64
+		       "); the exporter must set DOCA_ACCESS_FLAG_PCI_READ_ONLY or PCI_READ_WRITE before "
+		       "doca_mmap_export_pci()",
+		       api, v->a);
+		break;
+	case DST_NO_LOCAL_WRITE:
+		LOG_AT(err_level,
+		       "%s: the destination mmap lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (permissions 0x%" PRIx64
+		       "); set it with doca_mmap_set_permissions() before doca_mmap_start()",
+		       api, v->a);
+		break;
+	case DST_NO_PCI_WRITE:
+		LOG_AT(err_level,
+		       "%s: the destination is another process's export without DOCA_ACCESS_FLAG_PCI_READ_WRITE "
+		       "(permissions 0x%" PRIx64 "); the exporter must grant it before doca_mmap_export_pci()",
+		       api, v->a);
+		break;
+	case DST_TOO_SMALL:
+		LOG_AT(err_level,
+		       "%s: source holds %" PRIu64 " bytes but the destination has room for %" PRIu64
+		       " after its data; use a larger destination or doca_buf_reset_data_len() it",
+		       api, v->a, v->b);
+		break;
+	}
+}
+
+static inline doca_error_t
+refuse(struct verdict *v, enum refusal why, uint64_t a, uint64_t b, uint64_t c)
+{
+	v->why = why;
+	v->a = a;
+	v->b = b;
+	v->c = c;
+	return refusal_status[why];
+}
+
+/* The process a segment's memory belongs to: 0 for ours. */
+static inline pid_t
+seg_pid(const struct doca_buf *seg)
+{
+	return seg->mmap->kind == SD_MMAP_PCI_REMOTE ? seg->mmap->peer.pid : 0;
+}
+
+/* Count segments, stopping past limit (lists are short; the bound keeps it so). */
+static inline uint32_t
+count_segs(const struct doca_buf *list, uint32_t limit)
+{
+	uint32_t n = 0;
+
+	for (; list != NULL && n <= limit; list = list->next)
+		n++;
+	return n;
+}
+
+/* What alloc_init can see: list lengths and sizes of the buffers given. */
+static doca_error_t
+check_shape(const struct doca_dma *dma, const struct doca_buf *src, const struct doca_buf *dst, struct verdict *v)
+{
+	const struct sd_dev_caps *caps = dma->caps;
+	uint32_t nsrc = count_segs(src, caps->dma_max_buf_list_len);
+	uint32_t ndst = count_segs(dst, caps->dma_max_buf_list_len);
+	uint64_t bytes = 0;
+
+	if ((uint64_t)nsrc + ndst > caps->dma_max_buf_list_len)
+		return refuse(v, LIST_TOO_LONG, nsrc, ndst, caps->dma_max_buf_list_len);
+	for (const struct doca_buf *b = src; b != NULL; b = b->next)
+		bytes += b->data_len;
+	if (bytes > caps->dma_max_buf_size)
+		return refuse(v, SRC_TOO_BIG, bytes, caps->dma_max_buf_size, 0);
+	bytes = 0;
+	for (const struct doca_buf *b = dst; b != NULL; b = b->next)
+		bytes += b->len;
+	if (bytes > caps->dma_max_buf_size)
+		return refuse(v, DST_TOO_BIG, bytes, caps->dma_max_buf_size, 0);
+	return DOCA_SUCCESS;
+}
+
+/* Permission, range and process checks of one list; *pid is the list's process. */
+static doca_error_t
+check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct verdict *v)
+{
+	*pid = seg_pid(list);
+	for (const struct doca_buf *b = list; b != NULL; b = b->next) {
+		const struct doca_mmap *m = b->mmap;
+
+		if (sd_unlikely(!sd_mmap_contains(m, b->head, b->len)))
+			return refuse(v, OUTSIDE_MMAP, is_dst, 0, 0);
+		if (sd_likely(m->kind == SD_MMAP_LOCAL)) {
+			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE))
+				return refuse(v, DST_NO_LOCAL_WRITE, m->permissions, 0, 0);
+		} else if (m->kind == SD_MMAP_PCI_REMOTE) {
+			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
+				return refuse(v, DST_NO_PCI_WRITE, m->permissions, 0, 0);
+			if (!is_dst && !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
+				return refuse(v, SRC_NO_PCI_READ, m->permissions, 0, 0);
+		} else {
+			return refuse(v, RDMA_MMAP, is_dst, 0, 0);
+		}
+		if (sd_unlikely(seg_pid(b) != *pid))
+			return refuse(v, MIXED_PROCESSES, (uint64_t)*pid, (uint64_t)seg_pid(b), is_dst);
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Everything about a task that submit needs: NULL buffers, shape, permissions, room.
+ * On SUCCESS job->len is set and *engine names the engine that will run it.
+ */
+static doca_error_t
+check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct verdict *v, enum sd_dma_engine_id *engine)
+{
+	const struct doca_buf *src = job->src;
+	const struct doca_buf *dst = job->dst;
+	uint64_t bytes, room;
+	pid_t spid, dpid;
+	doca_error_t err;
+
+	if (sd_unlikely(src == NULL))
+		return refuse(v, NO_SRC, 0, 0, 0);
+	if (sd_unlikely(dst == NULL))
+		return refuse(v, NO_DST, 0, 0, 0);
+	if (sd_unlikely(src->refcount == 0 || dst->refcount == 0))
+		return refuse(v, BUF_RELEASED, src->refcount != 0, 0, 0);
+
+	if (sd_likely(src->next == NULL && dst->next == NULL)) {
+		/* One segment each: the hot path, without the list walks. */
+		if (sd_unlikely(dma->caps->dma_max_buf_list_len < 2))
+			return refuse(v, LIST_TOO_LONG, 1, 1, dma->caps->dma_max_buf_list_len);
+		bytes = src->data_len;
+		if (sd_unlikely(bytes > dma->caps->dma_max_buf_size))
+			return refuse(v, SRC_TOO_BIG, bytes, dma->caps->dma_max_buf_size, 0);
+		if (sd_unlikely(dst->len > dma->caps->dma_max_buf_size))
+			return refuse(v, DST_TOO_BIG, dst->len, dma->caps->dma_max_buf_size, 0);
+		room = (uint64_t)((dst->head + dst->len) - (dst->data + dst->data_len));
+	} else {
+		err = check_shape(dma, src, dst, v);
+		if (err != DOCA_SUCCESS)
+			return err;
+		bytes = sd_buf_list_data_len(src);
+		room = sd_buf_list_tail_room(dst);
+	}
+	if (sd_unlikely(bytes == 0))
+		return refuse(v, SRC_EMPTY, 0, 0, 0);
+	err = check_access(src, false, &spid, v);
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+	err = check_access(dst, true, &dpid, v);
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+	if (sd_unlikely(bytes > room))
+		return refuse(v, DST_TOO_SMALL, bytes, room, 0);
+
+	job->len = bytes;
+	if (sd_unlikely(spid != 0 || dpid != 0)) {
+		*engine = SD_DMA_ENGINE_XPROC;
+		return DOCA_SUCCESS;
+	}
+	switch (dma->mode) {
+	case SD_DMA_MODE_INLINE:
+		*engine = SD_DMA_ENGINE_INLINE;
+		break;
+	case SD_DMA_MODE_WORKER:
+		*engine = SD_DMA_ENGINE_WORKER;
+		break;
+	case SD_DMA_MODE_XPROC:
+		*engine = SD_DMA_ENGINE_XPROC;
+		break;
+	default:
+		/*
+		 * Large copies go to the worker so progress stays short and the copy overlaps
+		 * the application; so does anything past ~a worker-sized batch already
+		 * waiting inline, which bounds the time one doca_pe_progress() spends copying.
+		 */
+		*engine = (bytes >= dma->worker_min_bytes || dma->inline_bytes + bytes > dma->worker_min_bytes * 4) ?
+				  SD_DMA_ENGINE_WORKER :
+				  SD_DMA_ENGINE_INLINE;
+		break;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ---- pins ---------------------------------------------------------------------- */
+
+static doca_error_t
+pin_slow(struct doca_dma *dma, struct doca_mmap *mmap)
+{
+	for (uint32_t i = 0; i < dma->num_pinned; i++)
+		if (dma->pinned[i] == mmap)
+			goto hint;
+	if (dma->num_pinned == dma->cap_pinned) {
+		uint32_t cap = dma->cap_pinned ? dma->cap_pinned * 2 : 8;
+		struct doca_mmap **p = realloc(dma->pinned, cap * sizeof(*p));
+
+		if (p == NULL) {
+			DOCA_LOG_ERR("doca_task_submit: out of memory tracking the mmaps of a DMA context");
+			return DOCA_ERROR_NO_MEMORY;
+		}
+		dma->pinned = p;
+		dma->cap_pinned = cap;
+	}
+	sd_mmap_pin(mmap);
+	dma->pinned[dma->num_pinned++] = mmap;
+hint:
+	dma->pin_hint[1] = dma->pin_hint[0];
+	dma->pin_hint[0] = mmap;
+	return DOCA_SUCCESS;
+}
+
+/* Pin every mmap of a list for as long as the ctx runs (unpinned when it is IDLE). */
+static inline doca_error_t
+pin_list(struct doca_dma *dma, const struct doca_buf *list)
+{
+	for (; list != NULL; list = list->next) {
+		struct doca_mmap *m = list->mmap;
+		doca_error_t err;
+
+		if (sd_likely(m == dma->pin_hint[0] || m == dma->pin_hint[1]))
+			continue;
+		err = pin_slow(dma, m);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	return DOCA_SUCCESS;
+}
+
+void
+sd_dma_unpin_all(struct doca_dma *dma)
+{
+	for (uint32_t i = 0; i < dma->num_pinned; i++)
+		sd_mmap_unpin(dma->pinned[i]);
+	dma->num_pinned = 0;
+	dma->pin_hint[0] = dma->pin_hint[1] = NULL;
+}
+
+/* ---- ctx ops: submit and validate ---------------------------------------------- */
+
+doca_error_t
+sd_dma_task_submit(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
+	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	enum sd_dma_engine_id id = SD_DMA_ENGINE_INLINE;
+	struct sd_dma_engine *eng;
+	struct verdict v;
+	doca_error_t err;
+
+	if (sd_unlikely(dma->queued >= dma->depth)) {
+		DOCA_LOG_DBG("doca_task_submit: DMA queue full (%u tasks queued); call doca_pe_progress() and retry",
+			     dma->queued);
+		return DOCA_ERROR_AGAIN;
+	}
+	err = check_task(dma, &t->job, &v, &id);
+	if (sd_unlikely(err != DOCA_SUCCESS)) {
+		/* No buffer to report against: the submitter keeps the task. */
+		if (v.why == NO_SRC || v.why == NO_DST) {
+			log_refusal("doca_task_submit", &v, true);
+			return err;
+		}
+		/* Completion status is per task: the error callback reports it from progress. */
+		log_refusal("doca_task_submit", &v, !(dma->logged_statuses & (1u << (err & 31))));
+		dma->logged_statuses |= 1u << (err & 31);
+		t->job.status = err;
+		sd_dma_jobq_push(&dma->rejected, &t->job);
+		dma->queued++;
+		return DOCA_SUCCESS;
+	}
+
+	err = pin_list(dma, t->job.src);
+	if (sd_likely(err == DOCA_SUCCESS))
+		err = pin_list(dma, t->job.dst);
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+
+	eng = dma->engines[id];
+	err = eng->ops->enqueue(eng, &t->job);
+	if (sd_unlikely(err != DOCA_SUCCESS)) {
+		DOCA_LOG_DBG("doca_task_submit: DMA %s engine refused the task: %s; call doca_pe_progress() and retry",
+			     eng->ops->name, doca_error_get_name(err));
+		return err;
+	}
+	dma->used_engines |= 1u << id;
+	if (id == SD_DMA_ENGINE_INLINE)
+		dma->inline_bytes += t->job.len;
+	dma->queued++;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_dma_task_validate(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
+	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	enum sd_dma_engine_id id;
+	struct verdict v;
+	doca_error_t err;
+
+	err = check_task(dma, &t->job, &v, &id);
+	if (err != DOCA_SUCCESS)
+		log_refusal("doca_task_try_submit", &v, true);
+	return err;
+}
+
+/* ---- task API ------------------------------------------------------------------- */
+
+DOCA_STABLE doca_error_t
+doca_dma_task_memcpy_set_conf(struct doca_dma *dma, doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+			      doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks)
+{
+	if (dma == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
+		DOCA_LOG_ERR("doca_dma_task_memcpy_set_conf: NULL argument (dma %p, completion cb %s, error cb %s); "
+			     "both callbacks are required",
+			     (void *)dma, task_completion_cb ? "set" : "NULL", task_error_cb ? "set" : "NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return sd_task_pool_configure(&dma->ctx, &dma->memcpy_pool, "memcpy", sizeof(struct doca_dma_task_memcpy),
+				      num_memcpy_tasks, dma->caps->dma_max_num_tasks, SD_TASK_CB(task_completion_cb),
+				      SD_TASK_CB(task_error_cb), "doca_dma_task_memcpy_set_conf");
+}
+
+DOCA_STABLE doca_error_t
+doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
+				union doca_data user_data, struct doca_dma_task_memcpy **task)
+{
+	struct doca_task *base;
+	struct verdict v;
+	doca_error_t err;
+
+	if (sd_unlikely(dma == NULL || task == NULL)) {
+		DOCA_LOG_ERR("doca_dma_task_memcpy_alloc_init: NULL argument (dma %p, task %p)", (void *)dma,
+			     (void *)task);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_unlikely(src != NULL && (src->next != NULL || src->data_len > dma->caps->dma_max_buf_size)) ||
+	    sd_unlikely(dst != NULL && (dst->next != NULL || dst->len > dma->caps->dma_max_buf_size)) ||
+	    sd_unlikely(dma->caps->dma_max_buf_list_len < 2)) {
+		err = check_shape(dma, src, dst, &v);
+		if (err != DOCA_SUCCESS) {
+			log_refusal("doca_dma_task_memcpy_alloc_init", &v, true);
+			return err;
+		}
+	}
+	err = sd_task_alloc(dma->memcpy_pool, user_data, "doca_dma_task_memcpy_alloc_init", &base);
+	if (sd_unlikely(err != DOCA_SUCCESS))
+		return err;
+	*task = (struct doca_dma_task_memcpy *)base;
+	(*task)->job.src = src;
+	(*task)->job.dst = dst;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE struct doca_task *
+doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : &task->task;
+}
+
+DOCA_STABLE void
+doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
+{
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_dma_task_memcpy_set_src: task is NULL");
+		return;
+	}
+	task->job.src = src;
+}
+
+DOCA_STABLE const struct doca_buf *
+doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : task->job.src;
+}
+
+DOCA_STABLE void
+doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
+{
+	if (task == NULL) {
+		DOCA_LOG_ERR("doca_dma_task_memcpy_set_dst: task is NULL");
+		return;
+	}
+	task->job.dst = dst;
+}
+
+DOCA_STABLE struct doca_buf *
+doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : task->job.dst;
+}

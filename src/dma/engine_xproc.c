@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The cross-process DMA engine: copies between this process and the exporter of a
+ * from-export (PCI) mmap with process_vm_readv / process_vm_writev, the software
+ * stand-in for a PCIe DMA between host and DPU memory.  Jobs run in poll(), on the
+ * caller's thread, in FIFO order; iovecs are batched IOV_MAX at a time and partial
+ * transfers are continued.  A failing system call (exporter gone, address unmapped,
+ * no ptrace right) ends the job with DOCA_ERROR_DRIVER and its errno text logged.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../core/mmap_internal.h"
+#include "../core/sd_log.h"
+#include "engine.h"
+
+SD_LOG_REGISTER(dma.engine.xproc);
+
+#define XPROC_IOV_BATCH IOV_MAX
+#define XPROC_BOUNCE_SIZE (1u << 20)	/* remote -> remote copies go through this buffer */
+
+struct xproc_engine {
+	struct sd_dma_engine base;
+	struct sd_dma_jobq queue;
+	bool flushing;
+	bool logged;			/* one ERR line per engine; later failures at DBG */
+	pid_t self;
+	uint8_t *bounce;		/* allocated on the first remote -> remote job */
+	const struct doca_mmap *checked[4];	/* exports found standing during this poll */
+	unsigned next_checked;
+	struct iovec liov[XPROC_IOV_BATCH];
+	struct iovec riov[XPROC_IOV_BATCH];
+};
+
+static inline struct xproc_engine *
+to_xproc(struct sd_dma_engine *eng)
+{
+	return sd_container_of(eng, struct xproc_engine, base);
+}
+
+/* The process whose memory a list lives in; 0 for this process. (One per list: facade rule.) */
+static inline pid_t
+list_pid(const struct doca_buf *list)
+{
+	return list->mmap->kind == SD_MMAP_PCI_REMOTE ? list->mmap->peer.pid : 0;
+}
+
+/*
+ * Move len bytes between the local windows and the windows of process pid, both walked
+ * by cursors; write selects process_vm_writev (local -> pid).  Returns 0 or an errno.
+ */
+static int
+xfer(struct xproc_engine *e, pid_t pid, bool write, struct sd_dma_sg_cur *local, struct sd_dma_sg_cur *remote,
+     uint64_t len)
+{
+	while (len > 0) {
+		size_t lb, rb;
+		int ln = sd_dma_sg_cur_iov(local, len, e->liov, XPROC_IOV_BATCH, &lb);
+		int rn = sd_dma_sg_cur_iov(remote, lb, e->riov, XPROC_IOV_BATCH, &rb);
+		ssize_t n;
+
+		if (ln == 0 || rn == 0)
+			return EFAULT;	/* windows shorter than len: impossible on validated jobs */
+		if (write)
+			n = process_vm_writev(pid, e->liov, (unsigned long)ln, e->riov, (unsigned long)rn, 0);
+		else
+			n = process_vm_readv(pid, e->liov, (unsigned long)ln, e->riov, (unsigned long)rn, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return EFAULT;
+		/* A partial transfer: continue from where the kernel stopped. */
+		sd_dma_sg_cur_advance(local, (size_t)n);
+		sd_dma_sg_cur_advance(remote, (size_t)n);
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Both lists in other processes: read a chunk into the bounce buffer, then write it out. */
+static int
+xfer_bounce(struct xproc_engine *e, pid_t spid, pid_t dpid, struct sd_dma_sg_cur *src, struct sd_dma_sg_cur *dst,
+	    uint64_t len)
+{
+	struct doca_buf bounce = {0};
+	struct sd_dma_sg_cur bc;
+	int err;
+
+	if (e->bounce == NULL) {
+		e->bounce = malloc(XPROC_BOUNCE_SIZE);
+		if (e->bounce == NULL)
+			return ENOMEM;
+	}
+	bounce.head = bounce.data = e->bounce;
+	while (len > 0) {
+		size_t chunk = len < XPROC_BOUNCE_SIZE ? (size_t)len : XPROC_BOUNCE_SIZE;
+
+		bounce.len = chunk;
+		bounce.data_len = 0;
+		sd_dma_sg_cur_init(&bc, &bounce, true);
+		err = xfer(e, spid, false, &bc, src, chunk);
+		if (err != 0)
+			return err;
+		bounce.data_len = chunk;
+		sd_dma_sg_cur_init(&bc, &bounce, false);
+		err = xfer(e, dpid, true, &bc, dst, chunk);
+		if (err != 0)
+			return err;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * Is every export behind the list still standing?  Checked once per mmap per poll
+ * batch: the check costs a system call, a batch of jobs on one mmap pays it once.
+ */
+static doca_error_t
+check_exports(struct xproc_engine *e, const struct doca_buf *list)
+{
+	for (; list != NULL; list = list->next) {
+		const struct doca_mmap *m = list->mmap;
+		doca_error_t err;
+		unsigned i;
+
+		if (m->kind != SD_MMAP_PCI_REMOTE)
+			continue;
+		for (i = 0; i < SD_ARRAY_SIZE(e->checked); i++)
+			if (e->checked[i] == m)
+				break;
+		if (i < SD_ARRAY_SIZE(e->checked))
+			continue;
+		err = e->base.conf.check_remote(m);	/* logs the cause itself */
+		if (err == DOCA_ERROR_NOT_PERMITTED)
+			return err;	/* export revoked or key mismatch */
+		if (err != DOCA_SUCCESS)
+			return DOCA_ERROR_DRIVER;	/* exporter gone: the layer below failed */
+		e->checked[e->next_checked++ % SD_ARRAY_SIZE(e->checked)] = m;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+xproc_copy(struct xproc_engine *e, struct sd_dma_job *job)
+{
+	pid_t spid = list_pid(job->src), dpid = list_pid(job->dst);
+	struct sd_dma_sg_cur s, d;
+	doca_error_t status;
+	pid_t peer;
+	int err;
+
+	if (e->base.conf.check_remote != NULL) {
+		status = check_exports(e, job->src);
+		if (status == DOCA_SUCCESS)
+			status = check_exports(e, job->dst);
+		if (status != DOCA_SUCCESS)
+			return status;
+	}
+
+	sd_dma_sg_cur_init(&s, job->src, false);
+	sd_dma_sg_cur_init(&d, job->dst, true);
+	if (dpid == 0) {
+		/* Into local memory; a local source (engine forced) is read from ourselves. */
+		peer = spid != 0 ? spid : e->self;
+		err = xfer(e, peer, false, &d, &s, job->len);
+	} else if (spid == 0) {
+		peer = dpid;
+		err = xfer(e, peer, true, &s, &d, job->len);
+	} else {
+		peer = spid;
+		err = xfer_bounce(e, spid, dpid, &s, &d, job->len);
+	}
+	if (sd_unlikely(err != 0)) {
+		if (!e->logged)
+			DOCA_LOG_ERR("Failed to copy %" PRIu64 " bytes %s process %d: %s; "
+				     "the exporting process must be alive, keep its buffer mapped and allow ptrace access",
+				     job->len, dpid != 0 ? "into" : "from", (int)peer, strerror(err));
+		else
+			DOCA_LOG_DBG("Failed to copy %" PRIu64 " bytes with process %d: %s", job->len, (int)peer,
+				     strerror(err));
+		e->logged = true;
+		return DOCA_ERROR_DRIVER;
+	}
+	sd_dma_sg_commit(job->dst, job->len);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+xproc_create(const struct sd_dma_engine_conf *conf, struct sd_dma_engine **eng)
+{
+	struct xproc_engine *e = calloc(1, sizeof(*e));
+
+	if (e == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	e->base.ops = &sd_dma_engine_xproc_ops;
+	e->base.conf = *conf;
+	e->self = getpid();
+	sd_dma_jobq_init(&e->queue);
+	*eng = &e->base;
+	return DOCA_SUCCESS;
+}
+
+static void
+xproc_destroy(struct sd_dma_engine *eng)
+{
+	struct xproc_engine *e = to_xproc(eng);
+
+	free(e->bounce);
+	free(e);
+}
+
+static doca_error_t
+xproc_enqueue(struct sd_dma_engine *eng, struct sd_dma_job *job)
+{
+	struct xproc_engine *e = to_xproc(eng);
+
+	if (sd_unlikely(e->queue.count >= e->base.conf.depth))
+		return DOCA_ERROR_AGAIN;
+	sd_dma_jobq_push(&e->queue, job);
+	return DOCA_SUCCESS;
+}
+
+static unsigned
+xproc_poll(struct sd_dma_engine *eng, struct sd_dma_jobq *done)
+{
+	struct xproc_engine *e = to_xproc(eng);
+	struct sd_dma_job *job;
+	unsigned n = e->queue.count;
+
+	if (n == 0)
+		return 0;
+	/* A fork()ed child inherits the engine: read our own memory with our own pid. */
+	e->self = getpid();
+	memset(e->checked, 0, sizeof(e->checked));
+	for (job = e->queue.head; job != NULL; job = job->next)
+		job->status = e->flushing ? e->base.conf.flush_status : xproc_copy(e, job);
+	sd_dma_jobq_splice(done, &e->queue);
+	return n;
+}
+
+static void
+xproc_flush(struct sd_dma_engine *eng)
+{
+	to_xproc(eng)->flushing = true;
+}
+
+static void
+xproc_quiesce(struct sd_dma_engine *eng)
+{
+	struct xproc_engine *e = to_xproc(eng);
+
+	e->flushing = false;
+	e->logged = false;
+}
+
+static bool
+xproc_pending(struct sd_dma_engine *eng)
+{
+	return to_xproc(eng)->queue.count != 0;
+}
+
+const struct sd_dma_engine_ops sd_dma_engine_xproc_ops = {
+	.name = "xproc",
+	.create = xproc_create,
+	.destroy = xproc_destroy,
+	.enqueue = xproc_enqueue,
+	.poll = xproc_poll,
+	.flush = xproc_flush,
+	.quiesce = xproc_quiesce,
+	.pending = xproc_pending,
+};
