@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Drive the three DMA samples as a person would and print TAP.
+
+Usage: test_dma_samples.py LOCAL_COPY COPY_HOST COPY_DPU [HOST_AS_DPU DPU_AS_HOST]
+
+The last two are the same programs built for the wrong personality; they must
+refuse to run.  Every case uses private descriptor/buffer paths in its own
+temporary directory, so parallel runs never collide.
+"""
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+TIMEOUT = 20          # seconds for one sample run
+FILE_WAIT = 10        # seconds for the host sample to write its files
+
+LOCAL, HOST, DPU = sys.argv[1:4]
+WRONG_ARCH = sys.argv[4:6]
+
+
+class Failure(Exception):
+    pass
+
+
+class Run:
+    """A finished run: exit code and both output streams."""
+
+    def __init__(self, argv, code, out, err):
+        self.argv, self.code, self.out, self.err = argv, code, out, err
+
+    @property
+    def both(self):
+        return self.out + self.err
+
+    def describe(self):
+        return ("command: %s\nexit code: %s\n--- stdout ---\n%s--- stderr ---\n%s"
+                % (" ".join(self.argv), self.code, self.out, self.err))
+
+
+def run(argv, stdin=b""):
+    p = subprocess.run(argv, input=stdin, capture_output=True, timeout=TIMEOUT)
+    return Run(argv, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
+
+
+def check(cond, what, r=None):
+    if not cond:
+        raise Failure(what + ("\n" + r.describe() if r is not None else ""))
+
+
+def expect_exit(r, code):
+    check(r.code == code, "expected exit code %d, got %s" % (code, r.code), r)
+
+
+def expect_line(r, pattern, stream=None):
+    text = r.both if stream is None else getattr(r, stream)
+    check(re.search(pattern, text, re.M) is not None, "no line matching /%s/" % pattern, r)
+
+
+def last_line(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def expect_success(r):
+    """The pass criterion of every DOCA sample."""
+    expect_exit(r, 0)
+    expect_line(r, r"Starting the sample", "out")
+    check(last_line(r.out).endswith("Sample finished successfully"),
+          "last stdout line is not 'Sample finished successfully'", r)
+    check(r.code >= 0, "killed by a signal", r)
+
+
+def expect_failure(r):
+    expect_exit(r, 1)
+    check(last_line(r.out).endswith("Sample finished with errors"),
+          "last stdout line is not 'Sample finished with errors'", r)
+
+
+def random_text(min_len=0):
+    text = "softdoca says hi " + secrets.token_hex(8)
+    while len(text) < min_len:
+        text += " " + secrets.token_hex(8)
+    return text
+
+
+# ---------------------------------------------------------------- local copy
+
+def local_copy(ns, nd, extra=()):
+    text = random_text()
+    r = run([LOCAL, "-t", text, "-ns", str(ns), "-nd", str(nd), *extra])
+    expect_success(r)
+    expect_line(r, r"DMA task was completed successfully")
+    expect_line(r, r"Compared the destination with the source byte by byte: %d byte" % (len(text) + 1))
+    expect_line(r, r"Success, memory copied and verified as correct$")
+    return r
+
+
+def test_local_copy_default():
+    r = run([LOCAL])
+    expect_success(r)
+    expect_line(r, r"DMA context is running")
+    expect_line(r, r"DMA context has been stopped")
+    expect_line(r, r"Compared the destination with the source byte by byte: 31 byte")
+    expect_line(r, r"Success, memory copied and verified as correct$")
+
+
+def test_local_copy_1_1():
+    local_copy(1, 1)
+
+
+def test_local_copy_2_3():
+    local_copy(2, 3)
+
+
+def test_local_copy_4_1():
+    local_copy(4, 1)
+
+
+def test_local_copy_long_flags_and_tasks():
+    text = random_text()
+    r = run([LOCAL, "--text", text, "--num-src-buf", "3", "--num-dst-buf", "2", "-nt", "4", "-mnr", "7"])
+    expect_success(r)
+    check(r.out.count("DMA task was completed successfully") == 4, "expected 4 task completions", r)
+    expect_line(r, r"byte\(s\) in 4 copy")
+
+
+def test_local_copy_exceeds_max_buf_list_len():
+    r = run([LOCAL, "-ns", "1000000", "-nd", "1"])
+    expect_failure(r)
+    expect_line(r, r"at most \d+ buffers .*max_buf_list_len.* 1000001 were requested", "err")
+    check("Success" not in r.out, "printed a success line", r)
+
+
+def test_local_copy_max_buf_list_len_boundary():
+    """max_buf_list_len is read from the device: ns + nd == max works, max + 1 does not."""
+    probe = run([LOCAL, "-ns", "1000000", "-nd", "1"])
+    m = re.search(r"at most (\d+) buffers", probe.err)
+    check(m is not None, "no limit in the refusal", probe)
+    limit = int(m.group(1))
+    if limit > 4000:
+        return "SKIP max_buf_list_len %d is larger than the longest -t text" % limit
+    text = random_text(limit)
+    expect_success(run([LOCAL, "-t", text, "-ns", str(limit - 1), "-nd", "1"]))
+    r = run([LOCAL, "-t", text, "-ns", str(limit), "-nd", "1"])
+    expect_failure(r)
+    expect_line(r, r"%d were requested" % (limit + 1), "err")
+
+
+def test_local_copy_more_segments_than_bytes():
+    r = run([LOCAL, "-t", "abc", "-ns", "8", "-nd", "1"])
+    expect_failure(r)
+    expect_line(r, r"Cannot split 4 bytes into 8 non-empty buffers")
+
+
+def test_local_copy_zero_buffers_refused():
+    r = run([LOCAL, "-ns", "0"])
+    expect_failure(r)
+    expect_line(r, r"at least 1 \(got 0\)", "err")
+
+
+def test_local_copy_help():
+    r = run([LOCAL, "-h"])
+    expect_exit(r, 0)
+    for flag in ("--pci-addr", "--text", "--num-src-buf", "--num-dst-buf", "--num-tasks",
+                 "--max-num-range-profiling-displayed", "--help"):
+        check(flag in r.both, "usage does not mention " + flag, r)
+    check("--descriptor-path" not in r.both, "local copy must not take -d", r)
+
+
+def test_local_copy_unknown_flag():
+    r = run([LOCAL, "--bogus-flag"])
+    expect_failure(r)
+    expect_line(r, r"bogus-flag", "err")
+
+
+def test_local_copy_unknown_device():
+    r = run([LOCAL, "-p", "ff:1f.7"])
+    expect_failure(r)
+    expect_line(r, r"ff:1f\.7", "err")
+
+
+def test_local_copy_pci_too_long():
+    r = run([LOCAL, "-p", "0000:03:00.0.0"])
+    expect_failure(r)
+    expect_line(r, r"too long", "err")
+
+
+# ---------------------------------------------------------------- host / DPU
+
+class Host:
+    """doca_dma_copy_host running in the background, its stdout read as it comes."""
+
+    def __init__(self, tmp, text, extra=()):
+        self.desc = os.path.join(tmp, "export_desc.txt")
+        self.buf = os.path.join(tmp, "buffer_info.txt")
+        self.text = text
+        self.argv = [HOST, "-t", text, "-d", self.desc, "-b", self.buf, *extra]
+        self.p = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.out, self.err = [], []
+        self.readers = [threading.Thread(target=self._drain, args=(s, acc), daemon=True)
+                        for s, acc in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
+        for t in self.readers:
+            t.start()
+
+    @staticmethod
+    def _drain(stream, acc):
+        for line in iter(stream.readline, b""):
+            acc.append(line.decode(errors="replace"))
+
+    def snapshot(self, code=None):
+        return Run(self.argv, code, "".join(self.out), "".join(self.err))
+
+    def wait_ready(self):
+        """As a person would: wait for the prompt, then the files are there."""
+        deadline = time.monotonic() + FILE_WAIT
+        while time.monotonic() < deadline:
+            if any("press enter" in line for line in self.out):
+                check(os.path.exists(self.desc) and os.path.exists(self.buf),
+                      "prompt shown before both files exist", self.snapshot())
+                return
+            check(self.p.poll() is None, "host exited before prompting", self.snapshot(self.p.returncode))
+            time.sleep(0.02)
+        raise Failure("host did not prompt within %d s\n%s" % (FILE_WAIT, self.snapshot().describe()))
+
+    def press_enter(self):
+        self.p.stdin.write(b"\n")
+        self.p.stdin.flush()
+        self.p.stdin.close()
+        code = self.p.wait(timeout=TIMEOUT)
+        for t in self.readers:
+            t.join(timeout=5)
+        return self.snapshot(code)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+def with_host(text, body, extra=()):
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        host = Host(tmp, text, extra)
+        try:
+            host.wait_ready()
+            return body(host, tmp)
+        finally:
+            host.kill()
+
+
+def check_host_files(host):
+    with open(host.buf) as f:
+        info = f.read()
+    check(re.fullmatch(r"\d+\n\d+\n?", info) is not None, "buffer info is not two decimal lines: %r" % info)
+    addr, length = (int(x) for x in info.split())
+    check(addr != 0, "buffer address is 0")
+    check(length == len(host.text) + 1, "buffer length %d, expected %d" % (length, len(host.text) + 1))
+    size = os.path.getsize(host.desc)
+    check(0 < size <= 512, "descriptor is %d bytes; it must fit the DPU's 512-byte read" % size)
+
+
+def dpu_pair(ns=1, nd=1):
+    text = random_text()
+
+    def body(host, tmp):
+        check_host_files(host)
+        r = run([DPU, "-d", host.desc, "-b", host.buf, "-ns", str(ns), "-nd", str(nd)])
+        expect_success(r)
+        expect_line(r, r"Remote DMA copy was done Successfully$")
+        expect_line(r, r"Memory content: %s$" % re.escape(text))
+        expect_line(r, r"Host sample can be closed, DMA copy ended$")
+        check(host.p.poll() is None, "host exited before Enter", host.snapshot(host.p.returncode))
+        h = host.press_enter()
+        expect_success(h)
+        expect_line(h, r"Wait till the DPU has finished and press enter")
+    with_host(text, body)
+
+
+def test_host_dpu_pair():
+    dpu_pair()
+
+
+def test_host_dpu_pair_chained_2_3():
+    dpu_pair(2, 3)
+
+
+def test_host_dpu_twice_same_export():
+    """The export stays valid while the host waits: a second DPU run copies it again."""
+    text = random_text()
+
+    def body(host, tmp):
+        for _ in range(2):
+            r = run([DPU, "-d", host.desc, "-b", host.buf])
+            expect_success(r)
+            expect_line(r, r"Memory content: %s$" % re.escape(text))
+        expect_success(host.press_enter())
+    with_host(text, body)
+
+
+def test_dpu_stale_descriptor():
+    """Host gone: the DPU fails cleanly (no crash) and says why."""
+    text = random_text()
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        host = Host(tmp, text)
+        try:
+            host.wait_ready()
+            expect_success(host.press_enter())
+        finally:
+            host.kill()
+        r = run([DPU, "-d", host.desc, "-b", host.buf])
+        check(r.code >= 0, "DPU sample crashed", r)
+        expect_failure(r)
+        expect_line(r, r"DRIVER|NOT_FOUND|[Dd]river|not found|no longer", "err")
+        check("Memory content" not in r.out, "printed memory content from a dead host", r)
+
+
+def test_dpu_missing_descriptor_file():
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        buf = os.path.join(tmp, "buffer_info.txt")
+        with open(buf, "w") as f:
+            f.write("4096\n31\n")
+        r = run([DPU, "-d", os.path.join(tmp, "nope.txt"), "-b", buf])
+        expect_failure(r)
+        expect_line(r, r"nope\.txt does not exist", "err")
+
+
+def test_dpu_missing_buffer_file():
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        desc = os.path.join(tmp, "export_desc.txt")
+        open(desc, "wb").close()
+        r = run([DPU, "-d", desc, "-b", os.path.join(tmp, "nope.txt")])
+        expect_failure(r)
+        expect_line(r, r"nope\.txt does not exist", "err")
+
+
+def dpu_with_buffer_info(info):
+    """Run the DPU sample against a real host's descriptor but a forged buffer file."""
+    result = {}
+
+    def body(host, tmp):
+        forged = os.path.join(tmp, "forged.txt")
+        with open(forged, "w") as f:
+            f.write(info)
+        result["r"] = run([DPU, "-d", host.desc, "-b", forged])
+        expect_success(host.press_enter())
+    with_host(random_text(), body)
+    return result["r"]
+
+
+def test_dpu_empty_remote_buffer():
+    r = dpu_with_buffer_info("4096\n0\n")
+    expect_failure(r)
+    expect_line(r, r"remote buffer is empty", "err")
+
+
+def test_dpu_remote_buffer_too_big():
+    r = dpu_with_buffer_info("4096\n18446744073709551615\n")
+    expect_failure(r)
+    expect_line(r, r"exceeds the device's maximum DMA buffer size", "err")
+
+
+def test_dpu_malformed_buffer_info():
+    r = dpu_with_buffer_info("not a number\n")
+    expect_failure(r)
+    expect_line(r, r"two decimal lines", "err")
+
+
+def test_dpu_range_outside_export():
+    """A buffer file pointing outside the exported range must be refused, not copied."""
+    r = dpu_with_buffer_info("4096\n31\n")
+    check(r.code >= 0, "DPU sample crashed", r)
+    expect_failure(r)
+    check("Memory content" not in r.out, "copied memory outside the export", r)
+
+
+def test_host_help_has_no_dpu_flags():
+    r = run([HOST, "-h"])
+    expect_exit(r, 0)
+    for flag in ("--pci-addr", "--text", "--descriptor-path", "--buffer-path"):
+        check(flag in r.both, "usage does not mention " + flag, r)
+    check("--num-src-buf" not in r.both, "-ns is DPU-only", r)
+
+
+def test_host_rejects_dpu_only_flag():
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        r = run([HOST, "-d", os.path.join(tmp, "d"), "-b", os.path.join(tmp, "b"), "-ns", "2"])
+        expect_failure(r)
+        check(not os.path.exists(os.path.join(tmp, "d")), "host exported despite the bad flag", r)
+
+
+def test_host_unknown_device():
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        r = run([HOST, "-p", "ff:1f.7", "-d", os.path.join(tmp, "d"), "-b", os.path.join(tmp, "b")])
+        expect_failure(r)
+
+
+def test_dpu_help():
+    r = run([DPU, "--help"])
+    expect_exit(r, 0)
+    for flag in ("--descriptor-path", "--buffer-path", "--num-src-buf", "--num-dst-buf"):
+        check(flag in r.both, "usage does not mention " + flag, r)
+
+
+def test_wrong_personality_refused():
+    if len(WRONG_ARCH) < 2:
+        return "SKIP wrong-personality builds not given"
+    host_as_dpu, dpu_as_host = WRONG_ARCH
+    r = run([host_as_dpu, "-h"])
+    expect_failure(r)
+    expect_line(r, r"runs only on the host", "err")
+    r = run([dpu_as_host])
+    expect_failure(r)
+    expect_line(r, r"runs only on the DPU", "err")
+
+
+def main():
+    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
+    print("1..%d" % len(tests), flush=True)
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            skip = fn()
+            if isinstance(skip, str) and skip.startswith("SKIP"):
+                print("ok %d %s # SKIP %s" % (i, name, skip[5:]), flush=True)
+            else:
+                print("ok %d %s" % (i, name), flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
+            failed += 1
+            print("not ok %d %s" % (i, name))
+            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
+            for line in detail.splitlines():
+                print("# " + line)
+            sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("SOFTDOCA_TOPOLOGY", "builtin")
+    sys.exit(main())
