@@ -279,8 +279,8 @@ doca_log_unregister_source(int source)
 
 /* ---- global limits ---------------------------------------------------- */
 
-static doca_error_t
-refuse_level(const char *api, uint32_t level)
+doca_error_t
+sd_log_refuse_level(const char *api, uint32_t level)
 {
 	DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 (TRACE)",
 		     api, level);
@@ -294,7 +294,7 @@ set_global(const char *api, uint32_t level, uint32_t *global, enum log_family fa
 	struct sd_list *it;
 
 	if (!sd_log_level_valid(level))
-		return refuse_level(api, level);
+		return sd_log_refuse_level(api, level);
 	sd_log_ensure_init();
 	pthread_mutex_lock(&sd_log_state.lock);
 	*global = level;
@@ -451,7 +451,7 @@ doca_log(uint32_t level, int source, const char *fname, int line, const char *fu
 	va_list ap;
 
 	if (sd_unlikely(!sd_log_level_valid(level)))
-		return refuse_level(__func__, level);
+		return sd_log_refuse_level(__func__, level);
 	/* Hot path: no backend of this family would take the line. */
 	if (sd_likely(level > __atomic_load_n(&sd_log_state.family_max[family], __ATOMIC_RELAXED)))
 		return DOCA_SUCCESS;

@@ -325,12 +325,8 @@ backend_set(const char *api, struct doca_log_backend *b, enum limit_op op, uint3
 		DOCA_LOG_ERR("%s: backend is NULL; pass a backend returned by doca_log_backend_create_*()", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((op == LIMIT_LOWER || op == LIMIT_UPPER) && !sd_log_level_valid(level)) {
-		DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 "
-			     "(TRACE)",
-			     api, level);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	if ((op == LIMIT_LOWER || op == LIMIT_UPPER) && !sd_log_level_valid(level))
+		return sd_log_refuse_level(api, level);
 	sd_log_ensure_init();
 	pthread_mutex_lock(&sd_log_state.lock);
 	switch (op) {

@@ -84,6 +84,8 @@ extern struct sd_log_state sd_log_state;
 
 bool sd_log_level_valid(uint32_t level);
 int sd_log_level_syslog_priority(uint32_t level);
+/* Log and return the INVALID_VALUE refusal of a level outside 10..70. */
+doca_error_t sd_log_refuse_level(const char *api, uint32_t level);
 /* Read DOCA_LOG_LEVEL once; call without the lock. */
 void sd_log_ensure_init(void);
 /* Refresh family_max after any change of backends or limits; lock held. */
