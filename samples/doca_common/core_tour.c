@@ -152,7 +152,7 @@ build_memory(struct tour *t)
 	result = doca_mmap_set_memrange(t->core.src_mmap, t->region, TOUR_REGION_SIZE / 2);
 	if (result == DOCA_SUCCESS)
 		return step_failed("doca_mmap_set_memrange after start was accepted", DOCA_ERROR_UNEXPECTED);
-	printf("    -> refused with %s (the library's explanation is on stderr)\n", doca_error_get_name(result));
+	printf("    -> refused with %s (the library logged why, naming the fix)\n", doca_error_get_name(result));
 
 	printf("[3] Get two bufs from an inventory of 2\n");
 	strcpy(t->region, TOUR_TEXT);
@@ -227,7 +227,7 @@ run_copy(struct tour *t)
 		t->core.src_mmap = NULL;
 		return step_failed("doca_mmap_destroy with live bufs was accepted", DOCA_ERROR_UNEXPECTED);
 	}
-	printf("    -> refused with %s (explained on stderr); release the bufs first\n",
+	printf("    -> refused with %s (the library logged why); release the bufs first\n",
 	       doca_error_get_name(result));
 	return DOCA_SUCCESS;
 }
