@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The DMA engine contract suite: every engine (inline, worker, xproc) must copy the
+ * same bytes into the same places, keep FIFO order, refuse past its depth, flush,
+ * and be reusable after quiesce.  Buffers and mmaps are built by hand, so no
+ * context or progress engine is involved; xproc also runs against a forked child.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sd_test.h"
+
+#include "core/mmap_internal.h"
+#include "dma/engine.h"
+
+#define FLUSH_STATUS DOCA_ERROR_IO_FAILED
+#define GUARD 0xEE
+
+static struct doca_mmap local_mmap = {
+	.kind = SD_MMAP_LOCAL,
+	.addr = NULL,
+	.len = SIZE_MAX,
+	.permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	.started = true,
+};
+
+static atomic_uint wakes;
+
+static void
+count_wake(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&wakes, 1);
+}
+
+static struct sd_dma_engine *
+engine_open(const struct sd_dma_engine_ops *ops, uint32_t depth)
+{
+	struct sd_dma_engine_conf conf = {
+		.depth = depth,
+		.flush_status = FLUSH_STATUS,
+		.wake = count_wake,
+	};
+	struct sd_dma_engine *eng = NULL;
+
+	ASSERT_OK(ops->create(&conf, &eng));
+	ASSERT_NOT_NULL(eng);
+	ASSERT_PTR_EQ(eng->ops, ops);
+	return eng;
+}
+
+/* A buffer over [head, head + len) with the data window [head + off, + data_len). */
+static void
+buf_init(struct doca_buf *b, struct doca_mmap *m, void *head, size_t len, size_t off, size_t data_len)
+{
+	memset(b, 0, sizeof(*b));
+	b->mmap = m;
+	b->head = head;
+	b->len = len;
+	b->data = (uint8_t *)head + off;
+	b->data_len = data_len;
+	b->refcount = 1;
+	b->is_head = true;
+	b->list_len = 1;
+	b->last = b;
+}
+
+static void
+buf_chain(struct doca_buf *segs, unsigned n)
+{
+	for (unsigned i = 0; i + 1 < n; i++) {
+		segs[i].next = &segs[i + 1];
+		segs[i + 1].is_head = false;
+	}
+	segs[0].list_len = n;
+	segs[0].last = &segs[n - 1];
+}
+
+static void
+fill_pattern(uint8_t *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/* Poll until n jobs are done (or 10 s); returns the done queue. */
+static void
+poll_until(struct sd_dma_engine *eng, struct sd_dma_jobq *done, unsigned n)
+{
+	struct timespec t0, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (done->count < n) {
+		if (eng->ops->poll(eng, done) == 0)
+			sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 10)
+			sd_test_fail(__FILE__, __LINE__, "%s: %u of %u jobs done after 10 s", eng->ops->name,
+				     done->count, n);
+	}
+}
+
+static void
+run_one(struct sd_dma_engine *eng, struct sd_dma_job *job)
+{
+	struct sd_dma_jobq done;
+
+	sd_dma_jobq_init(&done);
+	ASSERT_OK(eng->ops->enqueue(eng, job));
+	poll_until(eng, &done, 1);
+	ASSERT_PTR_EQ(done.head, job);
+	ASSERT_EQ(done.count, 1);
+}
+
+/* ---- contracts, each run against every engine -------------------------------------- */
+
+/* One segment each side: bytes copied, data_len grown, nothing outside touched. */
+static void
+contract_single(const struct sd_dma_engine_ops *ops)
+{
+	struct sd_dma_engine *eng = engine_open(ops, 8);
+	uint8_t src[4096], dst[4096 + 64];
+	struct doca_buf s, d;
+	struct sd_dma_job job = {0};
+
+	fill_pattern(src, sizeof(src), 1);
+	memset(dst, GUARD, sizeof(dst));
+	buf_init(&s, &local_mmap, src, sizeof(src), 0, sizeof(src));
+	buf_init(&d, &local_mmap, dst + 32, 4096, 0, 0);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = 4096, .status = DOCA_ERROR_UNKNOWN};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_MEM_EQ(dst + 32, src, 4096);
+	ASSERT_EQ(d.data_len, 4096);
+	ASSERT_EQ(s.data_len, 4096);
+	for (int i = 0; i < 32; i++) {
+		ASSERT_EQ(dst[i], GUARD);
+		ASSERT_EQ(dst[32 + 4096 + i], GUARD);
+	}
+	eng->ops->destroy(eng);
+}
+
+/* The destination already holds data: new bytes go to data + data_len (tail room). */
+static void
+contract_tail(const struct sd_dma_engine_ops *ops)
+{
+	struct sd_dma_engine *eng = engine_open(ops, 8);
+	uint8_t src[100], dst[256];
+	struct doca_buf s, d;
+	struct sd_dma_job job;
+
+	fill_pattern(src, sizeof(src), 2);
+	memset(dst, GUARD, sizeof(dst));
+	memset(dst + 16, 0x11, 10);	/* existing data: [16, 26) */
+	buf_init(&s, &local_mmap, src, sizeof(src), 0, sizeof(src));
+	buf_init(&d, &local_mmap, dst + 8, 200, 8, 10);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = 100};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_EQ(d.data_len, 110);
+	ASSERT_PTR_EQ(d.data, dst + 16);
+	for (int i = 0; i < 10; i++)
+		ASSERT_EQ(dst[16 + i], 0x11);
+	ASSERT_MEM_EQ(dst + 26, src, 100);
+	for (int i = 126; i < 256; i++)
+		ASSERT_EQ(dst[i], GUARD);
+	for (int i = 0; i < 16; i++)
+		ASSERT_EQ(dst[i], GUARD);
+	eng->ops->destroy(eng);
+}
+
+/*
+ * Lists segmented differently on each side (with an empty source segment and
+ * destination segments holding data): the concatenation of the source windows
+ * lands in the destination tail rooms in order.
+ */
+static void
+contract_lists(const struct sd_dma_engine_ops *ops)
+{
+	static const size_t src_lens[] = {7, 0, 1000, 33, 4096, 1};
+	static const size_t dst_room[] = {500, 1, 3000, 1637, 100};	/* sum 5238 >= 5137 */
+	struct sd_dma_engine *eng = engine_open(ops, 8);
+	uint8_t srcmem[6][4096], dstmem[5][3100], expect[8192];
+	struct doca_buf s[6], d[5];
+	struct sd_dma_job job;
+	size_t total = 0, off;
+
+	for (unsigned i = 0; i < 6; i++) {
+		fill_pattern(srcmem[i], sizeof(srcmem[i]), 10 + i);
+		/* data window starts 3 bytes in: the window, not the head, is the source */
+		buf_init(&s[i], &local_mmap, srcmem[i], sizeof(srcmem[i]), src_lens[i] == 4096 ? 0 : 3, src_lens[i]);
+		memcpy(expect + total, s[i].data, src_lens[i]);
+		total += src_lens[i];
+	}
+	buf_chain(s, 6);
+	for (unsigned i = 0; i < 5; i++) {
+		memset(dstmem[i], GUARD, sizeof(dstmem[i]));
+		/* each destination segment already holds 2 bytes of data */
+		buf_init(&d[i], &local_mmap, dstmem[i] + 4, dst_room[i] + 2, 0, 2);
+	}
+	buf_chain(d, 5);
+	job = (struct sd_dma_job){.src = s, .dst = d, .len = total};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+
+	off = 0;
+	for (unsigned i = 0; i < 5; i++) {
+		size_t got = SD_MIN(dst_room[i], total - off);
+
+		ASSERT_EQ(d[i].data_len, 2 + got);
+		ASSERT_MEM_EQ(dstmem[i] + 4 + 2, expect + off, got);
+		for (size_t k = 4 + 2 + got; k < sizeof(dstmem[i]); k++)
+			ASSERT_EQ(dstmem[i][k], GUARD);
+		for (size_t k = 0; k < 6; k++)
+			ASSERT_EQ(dstmem[i][k], GUARD);
+		off += got;
+	}
+	ASSERT_EQ(off, total);
+	eng->ops->destroy(eng);
+}
+
+/* Jobs come back in submission order; depth is enforced and frees up after poll. */
+static void
+contract_fifo_depth(const struct sd_dma_engine_ops *ops)
+{
+	enum { DEPTH = 16 };
+	struct sd_dma_engine *eng = engine_open(ops, DEPTH);
+	static uint8_t src[DEPTH + 1][512], dst[DEPTH + 1][512];
+	struct doca_buf s[DEPTH + 1], d[DEPTH + 1];
+	struct sd_dma_job jobs[DEPTH + 1];
+	struct sd_dma_jobq done;
+	unsigned i;
+
+	for (i = 0; i <= DEPTH; i++) {
+		fill_pattern(src[i], 512, i);
+		memset(dst[i], 0, 512);
+		buf_init(&s[i], &local_mmap, src[i], 512, 0, 512);
+		buf_init(&d[i], &local_mmap, dst[i], 512, 0, 0);
+		jobs[i] = (struct sd_dma_job){.src = &s[i], .dst = &d[i], .len = 512};
+	}
+	for (i = 0; i < DEPTH; i++)
+		ASSERT_OK(eng->ops->enqueue(eng, &jobs[i]));
+	ASSERT_ERR(eng->ops->enqueue(eng, &jobs[DEPTH]), DOCA_ERROR_AGAIN);
+
+	sd_dma_jobq_init(&done);
+	poll_until(eng, &done, DEPTH);
+	ASSERT_EQ(done.count, DEPTH);
+	i = 0;
+	for (struct sd_dma_job *j = done.head; j != NULL; j = j->next, i++) {
+		ASSERT_PTR_EQ(j, &jobs[i]);
+		ASSERT_ERR(j->status, DOCA_SUCCESS);
+		ASSERT_MEM_EQ(dst[i], src[i], 512);
+	}
+	ASSERT(!eng->ops->pending(eng));
+
+	/* Room again after the poll. */
+	sd_dma_jobq_init(&done);
+	ASSERT_OK(eng->ops->enqueue(eng, &jobs[DEPTH]));
+	poll_until(eng, &done, 1);
+	ASSERT_MEM_EQ(dst[DEPTH], src[DEPTH], 512);
+	eng->ops->destroy(eng);
+}
+
+/*
+ * Flush: every job comes back exactly once; flushed ones carry the flush status and
+ * left their destination alone; then quiesce makes the engine usable again.
+ */
+static void
+contract_flush(const struct sd_dma_engine_ops *ops)
+{
+	enum { N = 64 };
+	struct sd_dma_engine *eng = engine_open(ops, N);
+	static uint8_t src[N][8192], dst[N][8192];
+	struct doca_buf s[N], d[N];
+	struct sd_dma_job jobs[N], again;
+	struct sd_dma_jobq done;
+	unsigned flushed = 0, i;
+
+	for (i = 0; i < N; i++) {
+		fill_pattern(src[i], 8192, i + 100);
+		memset(dst[i], GUARD, 8192);
+		buf_init(&s[i], &local_mmap, src[i], 8192, 0, 8192);
+		buf_init(&d[i], &local_mmap, dst[i], 8192, 0, 0);
+		jobs[i] = (struct sd_dma_job){.src = &s[i], .dst = &d[i], .len = 8192};
+		ASSERT_OK(eng->ops->enqueue(eng, &jobs[i]));
+	}
+	eng->ops->flush(eng);
+	sd_dma_jobq_init(&done);
+	poll_until(eng, &done, N);
+	ASSERT_EQ(done.count, N);
+	i = 0;
+	for (struct sd_dma_job *j = done.head; j != NULL; j = j->next, i++) {
+		ASSERT_PTR_EQ(j, &jobs[i]);
+		if (j->status == FLUSH_STATUS) {
+			flushed++;
+			ASSERT_EQ(d[i].data_len, 0);
+			ASSERT_EQ(dst[i][0], GUARD);
+			ASSERT_EQ(dst[i][8191], GUARD);
+		} else {
+			ASSERT_ERR(j->status, DOCA_SUCCESS);
+			ASSERT_MEM_EQ(dst[i], src[i], 8192);
+		}
+	}
+	/*
+	 * Inline and xproc copy only in poll, so all of them are flushed; the worker may
+	 * have finished some before the flush (each checked above either way).
+	 */
+	if (ops != &sd_dma_engine_worker_ops)
+		ASSERT_EQ(flushed, N);
+
+	eng->ops->quiesce(eng);
+	d[0].data_len = 0;
+	again = (struct sd_dma_job){.src = &s[0], .dst = &d[0], .len = 8192};
+	run_one(eng, &again);
+	ASSERT_ERR(again.status, DOCA_SUCCESS);
+	ASSERT_MEM_EQ(dst[0], src[0], 8192);
+	eng->ops->destroy(eng);
+}
+
+/* Many segments: more iovecs than one system call takes (IOV_MAX) and odd sizes. */
+static void
+contract_many_segments(const struct sd_dma_engine_ops *ops)
+{
+	enum { NS = 1500, ND = 1100 };
+	struct sd_dma_engine *eng = engine_open(ops, 4);
+	struct doca_buf *s = calloc(NS, sizeof(*s)), *d = calloc(ND, sizeof(*d));
+	uint8_t *src = malloc(NS * 13), *dst = malloc(ND * 20 + 64);
+	struct sd_dma_job job;
+
+	ASSERT(s && d && src && dst);
+	fill_pattern(src, NS * 13, 5);
+	memset(dst, GUARD, ND * 20 + 64);
+	for (unsigned i = 0; i < NS; i++)
+		buf_init(&s[i], &local_mmap, src + i * 13, 13, 0, 13);
+	buf_chain(s, NS);
+	for (unsigned i = 0; i < ND; i++)
+		buf_init(&d[i], &local_mmap, dst + i * 20, 20, 0, 0);
+	buf_chain(d, ND);
+	job = (struct sd_dma_job){.src = s, .dst = d, .len = NS * 13};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_MEM_EQ(dst, src, NS * 13);
+	ASSERT_EQ(dst[NS * 13], GUARD);
+	ASSERT_EQ(d[0].data_len, 20);
+	ASSERT_EQ(d[NS * 13 / 20].data_len, (NS * 13) % 20);
+	ASSERT_EQ(d[ND - 1].data_len, 0);
+	eng->ops->destroy(eng);
+	free(s);
+	free(d);
+	free(src);
+	free(dst);
+}
+
+#define ENGINE_TESTS(name, ops) \
+	TEST(name##_single) { contract_single(ops); } \
+	TEST(name##_tail_placement) { contract_tail(ops); } \
+	TEST(name##_lists) { contract_lists(ops); } \
+	TEST(name##_fifo_and_depth) { contract_fifo_depth(ops); } \
+	TEST(name##_flush_and_quiesce) { contract_flush(ops); } \
+	TEST(name##_many_segments) { contract_many_segments(ops); }
+
+ENGINE_TESTS(inline, &sd_dma_engine_inline_ops)
+ENGINE_TESTS(worker, &sd_dma_engine_worker_ops)
+ENGINE_TESTS(xproc, &sd_dma_engine_xproc_ops)
+
+/* ---- worker specifics ------------------------------------------------------------- */
+
+/* Completions wake the PE (once per completion at most); an idle worker sleeps. */
+TEST(worker_wakes_and_sleeps)
+{
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_worker_ops, 8);
+	uint8_t src[64], dst[64];
+	struct doca_buf s, d;
+	struct sd_dma_job job;
+	struct timespec t0, t1;
+	clockid_t cpu;
+
+	fill_pattern(src, 64, 3);
+	buf_init(&s, &local_mmap, src, 64, 0, 64);
+	buf_init(&d, &local_mmap, dst, 64, 0, 0);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = 64};
+	atomic_store(&wakes, 0);
+	run_one(eng, &job);
+	ASSERT_EQ(atomic_load(&wakes), 1);
+	ASSERT_MEM_EQ(dst, src, 64);
+
+	/* The process's CPU time barely moves while the worker has nothing to do. */
+	ASSERT_EQ(clock_getcpuclockid(getpid(), &cpu), 0);
+	clock_gettime(cpu, &t0);
+	usleep(200 * 1000);
+	clock_gettime(cpu, &t1);
+	ASSERT((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 50 * 1000000L);
+	eng->ops->destroy(eng);
+}
+
+/* ---- xproc against another process ------------------------------------------------- */
+
+struct child {
+	pid_t pid;
+	uint8_t *addr;	/* in the child */
+	int to_child;	/* write a byte: child exits */
+};
+
+/*
+ * Fork a child that maps len bytes filled with pattern(seed) followed by an unmapped
+ * page, reports the address and waits for a byte on its pipe.
+ */
+static struct child
+spawn_exporter(size_t len, unsigned seed)
+{
+	int up[2], down[2];
+	struct child c;
+
+	ASSERT_EQ(pipe(up), 0);
+	ASSERT_EQ(pipe(down), 0);
+	c.pid = fork();
+	ASSERT(c.pid >= 0);
+	if (c.pid == 0) {
+		uint8_t *p = mmap(NULL, len + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char b;
+
+		munmap(p + len, 4096);
+
+		fill_pattern(p, len, seed);
+		if (write(up[1], &p, sizeof(p)) != sizeof(p))
+			_exit(1);
+		if (read(down[0], &b, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	ASSERT_EQ(read(up[0], &c.addr, sizeof(c.addr)), sizeof(c.addr));
+	close(up[0]);
+	c.to_child = down[1];
+	return c;
+}
+
+static void
+reap(struct child *c)
+{
+	int st;
+
+	if (write(c->to_child, "x", 1) < 0)
+		kill(c->pid, SIGKILL);
+	close(c->to_child);
+	waitpid(c->pid, &st, 0);
+}
+
+static void
+remote_mmap_init(struct doca_mmap *m, const struct child *c, size_t len, uint32_t perm)
+{
+	memset(m, 0, sizeof(*m));
+	m->kind = SD_MMAP_PCI_REMOTE;
+	m->addr = c->addr;
+	m->len = len;
+	m->permissions = perm;
+	m->started = true;
+	m->from_export = true;
+	m->peer.pid = c->pid;
+}
+
+/* Read a list of remote segments into local segments, > IOV_MAX on both sides. */
+TEST(xproc_read_from_child)
+{
+	enum { LEN = 3 << 20, NS = 2000 };
+	struct child c = spawn_exporter(LEN, 9);
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
+	uint8_t *expect = malloc(LEN), *dst = malloc(LEN);
+	struct doca_buf *s = calloc(NS, sizeof(*s)), d[3];
+	struct doca_mmap rm;
+	struct sd_dma_job job;
+	size_t seg = LEN / NS, total = seg * NS;
+
+	fill_pattern(expect, LEN, 9);
+	remote_mmap_init(&rm, &c, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	for (unsigned i = 0; i < NS; i++)
+		buf_init(&s[i], &rm, c.addr + i * seg, seg, 0, seg);
+	buf_chain(s, NS);
+	buf_init(&d[0], &local_mmap, dst, 1000, 0, 0);
+	buf_init(&d[1], &local_mmap, dst + 1000, 1 << 20, 0, 0);
+	buf_init(&d[2], &local_mmap, dst + 1000 + (1 << 20), LEN - 1000 - (1 << 20), 0, 0);
+	buf_chain(d, 3);
+	job = (struct sd_dma_job){.src = s, .dst = d, .len = total};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_MEM_EQ(dst, expect, total);
+	ASSERT_EQ(d[0].data_len + d[1].data_len + d[2].data_len, total);
+	reap(&c);
+	eng->ops->destroy(eng);
+}
+
+/* Write into the child (process_vm_writev), then read it back to check. */
+TEST(xproc_write_to_child_and_back)
+{
+	enum { LEN = 1 << 20 };
+	struct child c = spawn_exporter(LEN, 1);
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
+	uint8_t *src = malloc(LEN), *back = malloc(LEN);
+	struct doca_buf s, d, rs, bd;
+	struct doca_mmap rm;
+	struct sd_dma_job job;
+
+	fill_pattern(src, LEN, 77);
+	remote_mmap_init(&rm, &c, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	buf_init(&s, &local_mmap, src, LEN, 0, LEN - 10);
+	buf_init(&d, &rm, c.addr, LEN, 10, 0);	/* tail room starts 10 bytes in */
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = LEN - 10};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_EQ(d.data_len, LEN - 10);
+
+	buf_init(&rs, &rm, c.addr, LEN, 0, LEN);
+	buf_init(&bd, &local_mmap, back, LEN, 0, 0);
+	job = (struct sd_dma_job){.src = &rs, .dst = &bd, .len = LEN};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+	ASSERT_MEM_EQ(back + 10, src, LEN - 10);
+	fill_pattern(src, 10, 1);	/* the child's first 10 bytes are its own pattern */
+	ASSERT_MEM_EQ(back, src, 10);
+	reap(&c);
+	eng->ops->destroy(eng);
+}
+
+/* Remote to remote (two children) goes through the bounce buffer. */
+TEST(xproc_child_to_child)
+{
+	enum { LEN = (5 << 20) / 2 };	/* 2.5 chunks of the bounce buffer */
+	struct child a = spawn_exporter(LEN, 4), b = spawn_exporter(LEN, 5);
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
+	uint8_t *expect = malloc(LEN), *back = malloc(LEN);
+	struct doca_mmap ma, mb;
+	struct doca_buf s, d, rs, bd;
+	struct sd_dma_job job;
+
+	remote_mmap_init(&ma, &a, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	remote_mmap_init(&mb, &b, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	buf_init(&s, &ma, a.addr, LEN, 0, LEN);
+	buf_init(&d, &mb, b.addr, LEN, 0, 0);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = LEN};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_SUCCESS);
+
+	buf_init(&rs, &mb, b.addr, LEN, 0, LEN);
+	buf_init(&bd, &local_mmap, back, LEN, 0, 0);
+	job = (struct sd_dma_job){.src = &rs, .dst = &bd, .len = LEN};
+	run_one(eng, &job);
+	fill_pattern(expect, LEN, 4);
+	ASSERT_MEM_EQ(back, expect, LEN);
+	reap(&a);
+	reap(&b);
+	eng->ops->destroy(eng);
+}
+
+/* The exporter is gone: DRIVER, and the destination is untouched. */
+TEST(xproc_exporter_gone_is_driver)
+{
+	enum { LEN = 4096 };
+	struct child c = spawn_exporter(LEN, 2);
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
+	uint8_t dst[LEN];
+	struct doca_mmap rm;
+	struct doca_buf s, d;
+	struct sd_dma_job job;
+
+	remote_mmap_init(&rm, &c, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	reap(&c);
+	memset(dst, GUARD, sizeof(dst));
+	buf_init(&s, &rm, c.addr, LEN, 0, LEN);
+	buf_init(&d, &local_mmap, dst, LEN, 0, 0);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = LEN};
+	run_one(eng, &job);
+	ASSERT_ERR(job.status, DOCA_ERROR_DRIVER);
+	ASSERT_EQ(d.data_len, 0);
+	ASSERT_EQ(dst[0], GUARD);
+	eng->ops->destroy(eng);
+}
+
+/* An address the exporter never mapped: DRIVER (EFAULT), not a crash or a hang. */
+TEST(xproc_unmapped_remote_is_driver)
+{
+	struct child c = spawn_exporter(4096, 2);
+	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
+	uint8_t dst[8192];
+	struct doca_mmap rm;
+	struct doca_buf s, d;
+	struct sd_dma_job job;
+
+	/* Claim 8 KiB where the child mapped 4 KiB followed by a hole: the copy straddles it. */
+	remote_mmap_init(&rm, &c, 8192, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	buf_init(&s, &rm, c.addr + 2048, 4096, 0, 4096);
+	buf_init(&d, &local_mmap, dst, 8192, 0, 0);
+	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = 4096};
+	run_one(eng, &job);
+	reap(&c);
+	ASSERT_ERR(job.status, DOCA_ERROR_DRIVER);
+	ASSERT_EQ(d.data_len, 0);
+	eng->ops->destroy(eng);
+}
+
+/* ---- scatter-gather cursor ----------------------------------------------------------- */
+
+TEST(sg_cursor_iov_and_advance)
+{
+	uint8_t mem[100];
+	struct doca_buf b[3];
+	struct sd_dma_sg_cur cur;
+	struct iovec iov[4];
+	size_t bytes;
+	int n;
+
+	buf_init(&b[0], &local_mmap, mem, 10, 2, 5);	/* data [2,7) tail [7,10) */
+	buf_init(&b[1], &local_mmap, mem + 10, 20, 0, 0);	/* data empty, tail [10,30) */
+	buf_init(&b[2], &local_mmap, mem + 30, 30, 0, 30);	/* data [30,60) tail empty */
+	buf_chain(b, 3);
+
+	sd_dma_sg_cur_init(&cur, b, false);
+	n = sd_dma_sg_cur_iov(&cur, SIZE_MAX, iov, 4, &bytes);
+	ASSERT_EQ(n, 2);
+	ASSERT_EQ(bytes, 35);
+	ASSERT_PTR_EQ(iov[0].iov_base, mem + 2);
+	ASSERT_EQ(iov[0].iov_len, 5);
+	ASSERT_PTR_EQ(iov[1].iov_base, mem + 30);
+	sd_dma_sg_cur_advance(&cur, 6);
+	n = sd_dma_sg_cur_iov(&cur, 3, iov, 4, &bytes);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(bytes, 3);
+	ASSERT_PTR_EQ(iov[0].iov_base, mem + 31);
+
+	sd_dma_sg_cur_init(&cur, b, true);
+	n = sd_dma_sg_cur_iov(&cur, 10, iov, 1, &bytes);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(bytes, 3);	/* limited by max iovecs */
+	ASSERT_PTR_EQ(iov[0].iov_base, mem + 7);
+	sd_dma_sg_cur_advance(&cur, 3);
+	n = sd_dma_sg_cur_iov(&cur, 100, iov, 4, &bytes);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(bytes, 20);
+	ASSERT_PTR_EQ(iov[0].iov_base, mem + 10);
+
+	sd_dma_sg_commit(b, 21);
+	ASSERT_EQ(b[0].data_len, 8);
+	ASSERT_EQ(b[1].data_len, 18);
+	ASSERT_EQ(b[2].data_len, 30);
+}
+
+int
+main(int argc, char **argv)
+{
+	return sd_test_main(argc, argv);
+}
