@@ -65,8 +65,15 @@ params_width(struct sd_list *params, bool inherited_only)
 static void
 print_row(FILE *out, const char *left, size_t width, const char *descr, bool mandatory, bool multi)
 {
-	fprintf(out, "%-*s%s%s%s\n", (int)width, left, descr != NULL ? descr : "", mandatory ? " (mandatory)" : "",
-		multi ? " (may be repeated)" : "");
+	if (descr == NULL)
+		descr = "";
+	if (descr[0] == '\0' && !mandatory && !multi) {
+		fprintf(out, "%s\n", left);
+		return;
+	}
+	/* The notes follow the description, or start the column when there is none. */
+	fprintf(out, "%-*s%s%s%s\n", (int)width, left, descr, mandatory ? (descr[0] ? " (mandatory)" : "(mandatory)") : "",
+		multi ? (descr[0] || mandatory ? " (may be repeated)" : "(may be repeated)") : "");
 }
 
 static void
