@@ -5,7 +5,10 @@
  * Library files declare their source with SD_LOG_REGISTER(dotted.name) instead of
  * DOCA_LOG_REGISTER: the source is then an SDK source, so its messages go to the
  * SDK backends (doca_log_backend_create_*_sdk) and obey the SDK limit, exactly
- * as DOCA's own libraries do.  The DOCA_LOG_* macros are used unchanged.
+ * as DOCA's own libraries do.  The DOCA_LOG_* macros are used unchanged; the
+ * libraries are built with DOCA_LOGGING_ALLOW_TRACE, and a filtered line (e.g. a
+ * per-task DOCA_LOG_TRC) costs one atomic load.  While the program has created no
+ * SDK backend, WARNING and worse still reach stderr (docs/logging.md).
  *
  * Refusals at the API boundary are logged once, where detected, as
  *   "<api>: <rule broken> (<offending values>); <what to do>"
