@@ -195,6 +195,10 @@ sd_pe_add_wake_fd(struct doca_pe *pe, int fd)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
 
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to add fd %d to the PE's notification handle: not a file descriptor", fd);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (epoll_ctl(pe->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		doca_error_t err = sd_errno_to_doca(errno);
 
