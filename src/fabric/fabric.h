@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Driver-facing API of the soft NIC: reliable-connected queue pairs, memory
+ * registration and one-sided operations over UCX (UCP).  It knows nothing of
+ * DOCA objects: the RDMA/Verbs facades translate doca_buf/doca_mmap/tasks into
+ * plain buffers, lengths, keys and struct fabric_op.  The facade validates, the
+ * fabric trusts (NULL checks aside); see docs/rdma-ucx.md for the design.
+ *
+ * Object model
+ *   fabric_dev  one UCP context + worker + service thread per netdev per process
+ *               (fabric_dev_open() returns the shared one, refcounted)
+ *   fabric_ctx  a completion domain: completion queue, shared receive queue,
+ *               unexpected-message queue; progressed by one application thread
+ *               (one per doca_rdma context)
+ *   fabric_ep   a queue pair: a UCP endpoint + sequence/ack/ordering state,
+ *               belongs to one ctx; export() -> blob -> the peer's connect()
+ *   fabric_mr   a registered local range (ucp_mem_map) with permissions and a
+ *               random 128-bit key; export() -> blob -> fabric_rmr on the peer
+ *   fabric_op   one operation, embedded in the caller's task; the caller sets
+ *               cb/user, posts it, and gets exactly one cb(op) from
+ *               fabric_ctx_progress() on its own thread with op->status set.
+ *
+ * Call order: dev_open -> ctx_create -> ep_create -> ep_export / ep_connect
+ * (both sides) -> post ops -> ctx_progress ... -> ep_destroy -> ctx_destroy ->
+ * dev_close.  Every function is thread-safe with respect to the service
+ * thread; one ctx must be progressed by one thread at a time.
+ *
+ * RC semantics kept by the layer: a send/send_imm/write_imm completes only
+ * when the peer has placed it into a posted receive (an ack); a message
+ * arriving before a receive is posted waits at most the ctx's rnr timeout in a
+ * bounded queue, then both sides see DOCA_ERROR_TIME_OUT (sender: the op;
+ * receiver: the ep error callback) and the connection is in error.  A
+ * send/send_imm/write_imm posted after a write/atomic on the same ep is
+ * delivered after that write's data is visible.  A write completes when its
+ * data is visible at the target (remote completion).
+ */
+#ifndef SD_FABRIC_H_
+#define SD_FABRIC_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#include "../util/sd_util.h"
+
+struct fabric_dev;
+struct fabric_ctx;
+struct fabric_ep;
+struct fabric_mr;
+struct fabric_rmr;
+
+/* Remote access permissions of a registered range (bit values are on the wire). */
+#define FABRIC_PERM_REMOTE_READ (1u << 0)
+#define FABRIC_PERM_REMOTE_WRITE (1u << 1)
+#define FABRIC_PERM_REMOTE_ATOMIC (1u << 2)
+#define FABRIC_PERM_ALL (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_WRITE | FABRIC_PERM_REMOTE_ATOMIC)
+
+/* Export blobs (connection, memory) never exceed this. */
+#define FABRIC_BLOB_MAX 4096u
+
+enum fabric_op_type {
+	FABRIC_OP_RECV = 1,
+	FABRIC_OP_SEND,
+	FABRIC_OP_SEND_IMM,
+	FABRIC_OP_WRITE,
+	FABRIC_OP_WRITE_IMM,
+	FABRIC_OP_READ,
+	FABRIC_OP_FETCH_ADD,
+	FABRIC_OP_CMP_SWP,
+};
+
+/* What a completed receive consumed (same values as enum doca_rdma_opcode). */
+enum fabric_recv_opcode {
+	FABRIC_RECV_SEND = 0,
+	FABRIC_RECV_SEND_IMM = 1,
+	FABRIC_RECV_WRITE_IMM = 2,
+};
+
+/* How writes travel on an ep (chosen at connect time, see docs/rdma-ucx.md). */
+enum fabric_write_mode {
+	FABRIC_WRITE_PUT,	/* ucp_put_nbx + ep flush: best over shm/cma */
+	FABRIC_WRITE_AM,	/* rendezvous active message into the range: best over tcp */
+};
+
+struct fabric_op;
+typedef void (*fabric_op_cb)(struct fabric_op *op);
+
+/*
+ * One operation.  The caller owns the memory, sets cb and user, and must keep
+ * the op and its buffers untouched until cb runs.  Everything below "private"
+ * belongs to the fabric.
+ */
+struct fabric_op {
+	fabric_op_cb cb;
+	void *user;
+	/* results, valid in cb */
+	doca_error_t status;
+	uint32_t len;			/* RECV: bytes placed; READ: bytes read */
+	uint32_t imm;			/* RECV: immediate (opaque, as sent) */
+	enum fabric_recv_opcode opcode;	/* RECV: what was received */
+	struct fabric_ep *src_ep;	/* RECV: the local ep the message came on */
+	/* private */
+	struct sd_list node;
+	struct fabric_ctx *ctx;
+	struct fabric_ep *ep;
+	enum fabric_op_type type;
+	uint32_t seq;
+	uint16_t pending;		/* FABRIC_OPP_* bits still outstanding */
+	uint16_t stage;			/* WRITE_IMM: 0 data, 1 notification */
+	void *buf;
+	size_t buf_len;
+	struct fabric_rmr *rmr;
+	uint64_t raddr;
+	uint64_t operand[2];
+	uint64_t *result;
+	uint64_t wire[10];		/* AM header, alive until UCX is done with it */
+};
+
+struct fabric_ep_stats {
+	enum fabric_write_mode write_mode;
+	uint32_t inflight;		/* ops waiting for an ack or a UCX completion */
+	uint32_t deferred;		/* ops held back by ordering or the window */
+};
+
+typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, void *user);
+
+/* ---- device (fabric_ucx.c) ---- */
+
+/*
+ * Open (or take a reference on) the fabric device bound to netdev: UCP context
+ * restricted to that netdev for network transports (NULL or "" = all), shm/cma
+ * allowed, plus its worker and service thread.
+ */
+doca_error_t sd_fabric_dev_open(const char *netdev, struct fabric_dev **dev);
+void sd_fabric_dev_close(struct fabric_dev *dev);
+
+/* ---- completion domain (fabric_progress.c) ---- */
+
+struct fabric_ctx_attr {
+	uint32_t max_unexpected;	/* messages held before a receive is posted (0: 64) */
+	uint32_t rnr_timeout_ms;	/* how long they may wait (0: 2000) */
+	fabric_ep_error_cb ep_error_cb;	/* connection failed (called from progress) */
+	void *user;
+};
+
+doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
+				struct fabric_ctx **ctx);
+/* Fails with IN_USE while eps exist. Posted receives complete with CONNECTION_ABORTED first. */
+doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
+/*
+ * Progress the device's worker and deliver this ctx's completions (op->cb) and
+ * ep errors on the calling thread.  Returns the number of callbacks run.
+ */
+uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
+/* An fd that becomes readable when completions were queued by the service thread. */
+int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
+/* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */
+doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf,
+				   size_t len);
+
+/* ---- queue pairs (fabric_ep.c) ---- */
+
+doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **ep);
+/*
+ * Tear the ep down: ops not yet completed complete with CONNECTION_ABORTED
+ * (delivered by the next progress); the UCP endpoint is closed.
+ */
+void sd_fabric_ep_destroy(struct fabric_ep *ep);
+void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
+/* The blob (owned by the ep, valid until destroy) the peer passes to connect(). */
+doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);
+/* Parse the peer's blob (INVALID_VALUE if malformed) and create the UCP endpoint. */
+doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len);
+void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats);
+
+/* Two-sided: consume one receive posted on the peer's ctx. */
+doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);
+doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf,
+				 size_t len, uint32_t imm);
+/* One-sided into [raddr, raddr+len) of rmr; write_imm also consumes a receive. */
+doca_error_t sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+					  struct fabric_rmr *rmr, uint64_t raddr);
+doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf,
+				  size_t len, struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm);
+doca_error_t sd_fabric_ep_read(struct fabric_ep *ep, struct fabric_op *op, void *buf, size_t len,
+					 struct fabric_rmr *rmr, uint64_t raddr);
+/* 8-byte atomics on an 8-byte aligned remote address; *result gets the old value. */
+doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
+				  uint64_t raddr, uint64_t add, uint64_t *result);
+doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
+				uint64_t raddr, uint64_t cmp, uint64_t swap, uint64_t *result);
+
+/* ---- memory (fabric_mem.c) ---- */
+
+doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
+				 struct fabric_mr **mr);
+/* Deregister; remote accesses through its blob fail from now on. */
+void sd_fabric_mr_deregister(struct fabric_mr *mr);
+/* The blob (owned by the mr) carrying rkey, range, permissions and key. */
+doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t *len);
+/* Parse a peer's mr blob (INVALID_VALUE if malformed, UNSUPPORTED_VERSION if newer). */
+doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len,
+					   struct fabric_rmr **rmr);
+void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
+void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len,
+				       uint32_t *perms);
+
+#endif /* SD_FABRIC_H_ */

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion domains (ctx) and who progresses the worker: the application in
+ * sd_fabric_ctx_progress(), or the per-device service thread when the
+ * application has not progressed for a while (so one-sided operations and
+ * incoming messages are served while the process sits in getchar()).
+ *
+ * Arbitration.  The app stamps dev->app_progress_ns (atomic, no lock) on every
+ * progress call.  The service thread:
+ *
+ *   loop:  lock
+ *          if the app progressed in the last SVC_BACKOFF_NS:   (app is driving)
+ *              unlock; sleep until that window ends; continue  (worker untouched)
+ *          progress the worker until idle, run timers, send acks
+ *          arm the worker (BUSY -> progress again)
+ *          unlock; poll(worker efd, wake_fd, next timer)
+ *
+ * so a busy application never shares the worker with the thread on its fast
+ * path, and an idle process sleeps in poll() (0% CPU).  Completions the thread
+ * produces are queued on their ctx (the thread never runs application
+ * callbacks) and the ctx's event fd is signalled.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "fabric_internal.h"
+#include "../core/sd_log.h"
+
+SD_LOG_REGISTER(fabric.progress);
+
+#define SVC_BACKOFF_NS (5 * 1000000ull)
+#define PROGRESS_BATCH 64
+
+/* Called with dev->lock held: the op leaves every fabric list and is queued for its ctx. */
+void
+fabric_complete(struct fabric_op *op, doca_error_t status)
+{
+	struct fabric_ctx *ctx = op->ctx;
+	struct fabric_dev *dev = ctx->dev;
+
+	op->status = status;
+	op->pending = 0;
+	sd_list_insert_tail(&ctx->completions, &op->node);
+	if (dev->progressing != ctx && !ctx->event_signaled) {
+		uint64_t one = 1;
+
+		ctx->event_signaled = true;
+		if (write(ctx->event_fd, &one, sizeof(one)) < 0)
+			DOCA_LOG_DBG("Failed to signal fabric ctx event fd: %s", strerror(errno));
+	}
+}
+
+/*
+ * Clear pending bits of an op in some list; when nothing is pending any more
+ * (or on error), complete it.  The first error wins.
+ */
+void
+fabric_op_done_bits(struct fabric_op *op, uint16_t bits, doca_error_t status)
+{
+	if (status != DOCA_SUCCESS && op->status == DOCA_SUCCESS)
+		op->status = status;
+	op->pending &= (uint16_t)~bits;
+	if (op->pending != 0)
+		return;
+	sd_list_del(&op->node);
+	fabric_complete(op, op->status);
+}
+
+void
+fabric_dev_progress_locked(struct fabric_dev *dev)
+{
+	int i;
+
+	for (i = 0; i < PROGRESS_BATCH; i++)
+		if (ucp_worker_progress(dev->worker) == 0)
+			break;
+}
+
+/*
+ * Expire messages that waited too long for a receive.  Returns the earliest
+ * remaining deadline (0: none).  Called with dev->lock held.
+ */
+uint64_t
+fabric_timers_run(struct fabric_dev *dev)
+{
+	uint64_t now = 0, next = 0;
+	struct sd_list *cpos, *pos, *tmp;
+
+	sd_list_for_each(cpos, &dev->ctxs) {
+		struct fabric_ctx *ctx = sd_container_of(cpos, struct fabric_ctx, node);
+
+		if (sd_list_empty(&ctx->unexpected))
+			continue;
+		if (now == 0)
+			now = fabric_now_ns();
+		sd_list_for_each_safe(pos, tmp, &ctx->unexpected) {
+			struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);
+			struct fabric_ep *ep = u->ep;
+
+			if (u->deadline_ns > now) {
+				if (next == 0 || u->deadline_ns < next)
+					next = u->deadline_ns;
+				continue;
+			}
+			DOCA_LOG_WARN("Message seq %u on connection %u waited %llu ms without a posted receive; "
+				      "failing the connection (post receives before the peer sends)",
+				      u->hdr.seq, ep->id, (unsigned long long)(ctx->rnr_timeout_ns / 1000000));
+			fabric_ep_send_nak(ep, u->hdr.seq, FABRIC_NAK_RNR_TIMEOUT);
+			fabric_ep_fail(ep, DOCA_ERROR_TIME_OUT);
+			/* fail() dropped every unexpected message of this ep: restart the scan */
+			tmp = ctx->unexpected.next;
+		}
+	}
+	return next;
+}
+
+/* ---- completion domain ---- */
+
+doca_error_t
+sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr, struct fabric_ctx **out)
+{
+	struct fabric_ctx *ctx;
+
+	if (dev == NULL || out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	ctx->dev = dev;
+	sd_list_init(&ctx->eps);
+	sd_list_init(&ctx->posted);
+	sd_list_init(&ctx->unexpected);
+	sd_list_init(&ctx->completions);
+	sd_list_init(&ctx->err_eps);
+	ctx->max_unexpected = (attr && attr->max_unexpected) ? attr->max_unexpected : 64;
+	ctx->rnr_timeout_ns = ((attr && attr->rnr_timeout_ms) ? attr->rnr_timeout_ms : 2000) * 1000000ull;
+	if (attr != NULL) {
+		ctx->ep_error_cb = attr->ep_error_cb;
+		ctx->user = attr->user;
+	}
+	ctx->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ctx->event_fd < 0) {
+		DOCA_LOG_ERR("Failed to create fabric ctx event fd: %s", strerror(errno));
+		free(ctx);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	fabric_dev_lock(dev);
+	sd_list_insert_tail(&dev->ctxs, &ctx->node);
+	fabric_dev_unlock(dev);
+	*out = ctx;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_fabric_ctx_destroy(struct fabric_ctx *ctx)
+{
+	struct fabric_dev *dev;
+	struct sd_list *pos;
+
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	dev = ctx->dev;
+	fabric_dev_lock(dev);
+	if (!sd_list_empty(&ctx->eps)) {
+		fabric_dev_unlock(dev);
+		DOCA_LOG_ERR("Failed to destroy fabric ctx: connections still exist; destroy them first");
+		return DOCA_ERROR_IN_USE;
+	}
+	while ((pos = sd_list_pop_head(&ctx->posted)) != NULL) {
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		fabric_complete(op, DOCA_ERROR_CONNECTION_ABORTED);
+	}
+	sd_list_del(&ctx->node);
+	fabric_dev_unlock(dev);
+	/* flushed receives get their callbacks before the ctx goes away */
+	while ((pos = sd_list_pop_head(&ctx->completions)) != NULL) {
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		op->cb(op);
+	}
+	close(ctx->event_fd);
+	free(ctx);
+	return DOCA_SUCCESS;
+}
+
+int
+sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx)
+{
+	return ctx ? ctx->event_fd : -1;
+}
+
+doca_error_t
+sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len)
+{
+	struct fabric_dev *dev;
+
+	if (ctx == NULL || op == NULL || (buf == NULL && len != 0) || op->cb == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	dev = ctx->dev;
+	op->ctx = ctx;
+	op->ep = NULL;
+	op->type = FABRIC_OP_RECV;
+	op->status = DOCA_SUCCESS;
+	op->pending = 0;
+	op->buf = buf;
+	op->buf_len = len;
+	op->len = 0;
+	op->imm = 0;
+	op->src_ep = NULL;
+	fabric_dev_lock(dev);
+	sd_list_insert_tail(&ctx->posted, &op->node);
+	if (!sd_list_empty(&ctx->unexpected))
+		fabric_ctx_deliver_unexpected(ctx);
+	fabric_dev_unlock(dev);
+	return DOCA_SUCCESS;
+}
+
+uint32_t
+sd_fabric_ctx_progress(struct fabric_ctx *ctx)
+{
+	struct fabric_dev *dev = ctx->dev;
+	struct sd_list done, *pos;
+	uint32_t n = 0;
+
+	atomic_store_explicit(&dev->app_progress_ns, fabric_now_ns(), memory_order_relaxed);
+	sd_list_init(&done);
+	fabric_dev_lock(dev);
+	dev->progressing = ctx;
+	fabric_dev_progress_locked(dev);
+	if (!sd_list_empty(&ctx->unexpected))
+		fabric_timers_run(dev);
+	dev->progressing = NULL;
+	if (!sd_list_empty(&ctx->completions)) {
+		/* splice the whole queue onto the local list */
+		done.next = ctx->completions.next;
+		done.prev = ctx->completions.prev;
+		done.next->prev = &done;
+		done.prev->next = &done;
+		sd_list_init(&ctx->completions);
+	}
+	if (ctx->event_signaled) {
+		uint64_t v;
+
+		ctx->event_signaled = false;
+		if (read(ctx->event_fd, &v, sizeof(v)) < 0)
+			v = 0;
+	}
+	fabric_dev_unlock(dev);
+
+	while ((pos = sd_list_pop_head(&done)) != NULL) {
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		op->cb(op);
+		n++;
+	}
+
+	/* Connection errors, then the acks (after callbacks so replies can carry them). */
+	fabric_dev_lock(dev);
+	while ((pos = sd_list_pop_head(&ctx->err_eps)) != NULL) {
+		struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, err_node);
+		doca_error_t err = ep->err;
+
+		fabric_dev_unlock(dev);
+		if (ctx->ep_error_cb != NULL)
+			ctx->ep_error_cb(ep, err, ctx->user);
+		n++;
+		fabric_dev_lock(dev);
+	}
+	if (!sd_list_empty(&dev->ack_eps))
+		fabric_acks_flush(dev);
+	fabric_dev_unlock(dev);
+	return n;
+}
+
+/* ---- service thread ---- */
+
+static void
+svc_sleep(struct fabric_dev *dev, uint64_t ns, bool with_efd)
+{
+	struct pollfd fds[2] = {
+		{.fd = dev->wake_fd, .events = POLLIN},
+		{.fd = dev->efd, .events = POLLIN},
+	};
+	int timeout = ns == UINT64_MAX ? -1 : (int)((ns + 999999) / 1000000);
+	uint64_t v;
+
+	if (poll(fds, with_efd ? 2 : 1, timeout) > 0 && (fds[0].revents & POLLIN))
+		if (read(dev->wake_fd, &v, sizeof(v)) < 0)
+			v = 0;
+}
+
+static void *
+svc_main(void *arg)
+{
+	struct fabric_dev *dev = arg;
+
+	while (!atomic_load(&dev->stop)) {
+		uint64_t now = fabric_now_ns();
+		uint64_t last = atomic_load_explicit(&dev->app_progress_ns, memory_order_relaxed);
+		uint64_t next;
+		ucs_status_t st;
+
+		if (now - last < SVC_BACKOFF_NS) {
+			svc_sleep(dev, last + SVC_BACKOFF_NS - now, false);
+			continue;
+		}
+		fabric_dev_lock(dev);
+		dev->in_service = true;
+		do {
+			fabric_dev_progress_locked(dev);
+			next = fabric_timers_run(dev);
+			if (!sd_list_empty(&dev->ack_eps))
+				fabric_acks_flush(dev);
+			st = ucp_worker_arm(dev->worker);
+		} while (st == UCS_ERR_BUSY);
+		dev->in_service = false;
+		fabric_dev_unlock(dev);
+		if (st != UCS_OK) {
+			DOCA_LOG_ERR("Failed to arm UCP worker: %s; service thread polls every 10 ms",
+				     ucs_status_string(st));
+			svc_sleep(dev, 10000000ull, false);
+			continue;
+		}
+		now = fabric_now_ns();
+		svc_sleep(dev, next == 0 ? UINT64_MAX : (next > now ? next - now : 0), true);
+	}
+	return NULL;
+}
+
+doca_error_t
+fabric_svc_start(struct fabric_dev *dev)
+{
+	int rc;
+
+	atomic_store(&dev->stop, false);
+	rc = pthread_create(&dev->svc, NULL, svc_main, dev);
+	if (rc != 0) {
+		DOCA_LOG_ERR("Failed to start fabric service thread: %s", strerror(rc));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	dev->svc_started = true;
+	return DOCA_SUCCESS;
+}
+
+void
+fabric_svc_stop(struct fabric_dev *dev)
+{
+	uint64_t one = 1;
+
+	if (!dev->svc_started)
+		return;
+	atomic_store(&dev->stop, true);
+	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+		DOCA_LOG_DBG("Failed to wake fabric service thread: %s", strerror(errno));
+	pthread_join(dev->svc, NULL);
+	dev->svc_started = false;
+}

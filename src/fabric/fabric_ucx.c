@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fabric devices: one UCP context + worker per netdev per process, shared by
+ * every ctx opened on it, plus the small helpers (clock, id tables, status
+ * mapping) the other fabric files use.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "fabric_internal.h"
+#include "../core/sd_log.h"
+
+SD_LOG_REGISTER(fabric.ucx);
+
+/* Devices opened by this process, by netdev name. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sd_list registry = SD_LIST_INIT(registry);
+
+uint64_t
+fabric_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void
+fabric_dev_lock(struct fabric_dev *dev)
+{
+	pthread_mutex_lock(&dev->lock);
+}
+
+void
+fabric_dev_unlock(struct fabric_dev *dev)
+{
+	pthread_mutex_unlock(&dev->lock);
+}
+
+doca_error_t
+fabric_ucs_to_doca(ucs_status_t st)
+{
+	switch (st) {
+	case UCS_OK:
+		return DOCA_SUCCESS;
+	case UCS_INPROGRESS:
+		return DOCA_ERROR_IN_PROGRESS;
+	case UCS_ERR_NO_MEMORY:
+		return DOCA_ERROR_NO_MEMORY;
+	case UCS_ERR_INVALID_PARAM:
+		return DOCA_ERROR_INVALID_VALUE;
+	case UCS_ERR_CANCELED:
+	case UCS_ERR_CONNECTION_RESET:
+		return DOCA_ERROR_CONNECTION_RESET;
+	case UCS_ERR_ENDPOINT_TIMEOUT:
+	case UCS_ERR_TIMED_OUT:
+		return DOCA_ERROR_TIME_OUT;
+	case UCS_ERR_UNREACHABLE:
+	case UCS_ERR_NOT_CONNECTED:
+		return DOCA_ERROR_NOT_CONNECTED;
+	case UCS_ERR_REJECTED:
+		return DOCA_ERROR_NOT_PERMITTED;
+	case UCS_ERR_UNSUPPORTED:
+		return DOCA_ERROR_NOT_SUPPORTED;
+	default:
+		return DOCA_ERROR_IO_FAILED;
+	}
+}
+
+/*
+ * Id tables map a 32-bit id carried on the wire to a local object.  Id 0 is
+ * never used; a freed slot reads NULL.
+ */
+doca_error_t
+fabric_id_alloc(void ***table, uint32_t *cap, void *obj, uint32_t *id)
+{
+	uint32_t i;
+	void **t;
+
+	for (i = 0; i < *cap; i++) {
+		if ((*table)[i] == NULL) {
+			(*table)[i] = obj;
+			*id = i + 1;
+			return DOCA_SUCCESS;
+		}
+	}
+	t = realloc(*table, sizeof(*t) * (*cap ? *cap * 2 : 16));
+	if (t == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	memset(t + *cap, 0, sizeof(*t) * (*cap ? *cap : 16));
+	*table = t;
+	*cap = *cap ? *cap * 2 : 16;
+	t[i] = obj;
+	*id = i + 1;
+	return DOCA_SUCCESS;
+}
+
+void *
+fabric_id_lookup(void **table, uint32_t cap, uint32_t id)
+{
+	if (id == 0 || id > cap)
+		return NULL;
+	return table[id - 1];
+}
+
+void
+fabric_id_free(void **table, uint32_t cap, uint32_t id)
+{
+	if (id != 0 && id <= cap)
+		table[id - 1] = NULL;
+}
+
+/* The kernel's boot id names "this machine": equal ids can use shm/cma. */
+static void
+read_host_id(uint8_t id[16])
+{
+	char text[64] = {0};
+	FILE *f;
+	int i, j;
+
+	memset(id, 0, 16);
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f == NULL)
+		return;
+	if (fgets(text, sizeof(text), f) == NULL)
+		text[0] = '\0';
+	fclose(f);
+	for (i = 0, j = 0; text[i] != '\0' && j < 32; i++) {
+		char c = text[i];
+		int v;
+
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v = c - 'a' + 10;
+		else
+			continue;
+		id[j / 2] |= (uint8_t)(v << ((j % 2) ? 0 : 4));
+		j++;
+	}
+}
+
+/*
+ * Whether UCX may use shared memory for this process: UCX_TLS lists the
+ * allowed transports ("^x" excludes).  Only used to pick the write mode.
+ */
+static bool
+shm_allowed(void)
+{
+	const char *tls = getenv("UCX_TLS");
+	static const char *const shm_names[] = {"all", "sm", "shm", "posix", "sysv", "cma", "xpmem", "knem"};
+	size_t i;
+
+	if (tls == NULL || tls[0] == '\0' || tls[0] == '^')
+		return true;
+	for (i = 0; i < SD_ARRAY_SIZE(shm_names); i++)
+		if (strstr(tls, shm_names[i]) != NULL)
+			return true;
+	return false;
+}
+
+static doca_error_t
+ucx_open(struct fabric_dev *dev, const char *netdev)
+{
+	ucp_params_t params = {0};
+	ucp_worker_params_t wparams = {0};
+	ucp_am_handler_param_t am = {0};
+	ucp_config_t *config;
+	const char *mt = getenv("SD_FABRIC_UCX_MT");
+	ucs_status_t st;
+
+	st = ucp_config_read(NULL, NULL, &config);
+	if (st != UCS_OK) {
+		DOCA_LOG_ERR("Failed to read UCX configuration: %s", ucs_status_string(st));
+		return DOCA_ERROR_INITIALIZATION;
+	}
+	/* Network transports only on the device's netdev; shm/cma are not net devices. */
+	if (netdev != NULL && netdev[0] != '\0' && getenv("UCX_NET_DEVICES") == NULL) {
+		st = ucp_config_modify(config, "NET_DEVICES", netdev);
+		if (st != UCS_OK)
+			DOCA_LOG_WARN("Failed to restrict UCX to netdev %s: %s", netdev, ucs_status_string(st));
+	}
+	/* A dead peer must surface in bounded time even over shm (default is far longer). */
+	if (getenv("UCX_KEEPALIVE_INTERVAL") == NULL)
+		(void)ucp_config_modify(config, "KEEPALIVE_INTERVAL", "1s");
+
+	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+	params.mt_workers_shared = 0;
+	params.name = "softdoca";
+	st = ucp_init(&params, config, &dev->ucp);
+	ucp_config_release(config);
+	if (st != UCS_OK) {
+		DOCA_LOG_ERR("Failed to initialize UCP on netdev %s: %s", netdev ? netdev : "(all)",
+			     ucs_status_string(st));
+		return DOCA_ERROR_INITIALIZATION;
+	}
+
+	/*
+	 * SERIALIZED: dev->lock already serializes every worker call (we need it
+	 * for our own queues anyway), so UCX's MULTI locking would be paid twice.
+	 * SD_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
+	 */
+	wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wparams.thread_mode = (mt != NULL && mt[0] == '1') ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
+	st = ucp_worker_create(dev->ucp, &wparams, &dev->worker);
+	if (st != UCS_OK) {
+		DOCA_LOG_ERR("Failed to create UCP worker: %s", ucs_status_string(st));
+		goto cleanup_ucp;
+	}
+	st = ucp_worker_get_efd(dev->worker, &dev->efd);
+	if (st != UCS_OK) {
+		DOCA_LOG_ERR("Failed to get UCP worker event fd: %s", ucs_status_string(st));
+		goto cleanup_worker;
+	}
+	am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+			UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+	am.id = FABRIC_AM_ID;
+	am.flags = UCP_AM_FLAG_WHOLE_MSG;
+	am.cb = fabric_am_handler;
+	am.arg = dev;
+	st = ucp_worker_set_am_recv_handler(dev->worker, &am);
+	if (st != UCS_OK) {
+		DOCA_LOG_ERR("Failed to set UCP active message handler: %s", ucs_status_string(st));
+		goto cleanup_worker;
+	}
+	return DOCA_SUCCESS;
+
+cleanup_worker:
+	ucp_worker_destroy(dev->worker);
+cleanup_ucp:
+	ucp_cleanup(dev->ucp);
+	return DOCA_ERROR_INITIALIZATION;
+}
+
+static doca_error_t
+dev_create(const char *netdev, struct fabric_dev **out)
+{
+	struct fabric_dev *dev;
+	const char *wm = getenv("SD_FABRIC_WRITE");
+	doca_error_t err;
+
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	pthread_mutex_init(&dev->lock, NULL);
+	sd_list_init(&dev->ctxs);
+	sd_list_init(&dev->rmrs);
+	sd_list_init(&dev->ack_eps);
+	snprintf(dev->netdev, sizeof(dev->netdev), "%s", netdev ? netdev : "");
+	read_host_id(dev->host_id);
+	dev->shm_enabled = shm_allowed();
+	dev->write_mode_override = -1;
+	if (wm != NULL && strcmp(wm, "put") == 0)
+		dev->write_mode_override = FABRIC_WRITE_PUT;
+	else if (wm != NULL && strcmp(wm, "am") == 0)
+		dev->write_mode_override = FABRIC_WRITE_AM;
+	dev->efd = -1;
+	dev->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (dev->wake_fd < 0) {
+		DOCA_LOG_ERR("Failed to create fabric wake fd: %s", strerror(errno));
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto cleanup_dev;
+	}
+	err = ucx_open(dev, netdev);
+	if (err != DOCA_SUCCESS)
+		goto cleanup_wake;
+	err = fabric_svc_start(dev);
+	if (err != DOCA_SUCCESS)
+		goto cleanup_ucx;
+	dev->refcnt = 1;
+	*out = dev;
+	return DOCA_SUCCESS;
+
+cleanup_ucx:
+	ucp_worker_destroy(dev->worker);
+	ucp_cleanup(dev->ucp);
+cleanup_wake:
+	close(dev->wake_fd);
+cleanup_dev:
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	return err;
+}
+
+doca_error_t
+sd_fabric_dev_open(const char *netdev, struct fabric_dev **out)
+{
+	struct fabric_dev *dev;
+	struct sd_list *pos;
+	doca_error_t err;
+
+	if (out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (netdev == NULL)
+		netdev = "";
+	if (strlen(netdev) >= sizeof(dev->netdev))
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&registry_lock);
+	sd_list_for_each(pos, &registry) {
+		dev = sd_container_of(pos, struct fabric_dev, node);
+		if (strcmp(dev->netdev, netdev) == 0) {
+			dev->refcnt++;
+			pthread_mutex_unlock(&registry_lock);
+			*out = dev;
+			return DOCA_SUCCESS;
+		}
+	}
+	err = dev_create(netdev, &dev);
+	if (err == DOCA_SUCCESS) {
+		sd_list_insert_tail(&registry, &dev->node);
+		*out = dev;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return err;
+}
+
+void
+sd_fabric_dev_close(struct fabric_dev *dev)
+{
+	if (dev == NULL)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	if (--dev->refcnt > 0) {
+		pthread_mutex_unlock(&registry_lock);
+		return;
+	}
+	sd_list_del(&dev->node);
+	pthread_mutex_unlock(&registry_lock);
+
+	fabric_svc_stop(dev);
+	if (!sd_list_empty(&dev->ctxs))
+		DOCA_LOG_WARN("Fabric device %s closed with contexts still open", dev->netdev);
+	ucp_worker_destroy(dev->worker);
+	ucp_cleanup(dev->ucp);
+	close(dev->wake_fd);
+	free(dev->eps);
+	free(dev->mrs);
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
