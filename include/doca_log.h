@@ -168,9 +168,9 @@ DOCA_EXPERIMENTAL uint32_t doca_log_level_get_global_sdk_limit(void);
  * Emit one line.  Prefer the DOCA_LOG_* macros.  Returns DOCA_SUCCESS whether or
  * not a backend took the line (a failing output loses the line silently), or
  * DOCA_ERROR_INVALID_VALUE for a level outside 10..70, or for a NULL format when
- * some backend would take the line.  A
- * DISABLE-level line is accepted and never shown.  Cheap when filtered: a line
- * no backend of its family would take costs one atomic load.
+ * some backend would take the line.  A DISABLE-level line is accepted and never
+ * shown.  Cheap when filtered: a line no backend of its family would take costs
+ * one atomic load.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *fname, int line,
 					 const char *func, const char *format, ...)
