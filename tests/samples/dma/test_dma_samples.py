@@ -377,6 +377,7 @@ def test_dpu_range_outside_export():
     r = dpu_with_buffer_info("4096\n31\n")
     check(r.code >= 0, "DPU sample crashed", r)
     expect_failure(r)
+    expect_line(r, r"Failed to build the remote source buffer list", "err")
     check("Memory content" not in r.out, "copied memory outside the export", r)
 
 
