@@ -45,7 +45,7 @@ doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 		return sd_dev_null_arg(__func__, "nb_devs");
 	topo = sd_topology_get();
 	if (topo == NULL) {
-		DOCA_LOG_ERR("%s: the device topology could not be loaded (the error above says why); fix the file or unset SOFTDOCA_TOPOLOGY",
+		DOCA_LOG_ERR("%s: the device topology could not be loaded (the reason was logged when it was first read); fix the file named there or unset SOFTDOCA_TOPOLOGY",
 			     __func__);
 		return sd_topology_status();
 	}
