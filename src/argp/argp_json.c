@@ -157,9 +157,12 @@ json_int(struct json_object *val, int *out)
 	return true;
 }
 
-/* One value of a program flag; val is a member of the tree kept alive by out->root. */
+/*
+ * Check one value of a program flag and, when keep, append it; val is a member
+ * of the tree kept alive by out->root.
+ */
 static doca_error_t
-add_value(struct json_ctx *ctx, const char *key, struct doca_argp_param *param, struct json_object *val)
+add_value(struct json_ctx *ctx, const char *key, struct doca_argp_param *param, struct json_object *val, bool keep)
 {
 	struct argp_occ occ = {.param = param};
 	bool ok = false;
@@ -189,6 +192,8 @@ add_value(struct json_ctx *ctx, const char *key, struct doca_argp_param *param, 
 			      json_type_to_name(json_object_get_type(val)), json_object_to_json_string(val));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (!keep)
+		return DOCA_SUCCESS;
 	/* The occurrence list holds its own reference to an object value. */
 	if (param->type == DOCA_ARGP_TYPE_JSON_OBJ)
 		json_object_get(val);
@@ -233,6 +238,7 @@ handle_key(struct json_ctx *ctx, const char *key, struct json_object *val)
 	struct doca_argp_param *param;
 	doca_error_t err;
 	char disp[160];
+	bool keep;
 
 	if (b != NULL)
 		return handle_builtin(ctx, b, key, val);
@@ -253,25 +259,25 @@ handle_key(struct json_ctx *ctx, const char *key, struct json_object *val)
 			      ctx->path);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (sd_argp_occ_count(ctx->cli, param) > 0) {
-		DOCA_LOG_DBG("argp: JSON key \"%s\" ignored, %s was given on the command line", key, disp);
-		return DOCA_SUCCESS;
-	}
 	if (sd_argp_occ_count(ctx->out, param) > 0 && !param->multiplicity) {
 		sd_argp_error("Flag %s appears more than once in JSON file \"%s\"", disp, ctx->path);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* A flag also given on the command line is still checked: a broken file is refused as a whole. */
+	keep = sd_argp_occ_count(ctx->cli, param) == 0;
+	if (!keep)
+		DOCA_LOG_DBG("argp: JSON key \"%s\" ignored, %s was given on the command line", key, disp);
 	if (json_object_is_type(val, json_type_array) && param->multiplicity) {
 		size_t n = json_object_array_length(val);
 
 		for (size_t i = 0; i < n; i++) {
-			err = add_value(ctx, key, param, json_object_array_get_idx(val, i));
+			err = add_value(ctx, key, param, json_object_array_get_idx(val, i), keep);
 			if (err != DOCA_SUCCESS)
 				return err;
 		}
 		return DOCA_SUCCESS;
 	}
-	return add_value(ctx, key, param, val);
+	return add_value(ctx, key, param, val, keep);
 }
 
 static bool
