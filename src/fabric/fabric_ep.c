@@ -638,7 +638,7 @@ uep_err_cb(void *arg, ucp_ep_h uep, ucs_status_t st)
 {
 	struct fabric_ep *ep = arg;
 
-	DOCA_LOG_WARN("Connection %u lost: %s", ep->id, ucs_status_string(st));
+	DOCA_LOG_INFO("Connection %u lost: %s", ep->id, ucs_status_string(st));
 	fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_RESET);
 }
 

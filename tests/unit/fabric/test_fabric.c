@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Contract tests of the soft NIC (src/fabric/fabric.h) between real processes:
+ * each case forks its peers, exchanges descriptors over a socketpair and runs
+ * once over UCX shared memory (default transports) and once over tcp on
+ * loopback (UCX_TLS=tcp), where writes travel as active messages.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "sd_test.h"
+#include "fabric.h"
+
+/* ---- helpers ---- */
+
+/* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
+#define CHECK(cond) \
+	do { \
+		if (!(cond)) { \
+			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__, #cond); \
+			_exit(100); \
+		} \
+	} while (0)
+
+#define CHECK_ERR(expr, exp) \
+	do { \
+		doca_error_t e_ = (expr); \
+		if (e_ != (exp)) { \
+			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__, \
+				#expr, doca_error_get_name(e_), doca_error_get_name(exp)); \
+			_exit(101); \
+		} \
+	} while (0)
+
+struct side {
+	struct fabric_dev *dev;
+	struct fabric_ctx *ctx;
+	struct fabric_ep *ep;
+	int sock;
+	doca_error_t ep_err;
+	int ep_errs;
+};
+
+static void
+ep_error(struct fabric_ep *ep, doca_error_t status, void *user)
+{
+	struct side *s = user;
+
+	s->ep_err = status;
+	s->ep_errs++;
+}
+
+static void
+op_done(struct fabric_op *op)
+{
+	(*(int *)op->user)++;
+}
+
+static void
+use_transport(int tcp)
+{
+	if (tcp) {
+		setenv("UCX_TLS", "tcp", 1);
+		setenv("UCX_NET_DEVICES", "lo", 1);
+	}
+}
+
+static void
+send_blob(int fd, const void *buf, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+
+	CHECK(write(fd, &l, sizeof(l)) == sizeof(l));
+	CHECK(write(fd, buf, len) == (ssize_t)len);
+}
+
+static size_t
+recv_blob(int fd, void *buf, size_t cap)
+{
+	uint32_t l;
+	size_t got = 0;
+
+	CHECK(read(fd, &l, sizeof(l)) == sizeof(l));
+	CHECK(l <= cap);
+	while (got < l) {
+		ssize_t r = read(fd, (char *)buf + got, l - got);
+
+		CHECK(r > 0);
+		got += (size_t)r;
+	}
+	return l;
+}
+
+/* One byte of synchronisation between peers. */
+static void
+sync_send(int fd)
+{
+	char c = 's';
+
+	CHECK(write(fd, &c, 1) == 1);
+}
+
+static void
+sync_wait(int fd)
+{
+	char c;
+
+	CHECK(read(fd, &c, 1) == 1);
+}
+
+static void
+side_open(struct side *s, uint32_t rnr_ms)
+{
+	struct fabric_ctx_attr attr = {.rnr_timeout_ms = rnr_ms, .ep_error_cb = ep_error, .user = s};
+	const char *nd = getenv("UCX_NET_DEVICES");
+
+	CHECK_ERR(sd_fabric_dev_open(nd, &s->dev), DOCA_SUCCESS);
+	CHECK_ERR(sd_fabric_ctx_create(s->dev, &attr, &s->ctx), DOCA_SUCCESS);
+	CHECK_ERR(sd_fabric_ep_create(s->ctx, s, &s->ep), DOCA_SUCCESS);
+}
+
+/* Exchange connection blobs over the socket and connect (both sides call this). */
+static void
+side_connect(struct side *s)
+{
+	uint8_t peer[FABRIC_BLOB_MAX];
+	const void *blob;
+	size_t len, plen;
+
+	CHECK_ERR(sd_fabric_ep_export(s->ep, &blob, &len), DOCA_SUCCESS);
+	CHECK(len <= FABRIC_BLOB_MAX);
+	send_blob(s->sock, blob, len);
+	plen = recv_blob(s->sock, peer, sizeof(peer));
+	CHECK_ERR(sd_fabric_ep_connect(s->ep, peer, plen), DOCA_SUCCESS);
+}
+
+static void
+side_close(struct side *s)
+{
+	sd_fabric_ep_destroy(s->ep);
+	CHECK_ERR(sd_fabric_ctx_destroy(s->ctx), DOCA_SUCCESS);
+	sd_fabric_dev_close(s->dev);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Progress until *flag reaches want; returns the op's status or TIME_OUT. */
+static doca_error_t
+wait_flag(struct side *s, int *flag, int want, struct fabric_op *op, double secs)
+{
+	double end = now_s() + secs;
+
+	while (*flag < want) {
+		sd_fabric_ctx_progress(s->ctx);
+		if (now_s() > end)
+			return DOCA_ERROR_TIME_OUT;
+	}
+	return op ? op->status : DOCA_SUCCESS;
+}
+
+static doca_error_t
+wait_op(struct side *s, struct fabric_op *op, int *flag)
+{
+	return wait_flag(s, flag, 1, op, 10.0);
+}
+
+/* Fork the peer; returns true in the child.  Both get their end of the socketpair. */
+static bool
+fork_peer(struct side *s, pid_t *pid)
+{
+	int sv[2];
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	*pid = fork();
+	ASSERT(*pid >= 0);
+	if (*pid == 0) {
+		close(sv[0]);
+		s->sock = sv[1];
+		return true;
+	}
+	close(sv[1]);
+	s->sock = sv[0];
+	return false;
+}
+
+static void
+reap(pid_t pid)
+{
+	int status;
+
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status));
+	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+static void
+fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 7 + (i >> 9));
+}
+
+/* Register a range and send its blob to the peer. */
+static struct fabric_mr *
+export_mr(struct side *s, void *addr, size_t len, uint32_t perms)
+{
+	struct fabric_mr *mr;
+	const void *blob;
+	size_t blen;
+
+	CHECK_ERR(sd_fabric_mr_register(s->dev, addr, len, perms, &mr), DOCA_SUCCESS);
+	CHECK_ERR(sd_fabric_mr_export(mr, &blob, &blen), DOCA_SUCCESS);
+	send_blob(s->sock, blob, blen);
+	return mr;
+}
+
+static struct fabric_rmr *
+import_mr(struct side *s, uint8_t *blob_out, size_t *len_out)
+{
+	uint8_t blob[FABRIC_BLOB_MAX];
+	struct fabric_rmr *rmr;
+	size_t len = recv_blob(s->sock, blob, sizeof(blob));
+
+	CHECK_ERR(sd_fabric_rmr_import(s->dev, blob, len, &rmr), DOCA_SUCCESS);
+	if (blob_out != NULL) {
+		memcpy(blob_out, blob, len);
+		*len_out = len;
+	}
+	return rmr;
+}
+
+#define BOTH(name) \
+	TEST(name##_shm) \
+	{ \
+		run_##name(0); \
+	} \
+	TEST(name##_tcp) \
+	{ \
+		run_##name(1); \
+	}
+
+/* ---- send / receive ---- */
+
+static void
+run_send_recv(int tcp)
+{
+	static const size_t sizes[] = {0, 8, 4000, 1 << 20};
+	struct side s = {0};
+	pid_t pid;
+	size_t i;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		uint8_t *buf = malloc(1 << 20), *want = malloc(1 << 20);
+
+		side_open(&s, 0);
+		side_connect(&s);
+		for (i = 0; i < SD_ARRAY_SIZE(sizes); i++) {
+			struct fabric_op op = {.cb = op_done};
+			int done = 0;
+
+			op.user = &done;
+			memset(buf, 0, 1 << 20);
+			CHECK_ERR(sd_fabric_ctx_post_recv(s.ctx, &op, buf, 1 << 20), DOCA_SUCCESS);
+			sync_send(s.sock); /* receive posted */
+			CHECK_ERR(wait_op(&s, &op, &done), DOCA_SUCCESS);
+			CHECK(op.len == sizes[i]);
+			CHECK(op.opcode == (i == 1 ? FABRIC_RECV_SEND_IMM : FABRIC_RECV_SEND));
+			CHECK(op.src_ep == s.ep);
+			if (i == 1)
+				CHECK(op.imm == 0xABCD);
+			fill(want, sizes[i], (uint8_t)i);
+			CHECK(memcmp(buf, want, sizes[i]) == 0);
+			CHECK(buf[sizes[i]] == 0 || sizes[i] == (1 << 20)); /* nothing beyond */
+		}
+		sync_wait(s.sock);
+		side_close(&s);
+		_exit(0);
+	}
+	uint8_t *src = malloc(1 << 20);
+
+	side_open(&s, 0);
+	side_connect(&s);
+	for (i = 0; i < SD_ARRAY_SIZE(sizes); i++) {
+		struct fabric_op op = {.cb = op_done};
+		int done = 0;
+
+		op.user = &done;
+		fill(src, sizes[i], (uint8_t)i);
+		sync_wait(s.sock);
+		if (i == 1)
+			ASSERT_OK(sd_fabric_ep_send_imm(s.ep, &op, src, sizes[i], 0xABCD));
+		else
+			ASSERT_OK(sd_fabric_ep_send(s.ep, &op, sizes[i] ? src : NULL, sizes[i]));
+		ASSERT_OK(wait_op(&s, &op, &done));
+	}
+	sync_send(s.sock);
+	reap(pid);
+	side_close(&s);
+	free(src);
+}
+BOTH(send_recv)
+
+/* A message sent before the receive is posted waits for it (within the rnr timeout). */
+static void
+run_send_before_recv(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		struct fabric_op op = {.cb = op_done};
+		char buf[64] = {0};
+		int done = 0;
+
+		side_open(&s, 5000);
+		side_connect(&s);
+		sync_wait(s.sock); /* peer has sent */
+		usleep(200 * 1000);
+		op.user = &done;
+		CHECK_ERR(sd_fabric_ctx_post_recv(s.ctx, &op, buf, sizeof(buf)), DOCA_SUCCESS);
+		CHECK_ERR(wait_op(&s, &op, &done), DOCA_SUCCESS);
+		CHECK(op.len == 6 && memcmp(buf, "early", 6) == 0);
+		sync_wait(s.sock);
+		side_close(&s);
+		_exit(0);
+	}
+	struct fabric_op op = {.cb = op_done};
+	int done = 0;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	op.user = &done;
+	ASSERT_OK(sd_fabric_ep_send(s.ep, &op, "early", 6));
+	sync_send(s.sock);
+	ASSERT_OK(wait_op(&s, &op, &done));
+	sync_send(s.sock);
+	reap(pid);
+	side_close(&s);
+}
+BOTH(send_before_recv)
+
+/* No receive ever posted: after the rnr timeout both sides see TIME_OUT. */
+static void
+run_send_without_recv(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		int never = 0;
+		double t0;
+
+		side_open(&s, 300);
+		side_connect(&s);
+		sync_wait(s.sock);
+		t0 = now_s();
+		wait_flag(&s, &s.ep_errs, 1, NULL, 5.0);
+		CHECK(s.ep_errs == 1);
+		CHECK(s.ep_err == DOCA_ERROR_TIME_OUT);
+		CHECK(now_s() - t0 < 3.0);
+		(void)never;
+		sync_wait(s.sock);
+		side_close(&s);
+		_exit(0);
+	}
+	struct fabric_op op = {.cb = op_done}, op2 = {.cb = op_done};
+	int done = 0, done2 = 0;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	op.user = &done;
+	op2.user = &done2;
+	ASSERT_OK(sd_fabric_ep_send(s.ep, &op, "lost", 5));
+	sync_send(s.sock);
+	ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_TIME_OUT);
+	wait_flag(&s, &s.ep_errs, 1, NULL, 2.0);
+	ASSERT_EQ(s.ep_errs, 1);
+	/* the connection is dead: nothing more goes out */
+	ASSERT_ERR(sd_fabric_ep_send(s.ep, &op2, "x", 1), DOCA_ERROR_NOT_CONNECTED);
+	sync_send(s.sock);
+	reap(pid);
+	side_close(&s);
+}
+BOTH(send_without_recv)
+
+/* ---- one-sided ---- */
+
+#define WLEN (1u << 20)
+
+/* RC ordering: the receive of a send_imm posted after a write sees the write's data. */
+static void
+run_write_then_send(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+	int round;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		uint8_t *mem = calloc(1, WLEN), *want = malloc(WLEN);
+		struct fabric_mr *mr;
+
+		side_open(&s, 0);
+		side_connect(&s);
+		mr = export_mr(&s, mem, WLEN, FABRIC_PERM_REMOTE_WRITE);
+		for (round = 0; round < 8; round++) {
+			struct fabric_op op = {.cb = op_done};
+			int done = 0;
+
+			op.user = &done;
+			CHECK_ERR(sd_fabric_ctx_post_recv(s.ctx, &op, NULL, 0), DOCA_SUCCESS);
+			sync_send(s.sock);
+			CHECK_ERR(wait_op(&s, &op, &done), DOCA_SUCCESS);
+			fill(want, WLEN, (uint8_t)round);
+			/* compare first, then the metadata: the data must be there already */
+			CHECK(memcmp(mem, want, WLEN) == 0);
+			CHECK(op.imm == (uint32_t)round);
+			CHECK(op.opcode == (round & 1 ? FABRIC_RECV_WRITE_IMM : FABRIC_RECV_SEND_IMM));
+			CHECK(op.len == (round & 1 ? WLEN : 0));
+		}
+		sync_wait(s.sock);
+		sd_fabric_mr_deregister(mr);
+		side_close(&s);
+		_exit(0);
+	}
+	uint8_t *src = malloc(WLEN);
+	struct fabric_rmr *rmr;
+	struct fabric_ep_stats st;
+	uint64_t raddr;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	rmr = import_mr(&s, NULL, NULL);
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	sd_fabric_ep_get_stats(s.ep, &st);
+	ASSERT_EQ(st.write_mode, tcp ? FABRIC_WRITE_AM : FABRIC_WRITE_PUT);
+	for (round = 0; round < 8; round++) {
+		struct fabric_op w = {.cb = op_done}, m = {.cb = op_done};
+		int wd = 0, md = 0;
+
+		w.user = &wd;
+		m.user = &md;
+		fill(src, WLEN, (uint8_t)round);
+		sync_wait(s.sock);
+		if (round & 1) {
+			/* write_imm: data and notification in one op */
+			ASSERT_OK(sd_fabric_ep_write_imm(s.ep, &w, src, WLEN, rmr, raddr, (uint32_t)round));
+			ASSERT_OK(wait_op(&s, &w, &wd));
+		} else {
+			/* write, then send_imm posted before the write completes */
+			ASSERT_OK(sd_fabric_ep_write(s.ep, &w, src, WLEN, rmr, raddr));
+			ASSERT_OK(sd_fabric_ep_send_imm(s.ep, &m, NULL, 0, (uint32_t)round));
+			ASSERT_OK(wait_op(&s, &w, &wd));
+			ASSERT_OK(wait_op(&s, &m, &md));
+		}
+	}
+	sync_send(s.sock);
+	reap(pid);
+	sd_fabric_rmr_destroy(rmr);
+	side_close(&s);
+	free(src);
+}
+BOTH(write_then_send)
+
+/*
+ * The target sits in read() on a pipe (no progress call at all) while the
+ * initiator writes, reads and does atomics: the service thread serves them.
+ */
+static void
+run_target_blocked(int tcp)
+{
+	struct side s = {0};
+	int gate[2];
+	pid_t pid;
+
+	use_transport(tcp);
+	ASSERT_EQ(pipe(gate), 0);
+	if (fork_peer(&s, &pid)) {
+		static uint64_t mem[1024] __attribute__((aligned(64)));
+		struct fabric_mr *mr;
+		char c;
+
+		close(gate[1]);
+		for (int i = 0; i < 1024; i++)
+			mem[i] = 0x1000 + (uint64_t)i;
+		side_open(&s, 0);
+		side_connect(&s);
+		mr = export_mr(&s, mem, sizeof(mem), FABRIC_PERM_ALL);
+		CHECK(read(gate[0], &c, 1) == 1); /* blocked: no fabric call until released */
+		CHECK(mem[0] == 41 + 5);	    /* fetch_add 5 on 41 */
+		CHECK(mem[1] == 0xfeed);	    /* cmp_swp */
+		for (int i = 2; i < 512; i++)
+			CHECK(mem[i] == 0xab00000000000000ull + (uint64_t)i);
+		sd_fabric_mr_deregister(mr);
+		sync_wait(s.sock);
+		side_close(&s);
+		_exit(0);
+	}
+	uint64_t data[1024], back[1024], res = 0, raddr;
+	struct fabric_rmr *rmr;
+	struct fabric_op op = {.cb = op_done};
+	int done = 0;
+
+	close(gate[0]);
+	side_open(&s, 0);
+	side_connect(&s);
+	rmr = import_mr(&s, NULL, NULL);
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	op.user = &done;
+	/* read first: it sees the target's initial values */
+	ASSERT_OK(sd_fabric_ep_read(s.ep, &op, back, sizeof(back), rmr, raddr));
+	ASSERT_OK(wait_flag(&s, &done, 1, &op, 10.0));
+	ASSERT_EQ(op.len, sizeof(back));
+	ASSERT_EQ(back[7], 0x1007);
+	data[0] = 41;
+	data[1] = 0xbeef;
+	for (int i = 2; i < 1024; i++)
+		data[i] = 0xab00000000000000ull + (uint64_t)i;
+	ASSERT_OK(sd_fabric_ep_write(s.ep, &op, data, 512 * 8, rmr, raddr));
+	ASSERT_OK(wait_flag(&s, &done, 2, &op, 10.0));
+	ASSERT_OK(sd_fabric_ep_fetch_add(s.ep, &op, rmr, raddr, 5, &res));
+	ASSERT_OK(wait_flag(&s, &done, 3, &op, 10.0));
+	ASSERT_EQ(res, 41);
+	ASSERT_OK(sd_fabric_ep_cmp_swp(s.ep, &op, rmr, raddr + 8, 0x1234, 0xfeed, &res));
+	ASSERT_OK(wait_flag(&s, &done, 4, &op, 10.0));
+	ASSERT_EQ(res, 0xbeef); /* compare failed: unchanged, old value returned */
+	ASSERT_OK(sd_fabric_ep_cmp_swp(s.ep, &op, rmr, raddr + 8, 0xbeef, 0xfeed, &res));
+	ASSERT_OK(wait_flag(&s, &done, 5, &op, 10.0));
+	ASSERT_EQ(res, 0xbeef);
+	ASSERT_EQ(write(gate[1], "g", 1), 1);
+	sync_send(s.sock);
+	reap(pid);
+	sd_fabric_rmr_destroy(rmr);
+	side_close(&s);
+}
+BOTH(target_blocked)
+
+/* Two initiator processes fetch_add on one target counter at once: the sum is exact. */
+#define ADDS 2000
+
+static void
+initiator_adds(int sock)
+{
+	struct side s = {.sock = sock};
+	struct fabric_rmr *rmr;
+	uint64_t raddr, res[16], seen_max = 0;
+	struct fabric_op ops[16];
+	int done = 0, posted = 0;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	rmr = import_mr(&s, NULL, NULL);
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	sync_wait(s.sock); /* go */
+	while (done < ADDS) {
+		while (posted < ADDS && posted - done < 16) {
+			struct fabric_op *op = &ops[posted % 16];
+
+			memset(op, 0, sizeof(*op));
+			op->cb = op_done;
+			op->user = &done;
+			CHECK_ERR(sd_fabric_ep_fetch_add(s.ep, op, rmr, raddr, 1, &res[posted % 16]), DOCA_SUCCESS);
+			posted++;
+		}
+		sd_fabric_ctx_progress(s.ctx);
+	}
+	for (int i = 0; i < 16; i++) {
+		CHECK(ops[i].status == DOCA_SUCCESS);
+		seen_max = res[i] > seen_max ? res[i] : seen_max;
+	}
+	CHECK(seen_max < 2 * ADDS);
+	sync_send(s.sock); /* finished */
+	sync_wait(s.sock);
+	sd_fabric_rmr_destroy(rmr);
+	side_close(&s);
+	_exit(0);
+}
+
+static void
+run_atomics_concurrent(int tcp)
+{
+	static uint64_t counter __attribute__((aligned(8)));
+	struct side t[2] = {{0}};
+	struct fabric_dev *dev;
+	struct fabric_ctx *ctx;
+	struct fabric_mr *mr;
+	pid_t pid[2];
+	int i;
+
+	use_transport(tcp);
+	for (i = 0; i < 2; i++)
+		if (fork_peer(&t[i], &pid[i]))
+			initiator_adds(t[i].sock);
+	/* the target: one ctx, one ep per initiator */
+	ASSERT_OK(sd_fabric_dev_open(getenv("UCX_NET_DEVICES"), &dev));
+	ASSERT_OK(sd_fabric_ctx_create(dev, NULL, &ctx));
+	for (i = 0; i < 2; i++) {
+		t[i].dev = dev;
+		t[i].ctx = ctx;
+		ASSERT_OK(sd_fabric_ep_create(ctx, &t[i], &t[i].ep));
+		side_connect(&t[i]);
+	}
+	ASSERT_OK(sd_fabric_mr_register(dev, &counter, 8, FABRIC_PERM_REMOTE_ATOMIC, &mr));
+	for (i = 0; i < 2; i++) {
+		const void *blob;
+		size_t len;
+
+		ASSERT_OK(sd_fabric_mr_export(mr, &blob, &len));
+		send_blob(t[i].sock, blob, len);
+	}
+	for (i = 0; i < 2; i++)
+		sync_send(t[i].sock);
+	/* the target does not progress: its service thread serves both */
+	for (i = 0; i < 2; i++)
+		sync_wait(t[i].sock);
+	ASSERT_EQ(__atomic_load_n(&counter, __ATOMIC_SEQ_CST), 2 * ADDS);
+	for (i = 0; i < 2; i++) {
+		sync_send(t[i].sock);
+		reap(pid[i]);
+		sd_fabric_ep_destroy(t[i].ep);
+	}
+	sd_fabric_mr_deregister(mr);
+	ASSERT_OK(sd_fabric_ctx_destroy(ctx));
+	sd_fabric_dev_close(dev);
+}
+BOTH(atomics_concurrent)
+
+/*
+ * Refused accesses leave the target untouched: outside the range and without
+ * the permission (initiator check), and - where the target mediates (AM
+ * writes) - with a wrong key or a forged permission.
+ */
+static void
+run_access_refused(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	setenv("SD_FABRIC_WRITE", "am", 1); /* the target checks every write */
+	if (fork_peer(&s, &pid)) {
+		static uint8_t mem[4096], ro[4096];
+		struct fabric_mr *mr, *mr_ro;
+		int i;
+
+		memset(mem, 0x5a, sizeof(mem));
+		memset(ro, 0x77, sizeof(ro));
+		side_open(&s, 0);
+		side_connect(&s);
+		mr = export_mr(&s, mem, sizeof(mem), FABRIC_PERM_REMOTE_WRITE | FABRIC_PERM_REMOTE_READ);
+		mr_ro = export_mr(&s, ro, sizeof(ro), FABRIC_PERM_REMOTE_READ);
+		/* the target keeps progressing so its ep error is reported */
+		wait_flag(&s, &s.ep_errs, 1, NULL, 10.0);
+		CHECK(s.ep_errs == 1);
+		CHECK(s.ep_err == DOCA_ERROR_NOT_PERMITTED);
+		sync_wait(s.sock);
+		for (i = 0; i < 4096; i++)
+			CHECK(mem[i] == 0x5a && ro[i] == 0x77);
+		sd_fabric_mr_deregister(mr);
+		sd_fabric_mr_deregister(mr_ro);
+		side_close(&s);
+		_exit(0);
+	}
+	uint8_t src[4096], blob[FABRIC_BLOB_MAX], blob_ro[FABRIC_BLOB_MAX];
+	size_t blen, blen_ro;
+	struct fabric_rmr *rmr, *rmr_ro, *forged;
+	struct fabric_op op = {.cb = op_done};
+	uint64_t raddr, raddr_ro, res;
+	int done = 0;
+
+	memset(src, 0xee, sizeof(src));
+	side_open(&s, 0);
+	side_connect(&s);
+	rmr = import_mr(&s, blob, &blen);
+	rmr_ro = import_mr(&s, blob_ro, &blen_ro);
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	sd_fabric_rmr_get_range(rmr_ro, &raddr_ro, NULL, NULL);
+	op.user = &done;
+	/* initiator-side refusals: nothing is sent */
+	ASSERT_ERR(sd_fabric_ep_write(s.ep, &op, src, 16, rmr, raddr + 4090), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_ep_write(s.ep, &op, src, 16, rmr, raddr - 1), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_ep_read(s.ep, &op, src, 4097, rmr, raddr), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_ep_write(s.ep, &op, src, 16, rmr_ro, raddr_ro), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_ERR(sd_fabric_ep_fetch_add(s.ep, &op, rmr, raddr, 1, &res), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_ERR(sd_fabric_ep_fetch_add(s.ep, &op, rmr, raddr + 4, 1, &res), DOCA_ERROR_INVALID_VALUE);
+	/* corrupt blobs are refused by the parser */
+	ASSERT_ERR(sd_fabric_rmr_import(s.dev, blob, blen - 1, &forged), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_rmr_import(s.dev, blob, 10, &forged), DOCA_ERROR_INVALID_VALUE);
+	/* forged permission: the target refuses (NOT_PERMITTED) and the connection fails */
+	blob_ro[32] |= FABRIC_PERM_REMOTE_WRITE; /* fabric_mr_blob.perms */
+	ASSERT_OK(sd_fabric_rmr_import(s.dev, blob_ro, blen_ro, &forged));
+	ASSERT_OK(sd_fabric_ep_write(s.ep, &op, src, 64, forged, raddr_ro));
+	ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_NOT_PERMITTED);
+	wait_flag(&s, &s.ep_errs, 1, NULL, 2.0);
+	ASSERT_EQ(s.ep_errs, 1);
+	sync_send(s.sock);
+	reap(pid);
+	sd_fabric_rmr_destroy(forged);
+	sd_fabric_rmr_destroy(rmr);
+	sd_fabric_rmr_destroy(rmr_ro);
+	side_close(&s);
+}
+BOTH(access_refused)
+
+/* A wrong key (with everything else right) is refused by the target too. */
+static void
+run_wrong_key(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	setenv("SD_FABRIC_WRITE", "am", 1);
+	if (fork_peer(&s, &pid)) {
+		static uint8_t mem[4096];
+		struct fabric_mr *mr;
+
+		memset(mem, 0x5a, sizeof(mem));
+		side_open(&s, 0);
+		side_connect(&s);
+		mr = export_mr(&s, mem, sizeof(mem), FABRIC_PERM_REMOTE_WRITE);
+		wait_flag(&s, &s.ep_errs, 1, NULL, 10.0);
+		CHECK(s.ep_err == DOCA_ERROR_NOT_PERMITTED);
+		sync_wait(s.sock);
+		for (int i = 0; i < 4096; i++)
+			CHECK(mem[i] == 0x5a);
+		sd_fabric_mr_deregister(mr);
+		side_close(&s);
+		_exit(0);
+	}
+	uint8_t src[64], blob[FABRIC_BLOB_MAX];
+	size_t blen;
+	struct fabric_rmr *rmr;
+	struct fabric_op op = {.cb = op_done};
+	uint64_t raddr;
+	int done = 0;
+
+	memset(src, 0xee, sizeof(src));
+	side_open(&s, 0);
+	side_connect(&s);
+	blen = recv_blob(s.sock, blob, sizeof(blob));
+	blob[40] ^= 0x01; /* fabric_mr_blob.key[0] */
+	ASSERT_OK(sd_fabric_rmr_import(s.dev, blob, blen, &rmr));
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	op.user = &done;
+	ASSERT_OK(sd_fabric_ep_write(s.ep, &op, src, sizeof(src), rmr, raddr));
+	ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_NOT_PERMITTED);
+	sync_send(s.sock);
+	reap(pid);
+	sd_fabric_rmr_destroy(rmr);
+	side_close(&s);
+}
+BOTH(wrong_key)
+
+/* The peer dies with an op in flight: error completion and ep error, no hang. */
+static void
+run_peer_killed(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		side_open(&s, 60000);
+		side_connect(&s);
+		sync_send(s.sock);
+		pause(); /* killed here */
+		_exit(0);
+	}
+	struct fabric_op op = {.cb = op_done};
+	int done = 0, status;
+	double t0;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	sync_wait(s.sock);
+	op.user = &done;
+	/* no receive on the peer: the send waits for an ack that never comes */
+	ASSERT_OK(sd_fabric_ep_send(s.ep, &op, "ping", 5));
+	wait_flag(&s, &done, 1, NULL, 0.3);
+	ASSERT_EQ(done, 0);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	t0 = now_s();
+	ASSERT_EQ(wait_flag(&s, &done, 1, NULL, 15.0), DOCA_SUCCESS);
+	ASSERT_NE(op.status, DOCA_SUCCESS);
+	wait_flag(&s, &s.ep_errs, 1, NULL, 5.0);
+	ASSERT_EQ(s.ep_errs, 1);
+	fprintf(stderr, "# peer death noticed after %.2f s (%s)\n", now_s() - t0, doca_error_get_name(op.status));
+	side_close(&s);
+}
+BOTH(peer_killed)
+
+/* Descriptors: malformed connection blobs are refused before UCX sees them. */
+TEST(conn_blob_parsing)
+{
+	struct side s = {0};
+	const void *blob;
+	uint8_t copy[FABRIC_BLOB_MAX];
+	size_t len;
+
+	side_open(&s, 0);
+	ASSERT_OK(sd_fabric_ep_export(s.ep, &blob, &len));
+	ASSERT(len > 48 && len <= FABRIC_BLOB_MAX);
+	memcpy(copy, blob, len);
+	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, 47), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len - 1), DOCA_ERROR_INVALID_VALUE);
+	copy[0] ^= 1;
+	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_INVALID_VALUE);
+	copy[0] ^= 1;
+	copy[4] = 9; /* version */
+	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_UNSUPPORTED_VERSION);
+	copy[4] = 1;
+	memset(copy + 40, 0xff, 4); /* addr_len larger than the blob */
+	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_INVALID_VALUE);
+	side_close(&s);
+}
+
+int
+main(int argc, char **argv)
+{
+	return sd_test_main(argc, argv);
+}
