@@ -197,8 +197,15 @@ sd_ctx_report(struct doca_ctx *ctx)
 	while ((elem = sd_list_pop_head(&batch)) != NULL) {
 		struct doca_task *task = sd_container_of(elem, struct doca_task, link);
 		doca_error_t status = task->status;
-		doca_task_completion_cb_t cb = status == DOCA_SUCCESS ? task->pool->success_cb : task->pool->error_cb;
+		doca_task_completion_cb_t cb;
 
+		/*
+		 * Once STOPPING, every task still unreported is flushed, even one the
+		 * backend finished: DOCA counts unreported completions as in flight.
+		 */
+		if (sd_unlikely(ctx->state == DOCA_CTX_STATE_STOPPING) && status == DOCA_SUCCESS)
+			task->status = status = SD_TASK_FLUSH_STATUS;
+		cb = status == DOCA_SUCCESS ? task->pool->success_cb : task->pool->error_cb;
 		task->in_flight = false;
 		ctx->num_inflight--;
 		cb(task, task->user_data, ctx->user_data);

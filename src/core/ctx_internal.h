@@ -25,12 +25,14 @@
  * Threading: everything here runs on the thread that calls the DOCA API for this
  * PE, except sd_pe_wake(), which any thread may call.
  *
- * Failure: the first task completed with an error while the ctx is RUNNING sets
- * ctx->failed; from then on core reports any later SUCCESS completion of that
- * ctx as SD_TASK_FLUSH_STATUS (hardware puts the queue in error, so nothing
- * behind a failed task succeeds), and after the failed task's error callback the
- * ctx moves RUNNING -> STOPPING by itself (ops->flush is called) and reaches IDLE
- * when its in-flight count drops to 0.  See docs/pe-ctx.md.
+ * Stopping and failure: a task completed with an error while the ctx is RUNNING
+ * sets ctx->failed (a hint in-order backends may use to flush the rest at once);
+ * after that task's error callback the ctx moves RUNNING -> STOPPING by itself
+ * (ops->flush is called) and reaches IDLE when its in-flight count drops to 0.
+ * While the ctx is STOPPING (stop, failure or sd_ctx_fail), core reports every
+ * task whose backend status is SUCCESS as SD_TASK_FLUSH_STATUS through the error
+ * callback: DOCA counts completed-but-unreported tasks as in flight and flushes
+ * them.  See docs/pe-ctx.md.
  */
 #ifndef SD_CTX_INTERNAL_H_
 #define SD_CTX_INTERNAL_H_
@@ -125,8 +127,8 @@ struct doca_ctx {
 	uint32_t num_pools;
 	size_t num_inflight;			/* submitted, callback not yet invoked */
 	struct sd_list completed;		/* tasks completed, callback not yet invoked */
-	bool failed;				/* a task failed (or sd_ctx_fail): later successes
-						 * are reported as flushed; cleared at start */
+	bool failed;				/* a task failed while RUNNING, or sd_ctx_fail();
+						 * cleared at start */
 };
 
 /*

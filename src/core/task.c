@@ -152,13 +152,8 @@ sd_task_complete(struct doca_task *task, doca_error_t status)
 	struct doca_ctx *ctx = task->ctx;
 
 	sd_list_del(&task->link);
-	if (sd_unlikely(status != DOCA_SUCCESS)) {
-		if (ctx->state == DOCA_CTX_STATE_RUNNING)
-			ctx->failed = true;
-	} else if (sd_unlikely(ctx->failed)) {
-		/* Nothing behind a failed task succeeds (the hardware queue is in error). */
-		status = SD_TASK_FLUSH_STATUS;
-	}
+	if (sd_unlikely(status != DOCA_SUCCESS) && ctx->state == DOCA_CTX_STATE_RUNNING)
+		ctx->failed = true;
 	task->status = status;
 	sd_list_insert_tail(&ctx->completed, &task->link);
 }

@@ -692,15 +692,16 @@ TEST(stop_from_last_completion_is_immediate)
 	ASSERT_OK(doca_ctx_stop(&f->ctx));
 }
 
-TEST(completed_but_unreported_tasks_keep_status_after_stop)
+TEST(completed_but_unreported_tasks_are_flushed_by_stop)
 {
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 8);
 	static const struct ev exp[] = {
-		ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, STOPPING), OK(2), OK(3), ST(STOPPING, IDLE),
+		ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, STOPPING), ERR(2, DOCA_ERROR_IO_FAILED),
+		ERR(3, DOCA_ERROR_IO_FAILED), ST(STOPPING, IDLE),
 	};
 
-	/* All four completed by one backend poll; stop at the second report. */
+	/* All four completed by one backend poll; stop at the second report (pe_async_stop). */
 	on_task = stop_at_second;
 	ASSERT_OK(doca_ctx_start(&f->ctx));
 	submit_n(f, 4, 0);
