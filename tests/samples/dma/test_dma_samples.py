@@ -153,6 +153,17 @@ def test_local_copy_max_buf_list_len_boundary():
     expect_line(r, r"%d were requested" % (limit + 1), "err")
 
 
+def test_local_copy_text_length_limit():
+    """-t takes up to 4096 characters, not one more."""
+    text = ("0123456789abcdef" * 256)[:4096]
+    r = run([LOCAL, "-t", text, "-ns", "3", "-nd", "5"])
+    expect_success(r)
+    expect_line(r, r"byte by byte: 4097 byte")
+    r = run([LOCAL, "-t", text + "x"])
+    expect_failure(r)
+    expect_line(r, r"Text \(-t\) is too long: at most 4096 characters", "err")
+
+
 def test_local_copy_more_segments_than_bytes():
     r = run([LOCAL, "-t", "abc", "-ns", "8", "-nd", "1"])
     expect_failure(r)
