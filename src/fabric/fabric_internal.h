@@ -52,6 +52,9 @@ struct fabric_dev {
 	uint8_t host_id[16];
 	bool shm_enabled;		/* shm/cma may carry traffic (UCX_TLS allows it) */
 	int write_mode_override;	/* -1 auto, else enum fabric_write_mode */
+	uint64_t pid_ns;		/* our pid namespace inode */
+	uint32_t n_watched;		/* eps watching a local peer's pidfd */
+	uint64_t next_liveness_ns;	/* when to poll those pidfds next */
 	/* process-wide registry */
 	char netdev[64];
 	uint32_t refcnt;
@@ -112,6 +115,12 @@ struct fabric_ep {
 	uint8_t *blob;
 	size_t blob_len;
 	uint32_t pending_rx;		/* rendezvous receives into our memory still running */
+	/*
+	 * Same-host peers use UCP_ERR_HANDLING_MODE_NONE (UCX 1.13 refuses shm/cma
+	 * under PEER), so their death is seen through a pidfd instead.
+	 */
+	int pidfd;
+	ucs_status_ptr_t close_req;	/* forced close started when the peer died */
 };
 
 struct fabric_mr {
@@ -183,6 +192,7 @@ void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_acks_flush(struct fabric_dev *dev);
 void fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u);
+void fabric_liveness_check(struct fabric_dev *dev);
 void fabric_recv_rndv(struct fabric_ep *ep, const struct fabric_am_hdr *hdr, void *desc, void *dst, size_t len,
 		      struct fabric_op *recv);
 

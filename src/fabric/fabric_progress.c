@@ -234,6 +234,7 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	fabric_dev_progress_locked(dev);
 	if (!sd_list_empty(&ctx->unexpected))
 		fabric_timers_run(dev);
+	fabric_liveness_check(dev);
 	dev->progressing = NULL;
 	if (!sd_list_empty(&ctx->completions)) {
 		/* splice the whole queue onto the local list */
@@ -314,6 +315,9 @@ svc_main(void *arg)
 		do {
 			fabric_dev_progress_locked(dev);
 			next = fabric_timers_run(dev);
+			fabric_liveness_check(dev);
+			if (dev->n_watched > 0 && (next == 0 || dev->next_liveness_ns < next))
+				next = dev->next_liveness_ns;
 			if (!sd_list_empty(&dev->ack_eps))
 				fabric_acks_flush(dev);
 			st = ucp_worker_arm(dev->worker);

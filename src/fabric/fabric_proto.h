@@ -93,9 +93,10 @@ struct fabric_conn_blob {
 	uint32_t cookie;
 	uint8_t host_id[16];	/* boot id: equal => same kernel, shm/cma reachable */
 	uint32_t addr_len;
-	uint32_t flags;
+	uint32_t pid;		/* exporting process, for liveness on the same host */
+	uint64_t pid_ns;	/* inode of its pid namespace: pid means something only if equal */
 };
-static_assert(sizeof(struct fabric_conn_blob) == 48, "fabric_conn_blob is a wire format");
+static_assert(sizeof(struct fabric_conn_blob) == 56, "fabric_conn_blob is a wire format");
 
 /* Memory blob: then rkey_len bytes of packed UCP rkey. */
 struct fabric_mr_blob {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
@@ -254,6 +255,11 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	sd_list_init(&dev->ack_eps);
 	snprintf(dev->netdev, sizeof(dev->netdev), "%s", netdev ? netdev : "");
 	read_host_id(dev->host_id);
+	{
+		struct stat st;
+
+		dev->pid_ns = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+	}
 	dev->shm_enabled = shm_allowed();
 	dev->write_mode_override = -1;
 	if (wm != NULL && strcmp(wm, "put") == 0)
