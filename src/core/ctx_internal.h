@@ -99,8 +99,9 @@ struct sd_ctx_ops {
 	unsigned (*progress)(struct doca_ctx *ctx);
 	/*
 	 * Queue a task that core accepted (ctx RUNNING).  SUCCESS: it is in flight and
-	 * will be completed through sd_task_complete().  AGAIN: queue full.  Any
-	 * other error is returned to the submitter, who keeps the task.
+	 * will be completed through sd_task_complete().  AGAIN: queue full (core
+	 * logs it at DBG).  Any other error is returned to the submitter, who keeps
+	 * the task; the backend logs that refusal itself.
 	 */
 	doca_error_t (*submit)(struct doca_task *task);
 	/* Full validation for doca_task_try_submit(): INVALID_VALUE etc., logged. */
