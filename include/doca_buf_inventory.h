@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Programs that take bufs from an inventory also use them: doca_buf.h comes along. */
+#include <doca_buf.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>

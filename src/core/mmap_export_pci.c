@@ -312,7 +312,7 @@ record_check(pid_t pid, uint64_t record_addr, const uint8_t *key, uint64_t addr,
 			     what, record_addr, (int)pid);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (__atomic_load_n(&rec.live, __ATOMIC_RELAXED) != 1 || !key_equal(rec.key, key)) {
+	if (rec.live != 1 || !key_equal(rec.key, key)) {
 		DOCA_LOG_ERR("%s: export of pid %d is revoked or its key does not match (the exporter stopped or "
 			     "destroyed its mmap, or the descriptor was altered); export again",
 			     what, (int)pid);
