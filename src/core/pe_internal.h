@@ -19,7 +19,7 @@ struct doca_pe {
 	enum doca_pe_event_mode event_mode;
 	int epoll_fd;			/* the notification handle: event_fd + backend fds */
 	int event_fd;
-	atomic_bool armed;		/* request_notification called, not yet woken/cleared */
+	atomic_uint armed;		/* 1: request_notification called, not yet woken/cleared */
 };
 
 /* "IDLE", "STARTING", ... for log lines. */
