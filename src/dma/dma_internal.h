@@ -46,6 +46,12 @@ struct doca_dma {
 	uint32_t num_pinned;
 	uint32_t cap_pinned;
 	struct doca_mmap *pin_hint[2];		/* the last two mmaps seen: the common case */
+	/*
+	 * Fast path (dma_task_memcpy.c): local mmaps already pinned, checked readable
+	 * (src) and writable (dst) during this run; cleared with the pins.
+	 */
+	const struct doca_mmap *fast_src[2];
+	const struct doca_mmap *fast_dst;
 };
 
 struct doca_dma_task_memcpy {

@@ -86,16 +86,9 @@ sd_dma_sg_commit(struct doca_buf *dst, uint64_t len)
 }
 
 void
-sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
+sd_dma_sg_copy_list(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
 {
 	struct sd_dma_sg_cur s, d;
-
-	/* The common case: one segment on each side. */
-	if (sd_likely(src->next == NULL && dst->next == NULL)) {
-		memmove(dst->data + dst->data_len, src->data, len);
-		dst->data_len += len;
-		return;
-	}
 
 	/*
 	 * Windows are read before data_len is committed, so the destination's tail rooms do

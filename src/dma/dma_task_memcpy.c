@@ -227,6 +227,29 @@ check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct verdic
 	return DOCA_SUCCESS;
 }
 
+/* The engine of a local copy of len bytes. */
+static inline enum sd_dma_engine_id
+local_engine(const struct doca_dma *dma, uint64_t len)
+{
+	switch (dma->mode) {
+	case SD_DMA_MODE_INLINE:
+		return SD_DMA_ENGINE_INLINE;
+	case SD_DMA_MODE_WORKER:
+		return SD_DMA_ENGINE_WORKER;
+	case SD_DMA_MODE_XPROC:
+		return SD_DMA_ENGINE_XPROC;
+	default:
+		/*
+		 * Large copies go to the worker so progress stays short and the copy overlaps
+		 * the application; so does anything past a few worker-sized copies already
+		 * waiting inline, which bounds the time one doca_pe_progress() spends copying.
+		 */
+		return (len >= dma->worker_min_bytes || dma->inline_bytes + len > dma->worker_min_bytes * 4) ?
+			       SD_DMA_ENGINE_WORKER :
+			       SD_DMA_ENGINE_INLINE;
+	}
+}
+
 /*
  * Everything about a task that submit needs: NULL buffers, shape, permissions, room.
  * On SUCCESS job->len is set and *engine names the engine that will run it.
@@ -276,31 +299,7 @@ check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct verdict *v
 		return refuse(v, DST_TOO_SMALL, bytes, room, 0);
 
 	job->len = bytes;
-	if (sd_unlikely(spid != 0 || dpid != 0)) {
-		*engine = SD_DMA_ENGINE_XPROC;
-		return DOCA_SUCCESS;
-	}
-	switch (dma->mode) {
-	case SD_DMA_MODE_INLINE:
-		*engine = SD_DMA_ENGINE_INLINE;
-		break;
-	case SD_DMA_MODE_WORKER:
-		*engine = SD_DMA_ENGINE_WORKER;
-		break;
-	case SD_DMA_MODE_XPROC:
-		*engine = SD_DMA_ENGINE_XPROC;
-		break;
-	default:
-		/*
-		 * Large copies go to the worker so progress stays short and the copy overlaps
-		 * the application; so does anything past ~a worker-sized batch already
-		 * waiting inline, which bounds the time one doca_pe_progress() spends copying.
-		 */
-		*engine = (bytes >= dma->worker_min_bytes || dma->inline_bytes + bytes > dma->worker_min_bytes * 4) ?
-				  SD_DMA_ENGINE_WORKER :
-				  SD_DMA_ENGINE_INLINE;
-		break;
-	}
+	*engine = (spid != 0 || dpid != 0) ? SD_DMA_ENGINE_XPROC : local_engine(dma, bytes);
 	return DOCA_SUCCESS;
 }
 
@@ -355,27 +354,85 @@ sd_dma_unpin_all(struct doca_dma *dma)
 		sd_mmap_unpin(dma->pinned[i]);
 	dma->num_pinned = 0;
 	dma->pin_hint[0] = dma->pin_hint[1] = NULL;
+	dma->fast_src[0] = dma->fast_src[1] = NULL;
+	dma->fast_dst = NULL;
 }
 
 /* ---- ctx ops: submit and validate ---------------------------------------------- */
 
-doca_error_t
-sd_dma_task_submit(struct doca_task *task)
+/*
+ * The hot path: one local segment on each side, in mmaps this run already checked
+ * and pinned.  Anything else (including every refusal) takes check_task().
+ */
+static inline bool
+fast_check(struct doca_dma *dma, struct sd_dma_job *job, enum sd_dma_engine_id *engine)
 {
-	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
-	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	const struct doca_buf *s = job->src;
+	const struct doca_buf *d = job->dst;
+	uint64_t len, room, max = dma->caps->dma_max_buf_size;
+
+	if (s == NULL || d == NULL || s->next != NULL || d->next != NULL)
+		return false;
+	if ((s->mmap != dma->fast_src[0] && s->mmap != dma->fast_src[1]) || d->mmap != dma->fast_dst)
+		return false;
+	len = s->data_len;
+	room = (uint64_t)((d->head + d->len) - (d->data + d->data_len));
+	/* len - 1 wraps for 0: an empty source also takes the slow path (to be reported). */
+	if (len - 1 >= room || len > max || d->len > max || s->refcount == 0 || d->refcount == 0)
+		return false;
+	if (!sd_mmap_contains(s->mmap, s->head, s->len) || !sd_mmap_contains(d->mmap, d->head, d->len))
+		return false;
+	job->len = len;
+	*engine = local_engine(dma, len);
+	return true;
+}
+
+/* After a slow-path success: remember single local segments' mmaps for fast_check. */
+static inline void
+learn_fast(struct doca_dma *dma, const struct sd_dma_job *job)
+{
+	const struct doca_buf *s = job->src, *d = job->dst;
+
+	if (dma->caps->dma_max_buf_list_len < 2 || s->next != NULL || d->next != NULL)
+		return;
+	/* check_task() accepted them: local kinds are readable; a local dst is writable. */
+	if (s->mmap->kind == SD_MMAP_LOCAL && s->mmap != dma->fast_src[0]) {
+		dma->fast_src[1] = dma->fast_src[0];
+		dma->fast_src[0] = s->mmap;
+	}
+	if (d->mmap->kind == SD_MMAP_LOCAL)
+		dma->fast_dst = d->mmap;
+}
+
+/* Hand a checked job to its engine. */
+static inline doca_error_t
+enqueue_job(struct doca_dma *dma, struct sd_dma_job *job, enum sd_dma_engine_id id)
+{
+	struct sd_dma_engine *eng = dma->engines[id];
+	doca_error_t err = eng->ops->enqueue(eng, job);
+
+	if (sd_unlikely(err != DOCA_SUCCESS)) {
+		DOCA_LOG_DBG("doca_task_submit: DMA %s engine refused the task: %s; call doca_pe_progress() and retry",
+			     eng->ops->name, doca_error_get_name(err));
+		return err;
+	}
+	dma->used_engines |= 1u << id;
+	if (id == SD_DMA_ENGINE_INLINE)
+		dma->inline_bytes += job->len;
+	dma->queued++;
+	return DOCA_SUCCESS;
+}
+
+/* Everything but the hot path: full check, refusal as completion status, pins. */
+static __attribute__((noinline, cold)) doca_error_t
+submit_slow(struct doca_dma *dma, struct doca_dma_task_memcpy *t)
+{
 	enum sd_dma_engine_id id = SD_DMA_ENGINE_INLINE;
-	struct sd_dma_engine *eng;
 	struct verdict v;
 	doca_error_t err;
 
-	if (sd_unlikely(dma->queued >= dma->depth)) {
-		DOCA_LOG_DBG("doca_task_submit: DMA queue full (%u tasks queued); call doca_pe_progress() and retry",
-			     dma->queued);
-		return DOCA_ERROR_AGAIN;
-	}
 	err = check_task(dma, &t->job, &v, &id);
-	if (sd_unlikely(err != DOCA_SUCCESS)) {
+	if (err != DOCA_SUCCESS) {
 		/* No buffer to report against: the submitter keeps the task. */
 		if (v.why == NO_SRC || v.why == NO_DST) {
 			log_refusal("doca_task_submit", &v, true);
@@ -389,25 +446,30 @@ sd_dma_task_submit(struct doca_task *task)
 		dma->queued++;
 		return DOCA_SUCCESS;
 	}
-
 	err = pin_list(dma, t->job.src);
-	if (sd_likely(err == DOCA_SUCCESS))
+	if (err == DOCA_SUCCESS)
 		err = pin_list(dma, t->job.dst);
-	if (sd_unlikely(err != DOCA_SUCCESS))
+	if (err != DOCA_SUCCESS)
 		return err;
+	learn_fast(dma, &t->job);
+	return enqueue_job(dma, &t->job, id);
+}
 
-	eng = dma->engines[id];
-	err = eng->ops->enqueue(eng, &t->job);
-	if (sd_unlikely(err != DOCA_SUCCESS)) {
-		DOCA_LOG_DBG("doca_task_submit: DMA %s engine refused the task: %s; call doca_pe_progress() and retry",
-			     eng->ops->name, doca_error_get_name(err));
-		return err;
+doca_error_t
+sd_dma_task_submit(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
+	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	enum sd_dma_engine_id id;
+
+	if (sd_unlikely(dma->queued >= dma->depth)) {
+		DOCA_LOG_DBG("doca_task_submit: DMA queue full (%u tasks queued); call doca_pe_progress() and retry",
+			     dma->queued);
+		return DOCA_ERROR_AGAIN;
 	}
-	dma->used_engines |= 1u << id;
-	if (id == SD_DMA_ENGINE_INLINE)
-		dma->inline_bytes += t->job.len;
-	dma->queued++;
-	return DOCA_SUCCESS;
+	if (sd_likely(fast_check(dma, &t->job, &id)))
+		return enqueue_job(dma, &t->job, id);
+	return submit_slow(dma, t);
 }
 
 doca_error_t

@@ -13,15 +13,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
 #include <doca_error.h>
 
+#include "../core/mmap_internal.h"
 #include "../util/sd_util.h"
-
-struct doca_buf;
-struct doca_mmap;
 
 /*
  * One memcpy as an engine sees it.  The facade fills src, dst and len (the total source
@@ -156,8 +155,24 @@ void sd_dma_sg_cur_advance(struct sd_dma_sg_cur *cur, size_t n);
 /* Grow the destination segments' data_len by len bytes in order (after a copy of len). */
 void sd_dma_sg_commit(struct doca_buf *dst, uint64_t len);
 
-/* Copy len source bytes into the destination's tail room and commit; all local memory. */
-void sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len);
+/* Copy len source bytes into the destination's tail room and commit; lists of local memory. */
+void sd_dma_sg_copy_list(const struct doca_buf *src, struct doca_buf *dst, uint64_t len);
+
+/*
+ * Copy len source bytes into the destination's tail room and commit; all local memory.
+ * Inline for the common one-segment case (the inline engine's hot loop).  memmove:
+ * DOCA allows overlapping buffers.
+ */
+static inline void
+sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
+{
+	if (sd_likely(src->next == NULL && dst->next == NULL)) {
+		memmove(dst->data + dst->data_len, src->data, len);
+		dst->data_len += len;
+	} else {
+		sd_dma_sg_copy_list(src, dst, len);
+	}
+}
 
 /* Worker threshold and knobs shared by the facade and the benchmark. */
 #define SD_DMA_WORKER_MIN_BYTES (256u * 1024u)	/* auto mode: tasks this large go to the worker */
