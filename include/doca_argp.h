@@ -109,9 +109,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_argp_register_param(struct doca_argp_param *
  * Register a top-level command.  argp owns the cmd (and what it holds)
  * afterwards, also on failure.
  *
- * Return: SUCCESS; INVALID_VALUE if cmd is NULL; INITIALIZATION if it has no
- * name; ALREADY_EXIST if a command of that name exists; BAD_STATE if argp is
- * not initialised or already started.
+ * Return: SUCCESS; INVALID_VALUE if cmd is NULL or its name is malformed;
+ * INITIALIZATION if it has no name; ALREADY_EXIST if a command of that name
+ * exists or cmd is already registered; BAD_STATE if argp is not initialised
+ * or already started.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_argp_register_cmd(struct doca_argp_cmd *cmd);
 
@@ -243,9 +244,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_argp_cmd_register_param(struct doca_argp_cmd
 /*
  * Add a sub-command; cmd owns sub_cmd afterwards, also on failure.
  *
- * Return: SUCCESS; INVALID_VALUE if an argument is NULL or sub_cmd == cmd or
- * sub_cmd already belongs somewhere; INITIALIZATION if sub_cmd has no name;
- * ALREADY_EXIST if cmd has a sub-command of that name.
+ * Return: SUCCESS; INVALID_VALUE if an argument is NULL, sub_cmd is cmd or an
+ * ancestor of cmd, or sub_cmd already belongs somewhere (these three leave
+ * sub_cmd with the caller); INITIALIZATION if sub_cmd has no name;
+ * ALREADY_EXIST if cmd has a sub-command of that name; BAD_STATE as above.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_argp_cmd *sub_cmd);
 

@@ -623,6 +623,14 @@ doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_argp_cmd *sub_
 		cmd_free(sub_cmd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* sub_cmd heading the tree that holds cmd would make a cycle; both stay with the caller. */
+	for (struct doca_argp_cmd *c = cmd->parent; c != NULL; c = c->parent) {
+		if (c == sub_cmd) {
+			DOCA_LOG_ERR("doca_argp_cmd_register_cmd: \"%s\" is an ancestor of \"%s\"; commands form a tree",
+				     sub_cmd->name != NULL ? sub_cmd->name : "", cmd->name != NULL ? cmd->name : "");
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
 	err = cmd_check(__func__, sub_cmd, &cmd->cmds);
 	if (err != DOCA_SUCCESS) {
 		cmd_free(sub_cmd);

@@ -191,6 +191,16 @@ TEST(command_registration_refusals)
 		   DOCA_ERROR_ALREADY_EXIST);
 	ASSERT_ERR(doca_argp_cmd_register_param(NULL, mk_param("y", NULL, DOCA_ARGP_TYPE_INT, cb_ns)),
 		   DOCA_ERROR_INVALID_VALUE);
+	/* Commands form a tree: a command cannot go below its own descendant. */
+	{
+		struct doca_argp_cmd *a = mk_cmd("a", cb_run), *b = mk_cmd("b", cb_run), *d = mk_cmd("d", cb_run);
+
+		ASSERT_OK(doca_argp_cmd_register_cmd(a, b));
+		ASSERT_OK(doca_argp_cmd_register_cmd(b, d));
+		ASSERT_ERR(doca_argp_cmd_register_cmd(d, a), DOCA_ERROR_INVALID_VALUE);
+		ASSERT_ERR(doca_argp_cmd_register_cmd(b, a), DOCA_ERROR_INVALID_VALUE);
+		ASSERT_OK(doca_argp_cmd_destroy(a));
+	}
 	/* Not registered yet: its owner may destroy it (with what it holds). */
 	ASSERT_OK(doca_argp_cmd_destroy(c));
 
