@@ -31,11 +31,11 @@ die(const char *what, doca_error_t err)
 	exit(1);
 }
 
-#define TRY(expr) \
-	do { \
-		doca_error_t e_ = (expr); \
-		if (e_ != DOCA_SUCCESS) \
-			die(#expr, e_); \
+#define TRY(expr)                                                                                                      \
+	do {                                                                                                           \
+		doca_error_t e_ = (expr);                                                                              \
+		if (e_ != DOCA_SUCCESS)                                                                                \
+			die(#expr, e_);                                                                                \
 	} while (0)
 
 static double
@@ -249,8 +249,8 @@ perftest(const char *test, size_t size, int iters, int col)
 		if (strncmp(line, "Final:", 6) == 0) {
 			double c[8];
 
-			if (sscanf(line + 6, "%lf %lf %lf %lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5],
-				   &c[6], &c[7]) == 8)
+			if (sscanf(line + 6, "%lf %lf %lf %lf %lf %lf %lf %lf", &c[0], &c[1], &c[2], &c[3], &c[4],
+				   &c[5], &c[6], &c[7]) == 8)
 				v = c[col];
 		}
 	}
@@ -284,8 +284,10 @@ main(int argc, char **argv)
 		else if (strcmp(argv[i], "--target-blocked") == 0)
 			blocked = 1;
 		else {
-			fprintf(stderr, "usage: %s [--tcp] [--write-mode put|am] [--size N] [--iters N] "
-					"[--lat-iters N] [--no-perftest] [--target-blocked]\n", argv[0]);
+			fprintf(stderr,
+				"usage: %s [--tcp] [--write-mode put|am] [--size N] [--iters N] "
+				"[--lat-iters N] [--no-perftest] [--target-blocked]\n",
+				argv[0]);
 			return 2;
 		}
 	}

@@ -79,8 +79,8 @@ enum fabric_recv_opcode {
 
 /* How writes travel on an ep (chosen at connect time, see docs/rdma-ucx.md). */
 enum fabric_write_mode {
-	FABRIC_WRITE_PUT,	/* ucp_put_nbx + ep flush: best over shm/cma */
-	FABRIC_WRITE_AM,	/* rendezvous active message into the range: best over tcp */
+	FABRIC_WRITE_PUT, /* ucp_put_nbx + ep flush: best over shm/cma */
+	FABRIC_WRITE_AM,  /* rendezvous active message into the range: best over tcp */
 };
 
 struct fabric_op;
@@ -98,7 +98,7 @@ struct fabric_op {
 	doca_error_t status;
 	uint32_t len;			/* RECV: bytes placed; READ: bytes read */
 	uint32_t imm;			/* RECV: immediate (opaque, as sent) */
-	enum fabric_recv_opcode opcode;	/* RECV: what was received */
+	enum fabric_recv_opcode opcode; /* RECV: what was received */
 	struct fabric_ep *src_ep;	/* RECV: the local ep the message came on */
 	/* private */
 	struct sd_list node;
@@ -106,21 +106,21 @@ struct fabric_op {
 	struct fabric_ep *ep;
 	enum fabric_op_type type;
 	uint32_t seq;
-	uint16_t pending;		/* FABRIC_OPP_* bits still outstanding */
-	uint16_t stage;			/* WRITE_IMM: 0 data, 1 notification */
+	uint16_t pending; /* FABRIC_OPP_* bits still outstanding */
+	uint16_t stage;	  /* WRITE_IMM: 0 data, 1 notification */
 	void *buf;
 	size_t buf_len;
 	struct fabric_rmr *rmr;
 	uint64_t raddr;
 	uint64_t operand[2];
 	uint64_t *result;
-	uint64_t wire[10];		/* AM header, alive until UCX is done with it */
+	uint64_t wire[10]; /* AM header, alive until UCX is done with it */
 };
 
 struct fabric_ep_stats {
 	enum fabric_write_mode write_mode;
-	uint32_t inflight;		/* ops waiting for an ack or a UCX completion */
-	uint32_t deferred;		/* ops held back by ordering or the window */
+	uint32_t inflight; /* ops waiting for an ack or a UCX completion */
+	uint32_t deferred; /* ops held back by ordering or the window */
 };
 
 typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, void *user);
@@ -140,12 +140,11 @@ void sd_fabric_dev_close(struct fabric_dev *dev);
 struct fabric_ctx_attr {
 	uint32_t max_unexpected;	/* messages held before a receive is posted (0: 64) */
 	uint32_t rnr_timeout_ms;	/* how long they may wait (0: 2000) */
-	fabric_ep_error_cb ep_error_cb;	/* connection failed (called from progress) */
+	fabric_ep_error_cb ep_error_cb; /* connection failed (called from progress) */
 	void *user;
 };
 
-doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
-				struct fabric_ctx **ctx);
+doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr, struct fabric_ctx **ctx);
 /* Fails with IN_USE while eps exist. Posted receives complete with CONNECTION_ABORTED first. */
 doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
 /*
@@ -156,8 +155,7 @@ uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
 /* An fd that becomes readable when completions were queued by the service thread. */
 int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
 /* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */
-doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf,
-				   size_t len);
+doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len);
 
 /* ---- queue pairs (fabric_ep.c) ---- */
 
@@ -176,34 +174,32 @@ void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 
 /* Two-sided: consume one receive posted on the peer's ctx. */
 doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);
-doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf,
-				 size_t len, uint32_t imm);
+doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+				   uint32_t imm);
 /* One-sided into [raddr, raddr+len) of rmr; write_imm also consumes a receive. */
 doca_error_t sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
-					  struct fabric_rmr *rmr, uint64_t raddr);
-doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf,
-				  size_t len, struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm);
+				struct fabric_rmr *rmr, uint64_t raddr);
+doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+				    struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm);
 doca_error_t sd_fabric_ep_read(struct fabric_ep *ep, struct fabric_op *op, void *buf, size_t len,
-					 struct fabric_rmr *rmr, uint64_t raddr);
+			       struct fabric_rmr *rmr, uint64_t raddr);
 /* 8-byte atomics on an 8-byte aligned remote address; *result gets the old value. */
-doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
-				  uint64_t raddr, uint64_t add, uint64_t *result);
-doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
-				uint64_t raddr, uint64_t cmp, uint64_t swap, uint64_t *result);
+doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
+				    uint64_t add, uint64_t *result);
+doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
+				  uint64_t cmp, uint64_t swap, uint64_t *result);
 
 /* ---- memory (fabric_mem.c) ---- */
 
 doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
-				 struct fabric_mr **mr);
+				   struct fabric_mr **mr);
 /* Deregister; remote accesses through its blob fail from now on. */
 void sd_fabric_mr_deregister(struct fabric_mr *mr);
 /* The blob (owned by the mr) carrying rkey, range, permissions and key. */
 doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t *len);
 /* Parse a peer's mr blob (INVALID_VALUE if malformed, UNSUPPORTED_VERSION if newer). */
-doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len,
-					   struct fabric_rmr **rmr);
+doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struct fabric_rmr **rmr);
 void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
-void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len,
-				       uint32_t *perms);
+void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len, uint32_t *perms);
 
 #endif /* SD_FABRIC_H_ */

@@ -313,7 +313,8 @@ issue_rma(struct fabric_ep *ep, struct fabric_op *op)
 		if (op->type == FABRIC_OP_CMP_SWP)
 			*op->result = op->operand[1]; /* UCX: reply buffer holds the swap value in */
 		ep->onesided++;
-		req = ucp_atomic_op_nbx(ep->uep, op->type == FABRIC_OP_CMP_SWP ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
+		req = ucp_atomic_op_nbx(ep->uep,
+					op->type == FABRIC_OP_CMP_SWP ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
 					&op->operand[0], 1, op->raddr, rkey, &prm);
 	}
 	if (UCS_PTR_IS_ERR(req)) {
@@ -404,7 +405,8 @@ ep_acked(struct fabric_ep *ep, uint32_t ack)
 {
 	struct sd_list *pos, *tmp;
 
-	sd_list_for_each_safe(pos, tmp, &ep->inflight) {
+	sd_list_for_each_safe(pos, tmp, &ep->inflight)
+	{
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
 
 		if (!(op->pending & FABRIC_OPP_ACK))
@@ -515,8 +517,8 @@ sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, 
 }
 
 doca_error_t
-sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
-		       struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm)
+sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len, struct fabric_rmr *rmr,
+		       uint64_t raddr, uint32_t imm)
 {
 	return post_write(ep, op, FABRIC_OP_WRITE_IMM, buf, len, rmr, raddr, imm);
 }
@@ -561,15 +563,15 @@ post_atomic(struct fabric_ep *ep, struct fabric_op *op, enum fabric_op_type type
 }
 
 doca_error_t
-sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
-		       uint64_t add, uint64_t *result)
+sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr, uint64_t add,
+		       uint64_t *result)
 {
 	return post_atomic(ep, op, FABRIC_OP_FETCH_ADD, rmr, raddr, add, 0, result);
 }
 
 doca_error_t
-sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
-		     uint64_t cmp, uint64_t swap, uint64_t *result)
+sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr, uint64_t cmp,
+		     uint64_t swap, uint64_t *result)
 {
 	return post_atomic(ep, op, FABRIC_OP_CMP_SWP, rmr, raddr, cmp, swap, result);
 }
@@ -600,7 +602,8 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 	DOCA_LOG_DBG("Connection %u failed: %s", ep->id, doca_error_get_name(err));
 	ep->state = FABRIC_EP_ERROR;
 	ep->err = err;
-	sd_list_for_each_safe(pos, tmp, &ep->inflight) {
+	sd_list_for_each_safe(pos, tmp, &ep->inflight)
+	{
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
 
 		if (op->pending & FABRIC_OPP_ACK) {
@@ -616,7 +619,8 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 	}
 	while ((pos = sd_list_pop_head(&ep->deferred)) != NULL)
 		fabric_complete(sd_container_of(pos, struct fabric_op, node), err);
-	sd_list_for_each_safe(pos, tmp, &ctx->unexpected) {
+	sd_list_for_each_safe(pos, tmp, &ctx->unexpected)
+	{
 		struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);
 
 		if (u->ep == ep) {
@@ -652,10 +656,12 @@ fabric_liveness_check(struct fabric_dev *dev)
 	if (now < dev->next_liveness_ns)
 		return;
 	dev->next_liveness_ns = now + 200 * 1000000ull;
-	sd_list_for_each(cpos, &dev->ctxs) {
+	sd_list_for_each(cpos, &dev->ctxs)
+	{
 		struct fabric_ctx *ctx = sd_container_of(cpos, struct fabric_ctx, node);
 
-		sd_list_for_each(pos, &ctx->eps) {
+		sd_list_for_each(pos, &ctx->eps)
+		{
 			struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, node);
 			struct pollfd pfd = {.fd = ep->pidfd, .events = POLLIN};
 			ucp_request_param_t prm = {0};
@@ -883,10 +889,8 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	memset(stats, 0, sizeof(*stats));
 	fabric_dev_lock(ep->ctx->dev);
 	stats->write_mode = ep->write_mode;
-	sd_list_for_each(pos, &ep->inflight)
-		stats->inflight++;
-	sd_list_for_each(pos, &ep->deferred)
-		stats->deferred++;
+	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
+	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
@@ -953,13 +957,14 @@ recv_fill(struct fabric_op *recv, struct fabric_ep *ep, const struct fabric_am_h
 	recv->len = (uint32_t)len;
 	recv->imm = h->imm;
 	recv->src_ep = ep;
-	recv->opcode = h->type == FABRIC_AM_SEND ? FABRIC_RECV_SEND :
-		       h->type == FABRIC_AM_SEND_IMM ? FABRIC_RECV_SEND_IMM : FABRIC_RECV_WRITE_IMM;
+	recv->opcode = h->type == FABRIC_AM_SEND       ? FABRIC_RECV_SEND
+		       : h->type == FABRIC_AM_SEND_IMM ? FABRIC_RECV_SEND_IMM
+						       : FABRIC_RECV_WRITE_IMM;
 }
 
 struct rndv_ctx {
 	struct fabric_ep *ep;
-	struct fabric_op *recv;		/* NULL for an AM write */
+	struct fabric_op *recv; /* NULL for an AM write */
 	uint32_t seq;
 };
 
@@ -1123,8 +1128,8 @@ rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size
 
 /* Target side of an AM write: the key, range and permission decide. */
 static ucs_status_t
-rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_write *w, void *data,
-	 size_t len, bool rndv)
+rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_write *w, void *data, size_t len,
+	 bool rndv)
 {
 	struct fabric_dev *dev = ep->ctx->dev;
 	struct fabric_mr *mr = fabric_mr_lookup(dev, w->mr_id);
@@ -1134,10 +1139,10 @@ rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabri
 	    w->raddr < (uintptr_t)mr->addr || len > mr->len || w->raddr - (uintptr_t)mr->addr > mr->len - len) {
 		DOCA_LOG_WARN("Connection %u: remote write of %zu bytes at 0x%llx refused (%s)", ep->id, len,
 			      (unsigned long long)w->raddr,
-			      mr == NULL ? "no such registration" :
-			      memcmp(mr->key, w->key, sizeof(mr->key)) != 0 ? "wrong key" :
-			      !(mr->perms & FABRIC_PERM_REMOTE_WRITE) ? "no remote write permission" :
-									    "outside the range");
+			      mr == NULL				      ? "no such registration"
+			      : memcmp(mr->key, w->key, sizeof(mr->key)) != 0 ? "wrong key"
+			      : !(mr->perms & FABRIC_PERM_REMOTE_WRITE)	      ? "no remote write permission"
+									      : "outside the range");
 		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_ACCESS);
 		fabric_ep_fail(ep, DOCA_ERROR_NOT_PERMITTED);
 		return UCS_OK; /* a rendezvous payload not fetched is dropped */
@@ -1176,7 +1181,8 @@ rx_nak(struct fabric_ep *ep, const struct fabric_am_hdr *h)
 	doca_error_t err = nak_to_doca(h->aux);
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, &ep->inflight) {
+	sd_list_for_each(pos, &ep->inflight)
+	{
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
 
 		if ((op->pending & FABRIC_OPP_ACK) && op->seq == h->seq) {

@@ -25,36 +25,36 @@
 #define FABRIC_WINDOW 64u
 
 /* op->pending bits: what still has to happen before the op completes. */
-#define FABRIC_OPP_UCX (1u << 0)	/* a UCX request is outstanding */
-#define FABRIC_OPP_ACK (1u << 1)	/* the peer's ack is awaited */
+#define FABRIC_OPP_UCX (1u << 0) /* a UCX request is outstanding */
+#define FABRIC_OPP_ACK (1u << 1) /* the peer's ack is awaited */
 
 struct fabric_dev {
 	pthread_mutex_t lock;
 	ucp_context_h ucp;
 	ucp_worker_h worker;
-	int efd;			/* worker event fd */
-	int wake_fd;			/* eventfd: stop / re-evaluate the service thread */
+	int efd;     /* worker event fd */
+	int wake_fd; /* eventfd: stop / re-evaluate the service thread */
 	pthread_t svc;
 	bool svc_started;
 	atomic_bool stop;
 	/* CLOCK_MONOTONIC ns of the last application progress; the service thread backs off while recent */
 	atomic_uint_fast64_t app_progress_ns;
 	bool in_service;		/* the service thread holds the lock and progresses */
-	struct fabric_ctx *progressing;	/* ctx whose app thread holds the lock in progress */
+	struct fabric_ctx *progressing; /* ctx whose app thread holds the lock in progress */
 	/* id -> object tables (slot index + 1); a stale id finds NULL or a new cookie */
 	struct fabric_ep **eps;
 	uint32_t eps_cap;
 	struct fabric_mr **mrs;
 	uint32_t mrs_cap;
 	struct sd_list ctxs;
-	struct sd_list rmrs;		/* imported remote ranges (their rkeys are per ep) */
-	struct sd_list ack_eps;		/* eps with an ack to send */
+	struct sd_list rmrs;	/* imported remote ranges (their rkeys are per ep) */
+	struct sd_list ack_eps; /* eps with an ack to send */
 	uint8_t host_id[16];
-	bool shm_enabled;		/* shm/cma may carry traffic (UCX_TLS allows it) */
-	int write_mode_override;	/* -1 auto, else enum fabric_write_mode */
-	uint64_t pid_ns;		/* our pid namespace inode */
-	uint32_t n_watched;		/* eps watching a local peer's pidfd */
-	uint64_t next_liveness_ns;	/* when to poll those pidfds next */
+	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
+	int write_mode_override;   /* -1 auto, else enum fabric_write_mode */
+	uint64_t pid_ns;	   /* our pid namespace inode */
+	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
+	uint64_t next_liveness_ns; /* when to poll those pidfds next */
 	/* process-wide registry */
 	char netdev[64];
 	uint32_t refcnt;
@@ -63,15 +63,15 @@ struct fabric_dev {
 
 struct fabric_ctx {
 	struct fabric_dev *dev;
-	struct sd_list node;		/* in dev->ctxs */
+	struct sd_list node; /* in dev->ctxs */
 	struct sd_list eps;
-	struct sd_list posted;		/* RECV ops, FIFO */
-	struct sd_list unexpected;	/* struct fabric_unexp, FIFO */
+	struct sd_list posted;	   /* RECV ops, FIFO */
+	struct sd_list unexpected; /* struct fabric_unexp, FIFO */
 	uint32_t n_unexpected;
 	uint32_t max_unexpected;
 	uint64_t rnr_timeout_ns;
-	struct sd_list completions;	/* ops ready for cb */
-	struct sd_list err_eps;		/* eps whose error is to be reported */
+	struct sd_list completions; /* ops ready for cb */
+	struct sd_list err_eps;	    /* eps whose error is to be reported */
 	fabric_ep_error_cb ep_error_cb;
 	void *user;
 	int event_fd;
@@ -79,48 +79,48 @@ struct fabric_ctx {
 };
 
 enum fabric_ep_state {
-	FABRIC_EP_IDLE,		/* exported, not connected */
+	FABRIC_EP_IDLE, /* exported, not connected */
 	FABRIC_EP_CONNECTED,
-	FABRIC_EP_ERROR,	/* failed; ops complete with err */
+	FABRIC_EP_ERROR, /* failed; ops complete with err */
 };
 
 struct fabric_ep {
 	struct fabric_ctx *ctx;
-	struct sd_list node;		/* in ctx->eps */
+	struct sd_list node; /* in ctx->eps */
 	void *user;
 	uint32_t id;
 	uint32_t cookie;
 	enum fabric_ep_state state;
 	doca_error_t err;
 	bool err_reported;
-	struct sd_list err_node;	/* in ctx->err_eps */
+	struct sd_list err_node; /* in ctx->err_eps */
 	ucp_ep_h uep;
-	ucp_ep_h reply_uep;		/* to answer a peer that never connected back */
+	ucp_ep_h reply_uep; /* to answer a peer that never connected back */
 	uint32_t peer_id;
 	uint32_t peer_cookie;
 	enum fabric_write_mode write_mode;
 	/* sender side */
-	uint32_t tx_seq;		/* next seq to use */
-	uint32_t onesided;		/* writes/atomics not yet remotely complete */
-	struct sd_list inflight;	/* ops waiting for ack (seq order) or UCX */
-	uint32_t n_inflight_acked;	/* inflight ops that need an ack */
-	struct sd_list deferred;	/* ops held back (ordering, window, not connected) */
+	uint32_t tx_seq;	   /* next seq to use */
+	uint32_t onesided;	   /* writes/atomics not yet remotely complete */
+	struct sd_list inflight;   /* ops waiting for ack (seq order) or UCX */
+	uint32_t n_inflight_acked; /* inflight ops that need an ack */
+	struct sd_list deferred;   /* ops held back (ordering, window, not connected) */
 	/* receiver side */
-	uint32_t rx_base;		/* every seq < rx_base placed OK */
-	uint64_t rx_done;		/* bit i: seq rx_base+i placed OK */
-	uint32_t ack_sent;		/* last ack value sent */
-	bool ack_queued;		/* in dev->ack_eps */
+	uint32_t rx_base;  /* every seq < rx_base placed OK */
+	uint64_t rx_done;  /* bit i: seq rx_base+i placed OK */
+	uint32_t ack_sent; /* last ack value sent */
+	bool ack_queued;   /* in dev->ack_eps */
 	struct sd_list ack_node;
 	/* export blob */
 	uint8_t *blob;
 	size_t blob_len;
-	uint32_t pending_rx;		/* rendezvous receives into our memory still running */
+	uint32_t pending_rx; /* rendezvous receives into our memory still running */
 	/*
 	 * Same-host peers use UCP_ERR_HANDLING_MODE_NONE (UCX 1.13 refuses shm/cma
 	 * under PEER), so their death is seen through a pidfd instead.
 	 */
 	int pidfd;
-	ucs_status_ptr_t close_req;	/* forced close started when the peer died */
+	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
 struct fabric_mr {
@@ -142,7 +142,7 @@ struct fabric_rkey_cache {
 
 struct fabric_rmr {
 	struct fabric_dev *dev;
-	struct sd_list node;		/* in dev->rmrs */
+	struct sd_list node; /* in dev->rmrs */
 	uint64_t addr;
 	uint64_t len;
 	uint32_t perms;
@@ -162,8 +162,8 @@ struct fabric_unexp {
 	struct fabric_am_hdr hdr;
 	uint64_t deadline_ns;
 	size_t len;
-	void *data;			/* eager: malloc'd copy */
-	void *rndv_desc;		/* rendezvous: UCP descriptor, data still remote */
+	void *data;	 /* eager: malloc'd copy */
+	void *rndv_desc; /* rendezvous: UCP descriptor, data still remote */
 };
 
 /* fabric_ucx.c */

@@ -256,7 +256,8 @@ fabric_rmr_forget_ep(struct fabric_dev *dev, struct fabric_ep *ep)
 	struct sd_list *pos;
 	uint32_t i;
 
-	sd_list_for_each(pos, &dev->rmrs) {
+	sd_list_for_each(pos, &dev->rmrs)
+	{
 		struct fabric_rmr *rmr = sd_container_of(pos, struct fabric_rmr, node);
 
 		for (i = 0; i < rmr->n_rkeys;) {

@@ -90,14 +90,16 @@ fabric_timers_run(struct fabric_dev *dev)
 	uint64_t now = 0, next = 0;
 	struct sd_list *cpos, *pos, *tmp;
 
-	sd_list_for_each(cpos, &dev->ctxs) {
+	sd_list_for_each(cpos, &dev->ctxs)
+	{
 		struct fabric_ctx *ctx = sd_container_of(cpos, struct fabric_ctx, node);
 
 		if (sd_list_empty(&ctx->unexpected))
 			continue;
 		if (now == 0)
 			now = fabric_now_ns();
-		sd_list_for_each_safe(pos, tmp, &ctx->unexpected) {
+		sd_list_for_each_safe(pos, tmp, &ctx->unexpected)
+		{
 			struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);
 			struct fabric_ep *ep = u->ep;
 

@@ -22,19 +22,19 @@
 #define FABRIC_AM_MAGIC 0x5dfa
 
 enum fabric_am_type {
-	FABRIC_AM_SEND = 1,	/* payload -> posted receive; needs ack */
-	FABRIC_AM_SEND_IMM = 2,	/* same, imm valid */
-	FABRIC_AM_WRITE_IMM = 3,	/* no payload; consumes a receive; aux = written length */
-	FABRIC_AM_WRITE = 4,	/* payload -> registered range (struct fabric_am_write follows) */
-	FABRIC_AM_ACK = 5,	/* no payload; ack field is the news */
-	FABRIC_AM_NAK = 6,	/* seq failed with status aux (FABRIC_NAK_*); connection is dead */
+	FABRIC_AM_SEND = 1,	 /* payload -> posted receive; needs ack */
+	FABRIC_AM_SEND_IMM = 2,	 /* same, imm valid */
+	FABRIC_AM_WRITE_IMM = 3, /* no payload; consumes a receive; aux = written length */
+	FABRIC_AM_WRITE = 4,	 /* payload -> registered range (struct fabric_am_write follows) */
+	FABRIC_AM_ACK = 5,	 /* no payload; ack field is the news */
+	FABRIC_AM_NAK = 6,	 /* seq failed with status aux (FABRIC_NAK_*); connection is dead */
 };
 
 enum fabric_nak_status {
-	FABRIC_NAK_RNR_TIMEOUT = 1,	/* no receive posted in time */
-	FABRIC_NAK_TOO_LONG = 2,	/* message longer than the posted receive */
-	FABRIC_NAK_ACCESS = 3,		/* key, range or permission refused */
-	FABRIC_NAK_QUEUE_FULL = 4,	/* unexpected queue full */
+	FABRIC_NAK_RNR_TIMEOUT = 1, /* no receive posted in time */
+	FABRIC_NAK_TOO_LONG = 2,    /* message longer than the posted receive */
+	FABRIC_NAK_ACCESS = 3,	    /* key, range or permission refused */
+	FABRIC_NAK_QUEUE_FULL = 4,  /* unexpected queue full */
 	FABRIC_NAK_INTERNAL = 5,
 };
 
@@ -45,24 +45,24 @@ enum fabric_nak_status {
  * placed successfully" (cumulative, piggybacked on any message).
  */
 struct fabric_am_hdr {
-	uint16_t magic;		/* FABRIC_AM_MAGIC */
-	uint8_t version;	/* FABRIC_PROTO_VERSION */
-	uint8_t type;		/* enum fabric_am_type */
-	uint32_t dst_id;	/* receiver's connection id (from its export blob) */
-	uint32_t cookie;	/* receiver's connection cookie (from its export blob) */
+	uint16_t magic;	 /* FABRIC_AM_MAGIC */
+	uint8_t version; /* FABRIC_PROTO_VERSION */
+	uint8_t type;	 /* enum fabric_am_type */
+	uint32_t dst_id; /* receiver's connection id (from its export blob) */
+	uint32_t cookie; /* receiver's connection cookie (from its export blob) */
 	uint32_t seq;
 	uint32_t ack;
-	uint32_t imm;		/* opaque, never byte-swapped */
-	uint32_t aux;		/* WRITE_IMM: length; NAK: status */
-	uint32_t src_id;	/* sender's connection id: lets a receiver that never */
-	uint32_t src_cookie;	/* connected back address its acks */
+	uint32_t imm;	     /* opaque, never byte-swapped */
+	uint32_t aux;	     /* WRITE_IMM: length; NAK: status */
+	uint32_t src_id;     /* sender's connection id: lets a receiver that never */
+	uint32_t src_cookie; /* connected back address its acks */
 	uint32_t reserved;
 };
 static_assert(sizeof(struct fabric_am_hdr) == 40, "fabric_am_hdr is a wire format");
 
 /* Follows the header of FABRIC_AM_WRITE: where the payload goes, and the proof. */
 struct fabric_am_write {
-	uint64_t raddr;		/* target virtual address */
+	uint64_t raddr; /* target virtual address */
 	uint32_t mr_id;
 	uint32_t reserved;
 	uint8_t key[16];
@@ -73,15 +73,15 @@ static_assert(sizeof(struct fabric_am_write) == 32, "fabric_am_write is a wire f
 
 /* ---- export blobs ---- */
 
-#define FABRIC_CONN_MAGIC 0x4e4e4f43u	/* "CONN" */
-#define FABRIC_MR_MAGIC 0x4d52464du	/* "MFRM" */
+#define FABRIC_CONN_MAGIC 0x4e4e4f43u /* "CONN" */
+#define FABRIC_MR_MAGIC 0x4d52464du   /* "MFRM" */
 
 /* Common prefix of every blob. */
 struct fabric_blob_hdr {
 	uint32_t magic;
 	uint16_t version;
-	uint16_t hdr_len;	/* bytes of the fixed part, >= what this version defines */
-	uint32_t total_len;	/* fixed part + variable part */
+	uint16_t hdr_len;   /* bytes of the fixed part, >= what this version defines */
+	uint32_t total_len; /* fixed part + variable part */
 	uint32_t reserved;
 };
 static_assert(sizeof(struct fabric_blob_hdr) == 16, "fabric_blob_hdr is a wire format");
@@ -91,10 +91,10 @@ struct fabric_conn_blob {
 	struct fabric_blob_hdr hdr;
 	uint32_t conn_id;
 	uint32_t cookie;
-	uint8_t host_id[16];	/* boot id: equal => same kernel, shm/cma reachable */
+	uint8_t host_id[16]; /* boot id: equal => same kernel, shm/cma reachable */
 	uint32_t addr_len;
-	uint32_t pid;		/* exporting process, for liveness on the same host */
-	uint64_t pid_ns;	/* inode of its pid namespace: pid means something only if equal */
+	uint32_t pid;	 /* exporting process, for liveness on the same host */
+	uint64_t pid_ns; /* inode of its pid namespace: pid means something only if equal */
 };
 static_assert(sizeof(struct fabric_conn_blob) == 56, "fabric_conn_blob is a wire format");
 
@@ -103,7 +103,7 @@ struct fabric_mr_blob {
 	struct fabric_blob_hdr hdr;
 	uint64_t addr;
 	uint64_t len;
-	uint32_t perms;		/* FABRIC_PERM_* */
+	uint32_t perms; /* FABRIC_PERM_* */
 	uint32_t mr_id;
 	uint8_t key[16];
 	uint32_t rkey_len;

@@ -308,7 +308,8 @@ sd_fabric_dev_open(const char *netdev, struct fabric_dev **out)
 	if (strlen(netdev) >= sizeof(dev->netdev))
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
-	sd_list_for_each(pos, &registry) {
+	sd_list_for_each(pos, &registry)
+	{
 		dev = sd_container_of(pos, struct fabric_dev, node);
 		if (strcmp(dev->netdev, netdev) == 0) {
 			dev->refcnt++;

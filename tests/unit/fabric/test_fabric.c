@@ -18,22 +18,23 @@
 /* ---- helpers ---- */
 
 /* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__, #cond); \
-			_exit(100); \
-		} \
+#define CHECK(cond)                                                                                                    \
+	do {                                                                                                           \
+		if (!(cond)) {                                                                                         \
+			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__,       \
+				#cond);                                                                                \
+			_exit(100);                                                                                    \
+		}                                                                                                      \
 	} while (0)
 
-#define CHECK_ERR(expr, exp) \
-	do { \
-		doca_error_t e_ = (expr); \
-		if (e_ != (exp)) { \
-			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__, \
-				#expr, doca_error_get_name(e_), doca_error_get_name(exp)); \
-			_exit(101); \
-		} \
+#define CHECK_ERR(expr, exp)                                                                                           \
+	do {                                                                                                           \
+		doca_error_t e_ = (expr);                                                                              \
+		if (e_ != (exp)) {                                                                                     \
+			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__,   \
+				#expr, doca_error_get_name(e_), doca_error_get_name(exp));                             \
+			_exit(101);                                                                                    \
+		}                                                                                                      \
 	} while (0)
 
 struct side {
@@ -240,14 +241,14 @@ import_mr(struct side *s, uint8_t *blob_out, size_t *len_out)
 	return rmr;
 }
 
-#define BOTH(name) \
-	TEST(name##_shm) \
-	{ \
-		run_##name(0); \
-	} \
-	TEST(name##_tcp) \
-	{ \
-		run_##name(1); \
+#define BOTH(name)                                                                                                     \
+	TEST(name##_shm)                                                                                               \
+	{                                                                                                              \
+		run_##name(0);                                                                                         \
+	}                                                                                                              \
+	TEST(name##_tcp)                                                                                               \
+	{                                                                                                              \
+		run_##name(1);                                                                                         \
 	}
 
 /* ---- send / receive ---- */
@@ -501,8 +502,8 @@ run_target_blocked(int tcp)
 		side_connect(&s);
 		mr = export_mr(&s, mem, sizeof(mem), FABRIC_PERM_ALL);
 		CHECK(read(gate[0], &c, 1) == 1); /* blocked: no fabric call until released */
-		CHECK(mem[0] == 41 + 5);	    /* fetch_add 5 on 41 */
-		CHECK(mem[1] == 0xfeed);	    /* cmp_swp */
+		CHECK(mem[0] == 41 + 5);	  /* fetch_add 5 on 41 */
+		CHECK(mem[1] == 0xfeed);	  /* cmp_swp */
 		for (int i = 2; i < 512; i++)
 			CHECK(mem[i] == 0xab00000000000000ull + (uint64_t)i);
 		sd_fabric_mr_deregister(mr);
