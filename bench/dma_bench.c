@@ -8,6 +8,9 @@
  *   xproc   64 KiB .. 1 MiB tasks from a forked exporter's doca_mmap_export_pci()
  *           buffer, 32 in flight (peer: a process_vm_readv loop on the same memory)
  *
+ * Each row alternates ROUNDS short slices of the DOCA path and of the peer, so both
+ * see the same noise from whatever else runs on the machine.
+ *
  * Usage: dma_bench [seconds-per-row (default 1)] [row filter substring]
  * Not a test: numbers depend on the machine; docs/dma.md records ours.
  */
@@ -34,6 +37,7 @@
 #define HOST_PCI "0000:b1:00.0"
 #define DPU_PCI "0000:03:00.0"
 #define XPROC_AREA (64u << 20)
+#define ROUNDS 10
 
 static double seconds = 1.0;
 
@@ -122,13 +126,17 @@ ctx_open(struct doca_dev *dev, uint32_t tasks)
 	check(doca_buf_inventory_start(B.inv), "inventory start");
 }
 
-/* Submit n tasks (src[i] -> dst[i]) and keep them cycling for `seconds`; returns tasks/s. */
-static double
-ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n)
+/*
+ * Submit n tasks (src[i] -> dst[i]) and keep them cycling for `slice` seconds, then
+ * drain; adds the completions and the time to *done and *elapsed.
+ */
+static void
+ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n, double slice, double *done, double *elapsed)
 {
 	double t0, t1;
 	size_t inflight;
 
+	B.done = 0;
 	B.running = true;
 	for (unsigned i = 0; i < n; i++) {
 		struct doca_dma_task_memcpy *t;
@@ -142,7 +150,7 @@ ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n)
 		for (int k = 0; k < 64; k++)
 			doca_pe_progress(B.pe);
 		t1 = now();
-	} while (t1 - t0 < seconds);
+	} while (t1 - t0 < slice);
 	B.running = false;
 	do {
 		doca_pe_progress(B.pe);
@@ -152,7 +160,9 @@ ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n)
 		fprintf(stderr, "dma_bench: %lu tasks failed\n", (unsigned long)B.failed);
 		exit(1);
 	}
-	return (double)B.done / (t1 - t0);
+	/* The drain's completions took time too: count both. */
+	*done += (double)B.done;
+	*elapsed += now() - t0;
 }
 
 static void
@@ -196,7 +206,7 @@ bench_small(struct doca_dev *dev, unsigned depth)
 	uint8_t *mem = aligned_alloc(4096, (size_t)2 * depth * SZ);
 	struct doca_buf *src[1024], *dst[1024];
 	struct doca_mmap *m;
-	double doca, peer, t0, t1;
+	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
 	uint64_t ops = 0;
 	char label[64];
 
@@ -207,21 +217,24 @@ bench_small(struct doca_dev *dev, unsigned depth)
 		check(doca_buf_inventory_buf_get_by_data(B.inv, m, mem + i * SZ, SZ, &src[i]), "buf");
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (depth + i) * SZ, SZ, &dst[i]), "buf");
 	}
-	doca = ctx_run(src, dst, depth);
+	for (int r = 0; r < ROUNDS; r++) {
+		ctx_run(src, dst, depth, seconds / ROUNDS, &done, &dt);
+		t0 = now();
+		do {
+			for (unsigned k = 0; k < 64; k++)
+				for (unsigned i = 0; i < depth; i++) {
+					memcpy(mem + (depth + i) * SZ, mem + i * SZ, SZ);
+					__asm__ __volatile__("" ::: "memory");
+				}
+			ops += 64u * depth;
+			t1 = now();
+		} while (t1 - t0 < seconds / ROUNDS);
+		pt += t1 - t0;
+	}
 	ctx_close();
-
-	t0 = now();
-	do {
-		for (unsigned r = 0; r < 1024; r++)
-			for (unsigned i = 0; i < depth; i++) {
-				memcpy(mem + (depth + i) * SZ, mem + i * SZ, SZ);
-				__asm__ __volatile__("" ::: "memory");
-			}
-		ops += 1024u * depth;
-		t1 = now();
-	} while (t1 - t0 < seconds);
 	sink = mem[depth * SZ];
-	peer = (double)ops / (t1 - t0);
+	doca = done / dt;
+	peer = (double)ops / pt;
 	snprintf(label, sizeof(label), "small, %u in flight", depth);
 	row(label, "64 B", "Mop/s", doca / 1e6, peer / 1e6);
 }
@@ -234,7 +247,7 @@ bench_local(struct doca_dev *dev, size_t sz, const char *size_label, const char 
 	uint8_t *mem = aligned_alloc(4096, 2 * INFLIGHT * sz);
 	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
 	struct doca_mmap *m;
-	double doca, peer, t0, t1;
+	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
 	uint64_t bytes = 0;
 	char label[64];
 
@@ -248,18 +261,21 @@ bench_local(struct doca_dev *dev, size_t sz, const char *size_label, const char 
 		check(doca_buf_inventory_buf_get_by_data(B.inv, m, mem + i * sz, sz, &src[i]), "buf");
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (INFLIGHT + i) * sz, sz, &dst[i]), "buf");
 	}
-	doca = ctx_run(src, dst, INFLIGHT) * (double)sz;
+	for (int r = 0; r < ROUNDS; r++) {
+		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &done, &dt);
+		t0 = now();
+		do {
+			for (unsigned i = 0; i < INFLIGHT; i++)
+				memcpy(mem + (INFLIGHT + i) * sz, mem + i * sz, sz);
+			bytes += INFLIGHT * sz;
+			t1 = now();
+		} while (t1 - t0 < seconds / ROUNDS);
+		pt += t1 - t0;
+	}
 	ctx_close();
-
-	t0 = now();
-	do {
-		for (unsigned i = 0; i < INFLIGHT; i++)
-			memcpy(mem + (INFLIGHT + i) * sz, mem + i * sz, sz);
-		bytes += INFLIGHT * sz;
-		t1 = now();
-	} while (t1 - t0 < seconds);
 	sink = mem[INFLIGHT * sz];
-	peer = (double)bytes / (t1 - t0);
+	doca = done * (double)sz / dt;
+	peer = (double)bytes / pt;
 	snprintf(label, sizeof(label), "local, %s", engine != NULL ? engine : "auto");
 	row(label, size_label, "GB/s", doca / 1e9, peer / 1e9);
 }
@@ -324,7 +340,7 @@ bench_xproc(struct doca_dev *dev, struct exporter *x, size_t sz, const char *siz
 	uint8_t *mem = aligned_alloc(4096, INFLIGHT * sz);
 	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
 	struct doca_mmap *m, *remote;
-	double doca, peer, t0, t1;
+	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
 	uint64_t bytes = 0;
 
 	memset(mem, 0, INFLIGHT * sz);
@@ -335,23 +351,26 @@ bench_xproc(struct doca_dev *dev, struct exporter *x, size_t sz, const char *siz
 		check(doca_buf_inventory_buf_get_by_data(B.inv, remote, x->addr + i * sz, sz, &src[i]), "buf");
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + i * sz, sz, &dst[i]), "buf");
 	}
-	doca = ctx_run(src, dst, INFLIGHT) * (double)sz;
-	ctx_close();
+	for (int round = 0; round < ROUNDS; round++) {
+		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &done, &dt);
+		t0 = now();
+		do {
+			for (unsigned i = 0; i < INFLIGHT; i++) {
+				struct iovec l = {mem + i * sz, sz}, r = {x->addr + i * sz, sz};
 
-	t0 = now();
-	do {
-		for (unsigned i = 0; i < INFLIGHT; i++) {
-			struct iovec l = {mem + i * sz, sz}, r = {x->addr + i * sz, sz};
-
-			if (process_vm_readv(x->pid, &l, 1, &r, 1, 0) != (ssize_t)sz) {
-				perror("process_vm_readv");
-				exit(1);
+				if (process_vm_readv(x->pid, &l, 1, &r, 1, 0) != (ssize_t)sz) {
+					perror("process_vm_readv");
+					exit(1);
+				}
 			}
-		}
-		bytes += INFLIGHT * sz;
-		t1 = now();
-	} while (t1 - t0 < seconds);
-	peer = (double)bytes / (t1 - t0);
+			bytes += INFLIGHT * sz;
+			t1 = now();
+		} while (t1 - t0 < seconds / ROUNDS);
+		pt += t1 - t0;
+	}
+	ctx_close();
+	doca = done * (double)sz / dt;
+	peer = (double)bytes / pt;
 	row("xproc (read), 32 infl.", size_label, "GB/s", doca / 1e9, peer / 1e9);
 }
 

@@ -75,7 +75,7 @@ sd_dma_task_from_job(struct sd_dma_job *job)
 doca_error_t sd_dma_task_submit(struct doca_task *task);
 doca_error_t sd_dma_task_validate(struct doca_task *task);
 
-/* dma.c: release every pin taken while running. */
+/* dma_task_memcpy.c: release every pin taken while running (ctx reached IDLE, destroy). */
 void sd_dma_unpin_all(struct doca_dma *dma);
 
 #endif /* SD_DMA_INTERNAL_H_ */
