@@ -73,7 +73,7 @@ DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
  */
 DOCA_STABLE doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks);
 
-/* softdoca has no GPU: NOT_SUPPORTED (logged), or INVALID_VALUE for ctx NULL. */
+/* softdoca has no GPU: always NOT_SUPPORTED (logged). */
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev);
 
 /*
@@ -95,7 +95,7 @@ DOCA_STABLE doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doc
  */
 DOCA_EXPERIMENTAL void doca_ctx_flush_tasks(struct doca_ctx *ctx);
 
-/* softdoca has no DPA: NOT_SUPPORTED (logged), or INVALID_VALUE for ctx NULL. */
+/* softdoca has no DPA: always NOT_SUPPORTED (logged). */
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev);
 
 /*

@@ -59,7 +59,7 @@ DOCA_STABLE doca_error_t doca_sync_event_create(struct doca_sync_event **event);
 DOCA_STABLE doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 							     struct doca_sync_event **event);
 
-/* NOT_SUPPORTED: softdoca has no remote-PCI sync events. */
+/* Always NOT_SUPPORTED: softdoca has no remote-PCI sync events. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
 
 /*

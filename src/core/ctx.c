@@ -311,10 +311,6 @@ doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight
 doca_error_t
 doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
 {
-	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_ctx_set_datapath_on_gpu: ctx is NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	DOCA_LOG_ERR("doca_ctx_set_datapath_on_gpu: softdoca has no DPA/GPU; run the datapath on the CPU (connect the context to a doca_pe)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
@@ -322,10 +318,6 @@ doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
 doca_error_t
 doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
 {
-	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_ctx_set_datapath_on_dpa: ctx is NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	DOCA_LOG_ERR("doca_ctx_set_datapath_on_dpa: softdoca has no DPA/GPU; run the datapath on the CPU (connect the context to a doca_pe)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }

@@ -28,7 +28,6 @@ sd_sync_event_set_rdma_hooks(const struct sd_sync_event_rdma_hooks *hooks)
 }
 
 #define NEEDS_RDMA "available with libdoca_rdma; link the program with doca-rdma"
-#define NO_DPA_GPU_PCI "softdoca has no DPA, GPU or remote-PCI sync events; use CPU or remote_net locations"
 
 /* --- lifetime -------------------------------------------------------------------- */
 
@@ -79,17 +78,15 @@ doca_error_t
 doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 				   struct doca_sync_event **event)
 {
-	DOCA_LOG_ERR("doca_sync_event_create_from_export: " NO_DPA_GPU_PCI);
+	DOCA_LOG_ERR("doca_sync_event_create_from_export: softdoca has no remote-PCI sync events; share the event over the network (export_to_remote_net)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo)
 {
-	if (devinfo == NULL) {
-		DOCA_LOG_ERR("doca_sync_event_cap_is_create_from_export_supported: devinfo is NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	/* A capability answer, not a refusal: DBG only. */
+	DOCA_LOG_DBG("doca_sync_event_cap_is_create_from_export_supported: softdoca has no remote-PCI sync events");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -168,18 +165,6 @@ add_cpu_location(struct doca_sync_event *event, struct doca_dev *dev, uint32_t *
 	return DOCA_SUCCESS;
 }
 
-/* Refuse a location softdoca cannot provide (after the NULL check). */
-static doca_error_t
-refuse_location(const struct doca_sync_event *event, const char *api)
-{
-	if (event == NULL) {
-		DOCA_LOG_ERR("%s: event is NULL", api);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	DOCA_LOG_ERR("%s: " NO_DPA_GPU_PCI, api);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
 doca_error_t
 doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event, struct doca_dev *dev)
 {
@@ -208,37 +193,43 @@ doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
 doca_error_t
 doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa)
 {
-	return refuse_location(event, "doca_sync_event_add_publisher_location_dpa");
+	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_dpa: softdoca has no DPA; publish from the CPU or from a network peer (remote_net)");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu)
 {
-	return refuse_location(event, "doca_sync_event_add_publisher_location_gpu");
+	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_gpu: softdoca has no GPU; publish from the CPU or from a network peer (remote_net)");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event)
 {
-	return refuse_location(event, "doca_sync_event_add_publisher_location_remote_pci");
+	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_remote_pci: softdoca has no remote-PCI sync events; publish from the CPU or from a network peer (remote_net)");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa)
 {
-	return refuse_location(event, "doca_sync_event_add_subscriber_location_dpa");
+	DOCA_LOG_ERR("doca_sync_event_add_subscriber_location_dpa: softdoca has no DPA; subscribe from the CPU");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu)
 {
-	return refuse_location(event, "doca_sync_event_add_subscriber_location_gpu");
+	DOCA_LOG_ERR("doca_sync_event_add_subscriber_location_gpu: softdoca has no GPU; subscribe from the CPU");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event)
 {
-	return refuse_location(event, "doca_sync_event_add_subscriber_location_remote_pci");
+	DOCA_LOG_ERR("doca_sync_event_add_subscriber_location_remote_pci: softdoca has no remote-PCI sync events; subscribe from the CPU");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 static doca_error_t
@@ -341,21 +332,24 @@ doca_error_t
 doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev, const uint8_t **data,
 				     size_t *sz)
 {
-	return refuse_location(event, "doca_sync_event_export_to_remote_pci");
+	DOCA_LOG_ERR("doca_sync_event_export_to_remote_pci: softdoca has no remote-PCI sync events; export with doca_sync_event_export_to_remote_net()");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_export_to_dpa(struct doca_sync_event *event, struct doca_dpa *dpa,
 			      doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
 {
-	return refuse_location(event, "doca_sync_event_export_to_dpa");
+	DOCA_LOG_ERR("doca_sync_event_export_to_dpa: softdoca has no DPA; use the event from the CPU");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct doca_gpu *gpu,
 			      doca_gpu_dev_sync_event_t *gpu_dev_se)
 {
-	return refuse_location(event, "doca_sync_event_export_to_gpu");
+	DOCA_LOG_ERR("doca_sync_event_export_to_gpu: softdoca has no GPU; use the event from the CPU");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
@@ -385,7 +379,7 @@ doca_error_t
 doca_sync_event_remote_net_export_to_dpa(struct doca_sync_event_remote_net *event, struct doca_dpa *dpa,
 					 doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
 {
-	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_dpa: " NO_DPA_GPU_PCI);
+	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_dpa: softdoca has no DPA; use the remote event from the CPU");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -393,7 +387,7 @@ doca_error_t
 doca_sync_event_remote_net_export_to_gpu(struct doca_sync_event_remote_net *event, struct doca_gpu *gpu,
 					 doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
 {
-	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_gpu: " NO_DPA_GPU_PCI);
+	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_gpu: softdoca has no GPU; use the remote event from the CPU");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 

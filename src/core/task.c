@@ -317,39 +317,37 @@ doca_task_get_ctx(const struct doca_task *task)
  * submissions are refused and the getters return neutral values.
  */
 
-#define BATCH_REFUSAL "softdoca has no task batches; allocate and submit the tasks one by one"
-
 doca_error_t
 doca_task_batch_submit(struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_submit: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_submit: softdoca has no task batches; allocate and submit the tasks one by one");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_task_batch_try_submit(struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_try_submit: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_try_submit: softdoca has no task batches; allocate and submit the tasks one by one");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 void
 doca_task_batch_free(struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_free: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_free: no batch exists in softdoca (no library allocates one)");
 }
 
 doca_error_t
 doca_task_batch_get_status(const struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_get_status: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_get_status: no batch exists in softdoca (no library allocates one)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 void
 doca_task_batch_set_user_data(struct doca_task_batch *task_batch, union doca_data user_data)
 {
-	DOCA_LOG_ERR("doca_task_batch_set_user_data: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_set_user_data: no batch exists in softdoca (no library allocates one)");
 }
 
 union doca_data
@@ -357,14 +355,14 @@ doca_task_batch_get_user_data(const struct doca_task_batch *task_batch)
 {
 	union doca_data none = {.u64 = 0};
 
-	DOCA_LOG_ERR("doca_task_batch_get_user_data: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_get_user_data: no batch exists in softdoca (no library allocates one)");
 	return none;
 }
 
 struct doca_ctx *
 doca_task_batch_get_ctx(const struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_get_ctx: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_get_ctx: no batch exists in softdoca (no library allocates one)");
 	return NULL;
 }
 
@@ -373,13 +371,13 @@ doca_task_batch_get_ctx_user_data(const struct doca_task_batch *task_batch)
 {
 	union doca_data none = {.u64 = 0};
 
-	DOCA_LOG_ERR("doca_task_batch_get_ctx_user_data: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_get_ctx_user_data: no batch exists in softdoca (no library allocates one)");
 	return none;
 }
 
 uint16_t
 doca_task_batch_get_tasks_num(struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_get_tasks_num: " BATCH_REFUSAL);
+	DOCA_LOG_ERR("doca_task_batch_get_tasks_num: no batch exists in softdoca (no library allocates one)");
 	return 0;
 }

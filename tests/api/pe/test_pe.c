@@ -146,7 +146,7 @@ TEST(null_arguments_and_unsupported)
 	ASSERT_ERR(doca_ctx_set_user_data(NULL, ud), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_ctx_get_num_inflight_tasks(NULL, &n), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_ctx_set_state_changed_cb(NULL, state_cb), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_ctx_set_datapath_on_gpu(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_ctx_set_datapath_on_gpu(NULL, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_EQ(n, 5);
 	ASSERT_EQ(st, DOCA_CTX_STATE_STOPPING);
 	ASSERT_EQ(ud.u64, 5);
