@@ -417,7 +417,6 @@ main(int argc, char **argv)
 			kill(x.pid, SIGKILL);
 		waitpid(x.pid, &st, 0);
 	}
-	doca_dev_close(dpu);
-	doca_dev_close(host);
+	/* Buffers, mmaps and devices of the rows are released by the process exit. */
 	return 0;
 }
