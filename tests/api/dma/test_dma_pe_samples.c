@@ -139,8 +139,9 @@ TEST(pe_polling)
 	progress_until(e.pe, &st.ok, 16);
 	ASSERT_EQ(st.err, 0);
 	ASSERT(!st.verify_failed);
-	env_close(&e);
+	ASSERT_OK(doca_ctx_stop(e.ctx));
 	assert_idle(&e);
+	ASSERT_OK(doca_dma_destroy(e.dma));
 }
 
 /*
