@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * doca_perf: perftest-style benchmarks of DOCA DMA and RDMA through the public
+ * DOCA API.  This file parses the command line (perftest's flag names where
+ * perftest has them) and dispatches to perf_dma.c / perf_rdma.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+#define DEFAULT_SIZE 65536
+#define SWEEP_MIN 64
+#define SWEEP_MAX (64u << 20)
+#define MAX_SIZE (1u << 30)
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: doca_perf dma [options]\n"
+		"       doca_perf rdma write|read|send|atomic [options]\n"
+		"\n"
+		"Common options (perftest names where perftest has them):\n"
+		"  -s, --size LIST        message sizes, e.g. 64,4K,1M (K/M/G = 2^10/2^20/2^30; default 64K)\n"
+		"  -a, --all              sweep powers of two from 64 B to 64 MiB (or --max-size)\n"
+		"      --max-size SIZE    upper end of --all\n"
+		"  -n, --iters N          measure N tasks per size\n"
+		"  -D, --duration SEC     measure SEC seconds per size (default 1 when -n is not given)\n"
+		"  -t, --tx-depth N       tasks in flight, per connection (default 32)\n"
+		"      --sge N            source segments per task (scatter-gather list length, default 1)\n"
+		"  -c, -q, --connections N  RDMA connections (default 1)\n"
+		"  -d, --ib-dev NAME      device: IB name (mlx5_0) or PCI address (b1:00.0)\n"
+		"      --warmup N         tasks per size run before measuring (default 2 x tx-depth)\n"
+		"      --report_gbits     bandwidth in Gbit/s (default MB/s, 10^6 bytes)\n"
+		"      --json             one JSON object on stdout instead of the table\n"
+		"      --progress         progress line on stderr even when it is not a terminal\n"
+		"      --no-progress      never a progress line\n"
+		"  -h, --help\n"
+		"\n"
+		"DMA:\n"
+		"      --remote           host<->DPU: the buffer lives in a forked host process that\n"
+		"                         exports it (doca_mmap_export_pci); this process is the DPU\n"
+		"      --write            with --remote: write into the host buffer (default: read it)\n"
+		"      --engine NAME      softdoca copy engine auto|inline|worker (SOFTDOCA_DMA_ENGINE)\n"
+		"\n"
+		"RDMA:\n"
+		"      --server           run the responder only\n"
+		"      --client           run the requester only (default with neither: both, forked)\n"
+		"      --oob-dir DIR      exchange connection descriptors as files in DIR\n"
+		"  -cm, --cm              connect with RDMA-CM instead of descriptor files\n"
+		"  -p, --port N           RDMA-CM port (default 13579)\n"
+		"      --server-addr IP   RDMA-CM: the server's address (client)\n"
+		"      --idle SEC         server: stay connected and idle SEC seconds after the run\n"
+		"\n"
+		"Exit status: 0 ok, 1 run failed, 2 bad usage.\n");
+}
+
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A usage error: one line naming the flag and the rule, exit status 2. */
+static int
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "doca_perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see doca_perf --help\n");
+	return PERF_EXIT_USAGE;
+}
+
+/* "64", "4K", "4KiB", "1M", "2G": bytes, or 0 if malformed or out of range. */
+static size_t
+parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (shift != 0 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+		end += strlen(end);
+	else if (shift == 0 && strcmp(end, "B") == 0)
+		end++;
+	if (*end != '\0' || v == 0 || v > (MAX_SIZE >> shift))
+		return 0;
+	return (size_t)(v << shift);
+}
+
+static bool
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-')
+		return false;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+enum {
+	OPT_MAX_SIZE = 256, OPT_SGE, OPT_WARMUP, OPT_GBITS, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS,
+	OPT_REMOTE, OPT_WRITE, OPT_ENGINE, OPT_SERVER, OPT_CLIENT, OPT_OOB_DIR, OPT_CM, OPT_SERVER_ADDR,
+	OPT_IDLE,
+};
+
+static const struct option long_opts[] = {
+	{"size", required_argument, NULL, 's'},
+	{"all", no_argument, NULL, 'a'},
+	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
+	{"iters", required_argument, NULL, 'n'},
+	{"duration", required_argument, NULL, 'D'},
+	{"tx-depth", required_argument, NULL, 't'},
+	{"sge", required_argument, NULL, OPT_SGE},
+	{"connections", required_argument, NULL, 'c'},
+	{"qp", required_argument, NULL, 'q'},
+	{"ib-dev", required_argument, NULL, 'd'},
+	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"report_gbits", no_argument, NULL, OPT_GBITS},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	{"remote", no_argument, NULL, OPT_REMOTE},
+	{"write", no_argument, NULL, OPT_WRITE},
+	{"engine", required_argument, NULL, OPT_ENGINE},
+	{"server", no_argument, NULL, OPT_SERVER},
+	{"client", no_argument, NULL, OPT_CLIENT},
+	{"oob-dir", required_argument, NULL, OPT_OOB_DIR},
+	{"cm", no_argument, NULL, OPT_CM},
+	{"port", required_argument, NULL, 'p'},
+	{"server-addr", required_argument, NULL, OPT_SERVER_ADDR},
+	{"idle", required_argument, NULL, OPT_IDLE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+parse_sizes(struct perf_opts *o, const char *list)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(list) >= sizeof(buf))
+		return bad("-s: list too long (at most 1023 characters)");
+	strcpy(buf, list);
+	o->nsizes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		size_t v = parse_size(tok);
+
+		if (v == 0)
+			return bad("-s: '%s' is not a size from 1 B to 1 GiB (e.g. 64, 4K, 1M)", tok);
+		if (o->nsizes == PERF_MAX_SIZES)
+			return bad("-s: more than %d sizes", PERF_MAX_SIZES);
+		o->sizes[o->nsizes++] = v;
+	}
+	if (o->nsizes == 0)
+		return bad("-s: empty size list");
+	return 0;
+}
+
+static int
+parse_args(struct perf_opts *o, int argc, char **argv)
+{
+	bool sweep = false, have_d = false;
+	size_t max_size = SWEEP_MAX;
+	uint64_t v;
+	int c, rc;
+
+	/* perftest spells the RDMA-CM flag "-cm"; getopt would read it as "-c m". */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-cm") == 0)
+			argv[i] = (char *)"--cm";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:an:D:t:c:q:d:p:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if ((rc = parse_sizes(o, optarg)) != 0)
+				return rc;
+			break;
+		case 'a':
+			sweep = true;
+			break;
+		case OPT_MAX_SIZE:
+			if ((max_size = parse_size(optarg)) == 0)
+				return bad("--max-size: '%s' is not a size from 1 B to 1 GiB", optarg);
+			break;
+		case 'n':
+			if (!parse_u64(optarg, 1, UINT64_MAX / 2, &o->iters))
+				return bad("-n: '%s' is not a positive task count", optarg);
+			break;
+		case 'D': {
+			char *end;
+
+			o->duration = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(o->duration > 0) || o->duration > 86400)
+				return bad("-D: '%s' is not a duration in seconds (0 < D <= 86400)", optarg);
+			have_d = true;
+			break;
+		}
+		case 't':
+			if (!parse_u64(optarg, 1, 65536, &v))
+				return bad("-t: '%s' is not a depth from 1 to 65536", optarg);
+			o->depth = (uint32_t)v;
+			break;
+		case OPT_SGE:
+			if (!parse_u64(optarg, 1, 1024, &v))
+				return bad("--sge: '%s' is not a segment count from 1 to 1024", optarg);
+			o->sge = (uint32_t)v;
+			break;
+		case 'c':
+		case 'q':
+			if (!parse_u64(optarg, 1, 1024, &v))
+				return bad("-c: '%s' is not a connection count from 1 to 1024", optarg);
+			o->conns = (uint32_t)v;
+			break;
+		case 'd':
+			o->ibdev = optarg;
+			break;
+		case OPT_WARMUP:
+			if (!parse_u64(optarg, 0, 1u << 30, &v))
+				return bad("--warmup: '%s' is not a task count", optarg);
+			o->warmup = (uint32_t)v;
+			break;
+		case OPT_GBITS:
+			o->gbits = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = 0;
+			break;
+		case OPT_REMOTE:
+			o->dma_mode = PERF_DMA_REMOTE;
+			break;
+		case OPT_WRITE:
+			o->dma_write = true;
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "inline") != 0 &&
+			    strcmp(optarg, "worker") != 0)
+				return bad("--engine: '%s' is not auto, inline or worker", optarg);
+			setenv("SOFTDOCA_DMA_ENGINE", optarg, 1);
+			break;
+		case OPT_SERVER:
+			o->role = 1;
+			break;
+		case OPT_CLIENT:
+			o->role = 2;
+			break;
+		case OPT_OOB_DIR:
+			o->oob_dir = optarg;
+			break;
+		case OPT_CM:
+			o->use_cm = true;
+			break;
+		case 'p':
+			if (!parse_u64(optarg, 1, 65535, &v))
+				return bad("-p: '%s' is not a port from 1 to 65535", optarg);
+			o->port = (uint16_t)v;
+			break;
+		case OPT_SERVER_ADDR:
+			o->server_addr = optarg;
+			break;
+		case OPT_IDLE: {
+			char *end;
+
+			o->idle = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(o->idle >= 0) || o->idle > 86400)
+				return bad("--idle: '%s' is not a duration in seconds", optarg);
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			return bad("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->iters != 0 && have_d)
+		return bad("-n and -D both given; choose one");
+	if (o->iters == 0 && o->duration == 0)
+		o->duration = 1.0;
+	if (sweep) {
+		o->nsizes = 0;
+		for (size_t s = SWEEP_MIN; s <= max_size && o->nsizes < PERF_MAX_SIZES; s *= 2)
+			o->sizes[o->nsizes++] = s;
+		if (o->nsizes == 0)
+			return bad("--max-size is below the sweep's start (64 B)");
+	}
+	if (o->nsizes == 0)
+		o->sizes[o->nsizes++] = DEFAULT_SIZE;
+	if (o->warmup == UINT32_MAX)
+		o->warmup = 2 * o->depth;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct perf_opts o = {
+		.depth = 32,
+		.sge = 1,
+		.conns = 1,
+		.progress = -1,
+		.warmup = UINT32_MAX,
+		.port = 13579,
+	};
+	int rc;
+
+	if (argc < 2)
+		return bad("no test given (dma or rdma)");
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "dma") == 0) {
+		o.test = "dma";
+		argv++;
+		argc--;
+	} else if (strcmp(argv[1], "rdma") == 0) {
+		if (argc < 3 || (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 &&
+				 strcmp(argv[2], "send") != 0 && strcmp(argv[2], "atomic") != 0))
+			return bad("rdma needs an operation: write, read, send or atomic");
+		o.test = argv[2];
+		argv += 2;
+		argc -= 2;
+	} else {
+		return bad("unknown test '%s' (dma or rdma)", argv[1]);
+	}
+	rc = parse_args(&o, argc, argv);
+	if (rc != 0)
+		return rc;
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (strcmp(o.test, "dma") != 0 && o.dma_mode == PERF_DMA_REMOTE)
+		return bad("--remote is a dma option");
+	if (o.dma_write && o.dma_mode != PERF_DMA_REMOTE)
+		return bad("--write needs --remote");
+	perf_clock_init();
+	if (strcmp(o.test, "dma") == 0)
+		return perf_dma_run(&o);
+	return perf_rdma_run(&o);
+}

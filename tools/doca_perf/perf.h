@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * doca_perf internals: the options every test shares, the per-size result a test
+ * fills, the latency histogram and the clock.  Tests (perf_dma.c, perf_rdma.c)
+ * use only the public DOCA API; this header is the tool's own glue.
+ */
+#ifndef DOCA_PERF_H
+#define DOCA_PERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <doca_error.h>
+
+#define PERF_MAX_SIZES 64
+#define PERF_EXIT_USAGE 2
+
+/*
+ * Latency histogram, log-linear: values below 2^SUB_BITS ticks have their own bucket,
+ * every power of two above that is split into 2^SUB_BITS buckets, so a percentile is
+ * within 1/2^SUB_BITS (~3 %) of the true value.  Recording is a clz and an increment.
+ */
+#define PERF_HIST_SUB_BITS 5
+#define PERF_HIST_BUCKETS ((64 - PERF_HIST_SUB_BITS + 1) << PERF_HIST_SUB_BITS)
+
+struct perf_hist {
+	uint64_t count;
+	uint64_t min;
+	uint64_t max;
+	double sum;
+	uint64_t bucket[PERF_HIST_BUCKETS];
+};
+
+enum perf_dma_mode {
+	PERF_DMA_LOCAL,	 /* both buffers in this process */
+	PERF_DMA_REMOTE, /* one buffer in a forked exporter (host), this process is the DPU */
+};
+
+struct perf_opts {
+	const char *test;     /* "dma", "write", "read", "send", "atomic" */
+	size_t sizes[PERF_MAX_SIZES];
+	unsigned nsizes;
+	uint64_t iters;	      /* tasks per size, 0: run for `duration` */
+	double duration;      /* seconds per size when iters == 0 */
+	uint32_t depth;	      /* tasks in flight (per connection) */
+	uint32_t sge;	      /* source segments per task */
+	uint32_t conns;	      /* connections */
+	const char *ibdev;    /* -d: IB device name or PCI address, NULL: default */
+	bool json;
+	bool gbits;
+	int progress;	      /* -1 auto (tty), 0 off, 1 on */
+	uint32_t warmup;      /* tasks per size not measured */
+	/* dma */
+	enum perf_dma_mode dma_mode;
+	bool dma_write;	      /* remote: local -> exporter (else exporter -> local) */
+	/* rdma */
+	int role;	      /* 0 both (fork), 1 server, 2 client */
+	const char *oob_dir;
+	bool use_cm;
+	uint16_t port;
+	const char *server_addr;
+	double idle;	      /* server: stay connected and idle this long after the run */
+};
+
+struct perf_result {
+	size_t size;
+	uint64_t tasks;
+	double seconds;
+	struct perf_hist lat; /* per-task latency in clock ticks */
+	double cpu_seconds;   /* user + system CPU of this process during the measurement */
+};
+
+/* perf_clock.c */
+void perf_clock_init(void);
+double perf_now(void);
+double perf_ticks_to_ns(double ticks);
+void perf_cpu_seconds(double *cpu);
+
+static inline uint64_t
+perf_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	extern uint64_t perf_ticks_slow(void);
+	return perf_ticks_slow();
+#endif
+}
+
+static inline void
+perf_hist_add(struct perf_hist *h, uint64_t v)
+{
+	unsigned idx;
+
+	if (v < (1u << PERF_HIST_SUB_BITS)) {
+		idx = (unsigned)v;
+	} else {
+		unsigned e = 63u - (unsigned)__builtin_clzll(v);
+
+		idx = ((e - PERF_HIST_SUB_BITS + 1) << PERF_HIST_SUB_BITS) |
+		      (unsigned)((v >> (e - PERF_HIST_SUB_BITS)) & ((1u << PERF_HIST_SUB_BITS) - 1));
+	}
+	h->bucket[idx]++;
+	h->count++;
+	h->sum += (double)v;
+	if (v < h->min || h->count == 1)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void perf_hist_reset(struct perf_hist *h);
+void perf_hist_merge(struct perf_hist *into, const struct perf_hist *from);
+/* Value (ticks) below which fraction q of the samples lie. */
+double perf_hist_quantile(const struct perf_hist *h, double q);
+
+/* Progress indicator on stderr (no-op unless enabled); call often, it rate-limits itself. */
+void perf_progress(const struct perf_opts *o, size_t size, double done_fraction);
+void perf_progress_end(const struct perf_opts *o);
+
+/* Run-loop helper: true while the size's measurement should go on. */
+bool perf_keep_going(const struct perf_opts *o, size_t size, uint64_t done, double t0, double now);
+
+/* Output: header once, one row per size, footer once. */
+void perf_report_begin(const struct perf_opts *o, const char *title, const char *config_json);
+void perf_report_row(const struct perf_opts *o, const struct perf_result *r);
+void perf_report_end(const struct perf_opts *o);
+
+/* Fatal error in the tool (not a usage error): message and exit 1. */
+void perf_die(const char *what, doca_error_t err) __attribute__((noreturn));
+#define PERF_TRY(expr)                                                                                                 \
+	do {                                                                                                           \
+		doca_error_t perf_err_ = (expr);                                                                       \
+		if (perf_err_ != DOCA_SUCCESS)                                                                         \
+			perf_die(#expr, perf_err_);                                                                    \
+	} while (0)
+
+/* Devices: by IB device name or PCI address (NULL: `fallback_pci`). */
+struct doca_dev;
+struct doca_dev *perf_open_dev(const char *name, const char *fallback_pci);
+
+/* Tests. */
+int perf_dma_run(struct perf_opts *o);
+int perf_rdma_run(struct perf_opts *o);
+
+#endif /* DOCA_PERF_H */
