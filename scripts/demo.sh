@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The showcase (`make demo`): list the emulated devices, walk through DOCA Core,
-# run the DPU local copy with chained buffers, then the host -> DPU copy as two
-# processes, pressing Enter on the host the way a person would.  Prints a
-# PASS/FAIL line per step and a summary; exits non-zero if any step failed.
+# run the DPU local copy with chained buffers, the host -> DPU copy as two
+# processes, then two RDMA pairs (a write and a send/receive), pressing Enter the
+# way a person would.  Prints a PASS/FAIL line per step and a summary; exits
+# non-zero if any step failed.
 # Usage: scripts/demo.sh <builddir>
 set -u
 
@@ -15,6 +16,7 @@ tour=$build/samples/doca_common/doca_core_tour
 local_copy=$build/samples/doca_dma/doca_dma_local_copy
 host=$build/samples/doca_dma/doca_dma_copy_host
 dpu=$build/samples/doca_dma/doca_dma_copy_dpu
+rdma=$build/samples/doca_rdma/doca_rdma_
 
 if [ -t 1 ]; then
 	bold=$'\e[1m' green=$'\e[32m' red=$'\e[31m' dim=$'\e[2m' off=$'\e[0m'
@@ -24,9 +26,11 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/softdoca-demo.XXXXXX")
 host_pid=
+declare -A bg_pid bg_fd
 cleanup() {
 	[ -n "$host_pid" ] && kill "$host_pid" 2>/dev/null
 	exec 3>&- 2>/dev/null
+	for n in "${!bg_pid[@]}"; do kill "${bg_pid[$n]}" 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,6 +44,47 @@ step() { echo; echo "${bold}== $1${off}"; }
 say() { echo "${dim}   $*${off}"; }
 # Run a command with a time limit, output shown indented and kept in $tmp/out.
 show() { timeout 10 "$@" >"$tmp/out" 2>&1; local rc=$?; sed 's/^/   | /' "$tmp/out"; return $rc; }
+
+# RDMA pairs: start NAME CMD... runs CMD in the background with its stdin on a
+# FIFO we hold open (Enter is written there); its output goes to $tmp/NAME.out.
+start() {
+	local n=$1 fd
+	shift
+	mkfifo "$tmp/$n.in"
+	"$@" <"$tmp/$n.in" >"$tmp/$n.out" 2>&1 &
+	bg_pid[$n]=$!
+	exec {fd}>"$tmp/$n.in"
+	bg_fd[$n]=$fd
+}
+# wait_for NAME PATTERN [COUNT]: until COUNT lines of NAME's output match (10 s).
+wait_for() {
+	local i
+	for i in $(seq 200); do
+		[ "$(grep -c -- "$2" "$tmp/$1.out")" -ge "${3:-1}" ] && return 0
+		kill -0 "${bg_pid[$1]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q -- "$2" "$tmp/$1.out"
+}
+# A subshell takes the SIGPIPE if the program already exited.
+enter() { say "Pressing Enter in the $1."; (echo >&"${bg_fd[$1]}") 2>/dev/null; }
+# finish NAME: wait for the exit (10 s), show the output, return the exit status.
+finish() {
+	local i rc=124
+	for i in $(seq 200); do
+		if ! kill -0 "${bg_pid[$1]}" 2>/dev/null; then
+			wait "${bg_pid[$1]}"
+			rc=$?
+			break
+		fi
+		sleep 0.05
+	done
+	kill "${bg_pid[$1]}" 2>/dev/null
+	unset "bg_pid[$1]"
+	eval "exec ${bg_fd[$1]}>&-"
+	grep -v "RDMA context\|Starting the sample" "$tmp/$1.out" | sed "s/^/   $1 | /"
+	return $rc
+}
 
 for p in "$tour" "$local_copy" "$host" "$dpu"; do
 	[ -x "$p" ] || { echo "demo: $p is not built (run 'make build')" >&2; exit 2; }
@@ -120,6 +165,62 @@ else
 	else
 		pass "host -> DPU copy (the DPU printed the host's text)"
 	fi
+fi
+
+step "5. RDMA write: the requester writes into memory the responder exported"
+if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
+	text="Written by RDMA from process $$"
+	say "Responder (mlx5_0): exports its memory, writes its descriptors, waits for Enter twice."
+	say "Requester (mlx5_1): reads them, writes \"$text\" into the responder's memory."
+	start responder "${rdma}write_responder" -d mlx5_0 -ld "$tmp/resp.txt" -re "$tmp/req.txt" -m "$tmp/mmap.txt"
+	start requester "${rdma}write_requester" -d mlx5_1 -ld "$tmp/req.txt" -re "$tmp/resp.txt" -m "$tmp/mmap.txt" \
+		-w "$text"
+	if wait_for responder "press enter" && wait_for requester "press enter"; then
+		enter responder
+		wait_for responder "press enter" 2
+		enter requester
+		finish requester
+		req_rc=$?
+		enter responder
+		finish responder
+		resp_rc=$?
+		if [ "$req_rc" = 0 ] && [ "$resp_rc" = 0 ] &&
+			grep -qF "Requester has written: \"$text\"" "$tmp/responder.out"; then
+			pass "RDMA write pair (the responder printed the requester's text)"
+		else
+			fail "RDMA write pair" "exit codes $req_rc/$resp_rc"
+		fi
+	else
+		finish responder
+		finish requester
+		fail "RDMA write pair" "the samples did not get ready"
+	fi
+
+	step "6. RDMA send/receive between two processes"
+	text="Sent by RDMA from process $$"
+	start receiver "${rdma}receive" -d mlx5_0 -ld "$tmp/recv.txt" -re "$tmp/send.txt"
+	start sender "${rdma}send" -d mlx5_1 -ld "$tmp/send.txt" -re "$tmp/recv.txt" -s "$text"
+	if wait_for receiver "press enter" && wait_for sender "press enter"; then
+		enter receiver
+		wait_for receiver "Receive task was submitted"
+		enter sender
+		finish sender
+		send_rc=$?
+		finish receiver
+		recv_rc=$?
+		if [ "$send_rc" = 0 ] && [ "$recv_rc" = 0 ] &&
+			grep -qF "Got from sender: \"$text\"" "$tmp/receiver.out"; then
+			pass "RDMA send/receive pair (the receiver printed the sender's text)"
+		else
+			fail "RDMA send/receive pair" "exit codes $send_rc/$recv_rc"
+		fi
+	else
+		finish receiver
+		finish sender
+		fail "RDMA send/receive pair" "the samples did not get ready"
+	fi
+else
+	skip "RDMA pairs" "samples/doca_rdma is not built yet"
 fi
 
 echo
