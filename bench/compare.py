@@ -1,0 +1,767 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Side-by-side comparison: softdoca's doca_perf against its peers, in one run.
+
+Peers, on the same sizes: a plain memcpy loop and a raw process_vm_readv loop
+(bench/peer_copy.c), ucx_perftest (ucp_put_bw, ucp_get, ucp_am_bw, ucp_am_lat over
+shm and tcp), and iperf3 between two network namespaces.  Each (workload, size) is
+measured in ROUNDS slices that alternate ours and the peer's, so both see the same
+noise on a shared machine; the table shows medians and ours/peer ratios, the issue's
+targets P1-P8 are marked met / missed, the raw numbers go to results.json, gnuplot
+draws bw.png and lat.png, and --page writes the results page (docs/results/README.md).
+
+  compare.py --build BUILD [--out DIR] [--page DIR] [--smoke] [--rounds N] [--slice S]
+
+--smoke: tiny slices, one round: checks that every number is produced (exit 1 if a
+row that is not skipped has no number), never how fast.  Skips always say why.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+KIB, MIB = 1 << 10, 1 << 20
+SKIPS = {}          # row group -> reason
+RAW = []            # every measurement: dict(workload, size, who, metric values)
+T_START = time.time()
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def human_size(n):
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= (1 << shift) and n % (1 << shift) == 0:
+            return "%d %s" % (n >> shift, unit)
+    return "%d B" % n
+
+
+def run(cmd, env=None, timeout=120, netns=None):
+    """Run a command, return stdout (str) or raise RuntimeError with its stderr."""
+    if netns:
+        cmd = ["ip", "netns", "exec", netns] + cmd
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    p = subprocess.run(cmd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d: %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-400:]))
+    return p.stdout
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.perf = os.path.join(self.build, "tools", "doca_perf", "doca_perf")
+        self.peer = os.path.join(self.build, "bench", "peer_copy")
+        self.env = {"SOFTDOCA_TOPOLOGY": os.environ.get("SOFTDOCA_TOPOLOGY", "builtin"),
+                    "DOCA_LOG_LEVEL": os.environ.get("DOCA_LOG_LEVEL", "30")}
+        self.slice = args.slice
+        self.rounds = args.rounds
+        self.rdma_ok, self.rdma_why = self.probe_rdma()
+        self.ucx = shutil.which("ucx_perftest")
+
+    # ---- tools ------------------------------------------------------------------
+
+    def probe_rdma(self):
+        try:
+            run([self.perf, "rdma", "write", "-s", "64", "-n", "10", "--json", "--no-progress"],
+                env=self.env, timeout=60)
+            return True, ""
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            msg = str(e)
+            if "no DOCA RDMA library" in msg:
+                return False, "doca_perf built without libdoca_rdma"
+            return False, "doca_perf rdma failed: " + msg.splitlines()[-1][-200:]
+
+    def perf_json(self, argv, netns=None, env=None):
+        e = dict(self.env)
+        if env:
+            e.update(env)
+        out = run([self.perf] + argv + ["--json", "--no-progress"], env=e, netns=netns,
+                  timeout=60 + 30 * self.slice * 20)
+        return json.loads(out)["results"]
+
+    def peer_copy(self, kind, size, depth):
+        out = run([self.peer, kind, str(size), str(depth), str(self.slice)])
+        return json.loads(out)["results"][0]
+
+    def ucx_perftest(self, test, size, tls, netns=None, server_addr="127.0.0.1", netdev=None):
+        """One ucx_perftest server+client run; returns (bytes/s, msg/s, lat50 us, lat avg us)."""
+        lat = test.endswith("_lat")
+        if lat:
+            iters = max(200, int(self.slice * (4000 if tls == "tcp" else 200000)))
+        else:
+            budget = (0.4e9 if tls == "tcp" else 12e9) * self.slice
+            iters = int(max(50, min(200000, budget / size)))
+        warm = max(10, iters // 10)
+        port = free_port()
+        env = dict(os.environ)
+        env["UCX_TLS"] = tls
+        senv = dict(env)
+        cenv = dict(env)
+        if netdev:
+            senv["UCX_NET_DEVICES"], cenv["UCX_NET_DEVICES"] = netdev
+        spre = ["ip", "netns", "exec", netns[0]] if netns else []
+        cpre = ["ip", "netns", "exec", netns[1]] if netns else []
+        srv = subprocess.Popen(spre + [self.ucx, "-p", str(port)], env=senv,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            last = ""
+            for attempt in range(20):
+                time.sleep(0.15)
+                p = subprocess.run(cpre + [self.ucx, server_addr, "-p", str(port), "-t", test,
+                                           "-s", str(size), "-n", str(iters), "-w", str(warm), "-f"],
+                                   env=cenv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, timeout=120)
+                if p.returncode == 0:
+                    f = p.stdout.strip().splitlines()[-1].split()
+                    # iters, lat50, lat avg, lat overall, MB/s avg, MB/s overall, msg/s avg, overall
+                    return (float(f[5]) * MIB, float(f[7]), float(f[1]), float(f[2]))
+                last = p.stderr.strip()
+                if "Connection refused" not in last and "connect" not in last.lower():
+                    break
+            raise RuntimeError("ucx_perftest %s %s: %s" % (test, tls, last[-300:]))
+        finally:
+            try:
+                srv.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                srv.wait()
+
+    # ---- measurement helpers ----------------------------------------------------
+
+    def record(self, workload, size, who, **vals):
+        RAW.append(dict(workload=workload, size=size, who=who, **vals))
+
+    def alternate(self, workload, sizes, ours, peer, peer_name):
+        """ROUNDS x (ours on every size, then the peer on every size); medians."""
+        res = {}
+        for r in range(self.rounds):
+            try:
+                mine = ours(sizes)
+            except RuntimeError as e:
+                SKIPS[workload] = "ours failed: %s" % str(e).splitlines()[-1][-200:]
+                return res
+            for row in mine:
+                self.record(workload, row["size"], "softdoca", round=r, bps=row["bytes_per_sec"],
+                            rate=row["tasks_per_sec"], lat=row["lat_ns"], cpu=row.get("cpu_percent"))
+            for s in sizes:
+                try:
+                    p = peer(s)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    SKIPS[workload + "/" + peer_name] = "peer failed: %s" % str(e).splitlines()[-1][-200:]
+                    p = None
+                if p is not None:
+                    self.record(workload, s, peer_name, round=r, bps=p[0], rate=p[1], lat_avg_ns=p[2])
+        return res
+
+
+def med(rows, key):
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def summary(workload, size, who):
+    rows = [r for r in RAW if r["workload"] == workload and r["size"] == size and r["who"] == who]
+    if not rows:
+        return None
+    out = {"bps": med(rows, "bps"), "rate": med(rows, "rate"), "n": len(rows)}
+    lats = [r["lat"] for r in rows if isinstance(r.get("lat"), dict)]
+    if lats:
+        for k in ("p50", "p99", "p999", "avg"):
+            out["lat_" + k] = statistics.median([l[k] for l in lats if k in l])
+    la = [r.get("lat_avg_ns") for r in rows if r.get("lat_avg_ns") is not None]
+    if la:
+        out["lat_avg"] = statistics.median(la)
+    cpu = [r.get("cpu") for r in rows if r.get("cpu") is not None]
+    if cpu:
+        out["cpu"] = statistics.median(cpu)
+    return out
+
+
+# ---- workloads -------------------------------------------------------------------
+
+def dma_rows(b, smoke):
+    sizes = [64, 4 * KIB, 64 * KIB, MIB, 16 * MIB] if not smoke else [64, 64 * KIB, MIB]
+
+    def ours(sz):
+        return b.perf_json(["dma", "-s", ",".join(map(str, sz)), "-t", "32", "-D", str(b.slice)])
+
+    def peer(s):
+        r = b.peer_copy("memcpy", s, 32)
+        return (r["bytes_per_sec"], r["tasks_per_sec"], r["lat_ns"]["avg"])
+    b.alternate("dma-local", sizes, ours, peer, "memcpy")
+
+    rsizes = [64 * KIB, 256 * KIB, MIB, 4 * MIB] if not smoke else [64 * KIB, MIB]
+
+    def ours_r(sz):
+        return b.perf_json(["dma", "--remote", "-s", ",".join(map(str, sz)), "-t", "32", "-D", str(b.slice)])
+
+    def peer_r(s):
+        r = b.peer_copy("pvr", s, 32)
+        return (r["bytes_per_sec"], r["tasks_per_sec"], r["lat_ns"]["avg"])
+    b.alternate("dma-host-dpu", rsizes, ours_r, peer_r, "process_vm_readv")
+
+
+def scaling_rows(b, smoke):
+    depths = [1, 4, 16, 64, 256] if not smoke else [1, 256]
+    for size in ([64 * KIB, MIB] if not smoke else [64 * KIB]):
+        for d in depths:
+            for r in range(b.rounds):
+                try:
+                    row = b.perf_json(["dma", "-s", str(size), "-t", str(d), "-D", str(b.slice)])[0]
+                except RuntimeError as e:
+                    SKIPS["scaling-dma"] = str(e).splitlines()[-1][-200:]
+                    return
+                b.record("scale-dma-depth-%s" % human_size(size), d, "softdoca", round=r,
+                         bps=row["bytes_per_sec"], rate=row["tasks_per_sec"], lat=row["lat_ns"])
+    if not b.rdma_ok:
+        SKIPS["scaling-rdma"] = b.rdma_why
+        return
+    for d in depths:
+        for r in range(b.rounds):
+            try:
+                row = b.perf_json(["rdma", "write", "-s", str(64 * KIB), "-t", str(d), "-D", str(b.slice)])[0]
+            except RuntimeError as e:
+                SKIPS["scaling-rdma"] = str(e).splitlines()[-1][-200:]
+                return
+            b.record("scale-rdma-write-depth", d, "softdoca", round=r, bps=row["bytes_per_sec"],
+                     rate=row["tasks_per_sec"], lat=row["lat_ns"])
+    for c in ([1, 4, 16, 64] if not smoke else [1, 4]):
+        for r in range(b.rounds):
+            try:
+                row = b.perf_json(["rdma", "write", "-s", str(64 * KIB), "-t", "16", "-c", str(c),
+                                   "-D", str(b.slice)])[0]
+            except RuntimeError as e:
+                SKIPS["scaling-rdma-conns"] = str(e).splitlines()[-1][-200:]
+                return
+            b.record("scale-rdma-write-conns", c, "softdoca", round=r, bps=row["bytes_per_sec"],
+                     rate=row["tasks_per_sec"], lat=row["lat_ns"])
+
+
+def ucx_rows(b, smoke, rdma_sizes):
+    """ucx_perftest on loopback (shm and tcp) beside doca_perf rdma on the same sizes."""
+    if not b.ucx:
+        SKIPS["ucx"] = "ucx_perftest not installed (package ucx-utils)"
+    ops = [("write", "ucp_put_bw"), ("read", "ucp_get")]
+    for tls in (["shm", "tcp"] if not smoke else ["shm"]):
+        for op, test in ops:
+            workload = "rdma-%s-%s" % (op, tls)
+            for r in range(b.rounds):
+                if b.rdma_ok:
+                    try:
+                        env = {"UCX_TLS": "tcp"} if tls == "tcp" else None
+                        for row in b.perf_json(["rdma", op, "-s", ",".join(map(str, rdma_sizes)),
+                                                "-t", "16", "-D", str(b.slice)], env=env):
+                            b.record(workload, row["size"], "softdoca", round=r, bps=row["bytes_per_sec"],
+                                     rate=row["tasks_per_sec"], lat=row["lat_ns"])
+                    except RuntimeError as e:
+                        SKIPS[workload] = "ours failed: " + str(e).splitlines()[-1][-200:]
+                else:
+                    SKIPS[workload] = b.rdma_why
+                if b.ucx:
+                    for s in rdma_sizes:
+                        try:
+                            bps, rate, l50, lavg = b.ucx_perftest(test, s, tls)
+                            b.record(workload, s, "ucx_perftest " + test, round=r, bps=bps, rate=rate,
+                                     lat_avg_ns=lavg * 1e3)
+                        except (RuntimeError, subprocess.TimeoutExpired) as e:
+                            SKIPS[workload + "/ucx"] = str(e)[-200:]
+            if tls == "tcp" and b.ucx:
+                for r in range(b.rounds):
+                    try:
+                        bps, rate, _, lavg = b.ucx_perftest("ucp_am_bw", MIB, tls)
+                        b.record("rdma-write-tcp", MIB, "ucx_perftest ucp_am_bw", round=r, bps=bps, rate=rate)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        SKIPS["rdma-write-tcp/am_bw"] = str(e)[-200:]
+        # Latency: 8-byte send/recv ping-pong against ucp_am_lat.
+        workload = "rdma-send-lat-%s" % tls
+        for r in range(b.rounds):
+            if b.rdma_ok:
+                try:
+                    env = {"UCX_TLS": "tcp"} if tls == "tcp" else None
+                    row = b.perf_json(["rdma", "send", "--lat", "-s", "8", "-D", str(b.slice)], env=env)[0]
+                    b.record(workload, 8, "softdoca", round=r, bps=row["bytes_per_sec"],
+                             rate=row["tasks_per_sec"], lat=row["lat_ns"])
+                except RuntimeError as e:
+                    SKIPS[workload] = "ours failed: " + str(e).splitlines()[-1][-200:]
+            else:
+                SKIPS[workload] = b.rdma_why
+            if b.ucx:
+                try:
+                    bps, rate, l50, lavg = b.ucx_perftest("ucp_am_lat", 8, tls)
+                    b.record(workload, 8, "ucx_perftest ucp_am_lat", round=r, bps=bps, rate=rate,
+                             lat_avg_ns=lavg * 1e3, lat_p50_ns=l50 * 1e3)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    SKIPS[workload + "/ucx"] = str(e)[-200:]
+
+
+# ---- two network namespaces -------------------------------------------------------
+
+class Netns:
+    """Two namespaces joined by a veth pair, TEST-NET-1 addresses (192.0.2.0/24)."""
+
+    def __init__(self):
+        tag = "%x" % (os.getpid() & 0xffff)
+        self.ns = ("sdbench%sa" % tag, "sdbench%sb" % tag)
+        self.dev = ("sdb%sa" % tag, "sdb%sb" % tag)
+        self.addr = ("192.0.2.1", "192.0.2.2")
+        self.tmp = tempfile.mkdtemp(prefix="sdbench-")
+
+    def __enter__(self):
+        ip = ["ip"]
+        for n in self.ns:
+            run(ip + ["netns", "add", n])
+        run(ip + ["link", "add", self.dev[0], "type", "veth", "peer", "name", self.dev[1]])
+        for i in (0, 1):
+            run(ip + ["link", "set", self.dev[i], "netns", self.ns[i]])
+            run(ip + ["-n", self.ns[i], "addr", "add", self.addr[i] + "/24", "dev", self.dev[i]])
+            run(ip + ["-n", self.ns[i], "link", "set", self.dev[i], "up"])
+            run(ip + ["-n", self.ns[i], "link", "set", "lo", "up"])
+            # Each side's softdoca devices carry RDMA traffic over its end of the veth.
+            with open(os.path.join(self.tmp, "topo%d.json" % i), "w") as f:
+                json.dump({"version": 1, "devices": [{"name": "bf0", "netdev": self.dev[i]}]}, f)
+        return self
+
+    def topology(self, i):
+        return os.path.join(self.tmp, "topo%d.json" % i)
+
+    def __exit__(self, *exc):
+        for n in self.ns:
+            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def iperf3(b, nn):
+    port = str(free_port())
+    srv = subprocess.Popen(["ip", "netns", "exec", nn.ns[0], "iperf3", "-s", "-1", "-p", port],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for attempt in range(20):
+            time.sleep(0.15)
+            p = subprocess.run(["ip", "netns", "exec", nn.ns[1], "iperf3", "-c", nn.addr[0], "-p", port,
+                                "-t", str(max(1, round(b.slice * 2))), "-J"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+            if p.returncode == 0:
+                return json.loads(p.stdout)["end"]["sum_received"]["bits_per_second"] / 8
+        raise RuntimeError("iperf3: " + p.stdout[-300:] + p.stderr[-300:])
+    finally:
+        try:
+            srv.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+def perf_pair_netns(b, nn, argv):
+    """doca_perf rdma server in namespace a, client in b, descriptors through a shared dir."""
+    oob = tempfile.mkdtemp(prefix="oob-", dir=nn.tmp)
+    senv = dict(os.environ, **b.env, SOFTDOCA_TOPOLOGY=nn.topology(0))
+    cenv = dict(os.environ, **b.env, SOFTDOCA_TOPOLOGY=nn.topology(1))
+    srv = subprocess.Popen(["ip", "netns", "exec", nn.ns[0], b.perf] + argv +
+                           ["--server", "--oob-dir", oob, "--no-progress", "--json"], env=senv,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        p = subprocess.run(["ip", "netns", "exec", nn.ns[1], b.perf] + argv +
+                           ["--client", "--oob-dir", oob, "--no-progress", "--json"], env=cenv,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+        if p.returncode != 0:
+            raise RuntimeError("doca_perf client: " + p.stderr[-300:])
+        return json.loads(p.stdout)["results"]
+    finally:
+        try:
+            srv.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            srv.wait()
+
+
+def netns_rows(b, smoke):
+    if os.geteuid() != 0:
+        SKIPS["netns"] = "network namespaces need root (run make bench as root)"
+        return
+    if not shutil.which("ip"):
+        SKIPS["netns"] = "ip (iproute2) not installed"
+        return
+    try:
+        nn = Netns().__enter__()
+    except RuntimeError as e:
+        SKIPS["netns"] = "cannot create namespaces: " + str(e)[-200:]
+        return
+    try:
+        for r in range(b.rounds):
+            if b.rdma_ok:
+                try:
+                    for row in perf_pair_netns(b, nn, ["rdma", "write", "-s", str(MIB), "-t", "16",
+                                                       "-D", str(b.slice)]):
+                        b.record("rdma-write-netns", row["size"], "softdoca", round=r,
+                                 bps=row["bytes_per_sec"], rate=row["tasks_per_sec"], lat=row["lat_ns"])
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    SKIPS["rdma-write-netns"] = "ours failed: " + str(e)[-200:]
+            else:
+                SKIPS["rdma-write-netns"] = b.rdma_why
+            if b.ucx:
+                for test in ("ucp_put_bw", "ucp_am_bw"):
+                    try:
+                        bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr[0],
+                                                         netdev=nn.dev)
+                        b.record("rdma-write-netns", MIB, "ucx_perftest " + test + " (tcp)", round=r,
+                                 bps=bps, rate=rate)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        SKIPS["rdma-write-netns/" + test] = str(e)[-200:]
+            if shutil.which("iperf3"):
+                try:
+                    b.record("rdma-write-netns", MIB, "iperf3", round=r, bps=iperf3(b, nn))
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    SKIPS["iperf3"] = str(e)[-200:]
+            else:
+                SKIPS["iperf3"] = "iperf3 not installed"
+    finally:
+        nn.__exit__(None, None, None)
+
+
+def idle_cpu(b, seconds):
+    """P8: CPU of a connected, idle doca_perf rdma server from /proc/<pid>/stat."""
+    if not b.rdma_ok:
+        SKIPS["idle"] = b.rdma_why
+        return
+    oob = tempfile.mkdtemp(prefix="sdbench-idle-")
+    env = dict(os.environ, **b.env)
+    srv = subprocess.Popen([b.perf, "rdma", "write", "--server", "--oob-dir", oob, "-s", "4096", "-n", "100",
+                            "--idle", str(seconds + 3), "--no-progress"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run([b.perf, "rdma", "write", "--client", "--oob-dir", oob, "-s", "4096", "-n", "100",
+             "--idle", str(seconds + 3), "--no-progress"], env=b.env, timeout=60 + seconds)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        SKIPS["idle"] = "run failed: " + str(e)[-200:]
+        srv.kill()
+        srv.wait()
+        return
+    finally:
+        pass
+    try:
+        hz = os.sysconf("SC_CLK_TCK")
+
+        def ticks():
+            with open("/proc/%d/stat" % srv.pid) as f:
+                parts = f.read().rsplit(")", 1)[1].split()
+            return int(parts[11]) + int(parts[12])
+        time.sleep(0.5)
+        t0, c0 = time.time(), ticks()
+        time.sleep(seconds)
+        t1, c1 = time.time(), ticks()
+        pct = 100.0 * (c1 - c0) / hz / (t1 - t0)
+        b.record("idle-server", 0, "softdoca", cpu=pct, seconds=t1 - t0)
+    except (OSError, IndexError, ValueError) as e:
+        SKIPS["idle"] = "cannot read /proc/%d/stat: %s" % (srv.pid, e)
+    finally:
+        srv.kill()
+        srv.wait()
+        shutil.rmtree(oob, ignore_errors=True)
+
+
+# ---- report -----------------------------------------------------------------------
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fmt_bw(bps):
+    return "-" if bps is None else "%.2f GB/s" % (bps / 1e9)
+
+
+def fmt_rate(r):
+    return "-" if r is None else "%.2f M/s" % (r / 1e6)
+
+
+def fmt_us(ns):
+    return "-" if ns is None else "%.2f us" % (ns / 1e3)
+
+
+def fmt_ratio(x):
+    return "-" if x is None else "%.3f" % x
+
+
+def comparison_table():
+    """Rows (workload, size, ours, peer, ratio, metric) for every pairing measured."""
+    rows = []
+    seen = []
+    for r in RAW:
+        key = (r["workload"], r["size"], r["who"])
+        if r["who"] != "softdoca" and key not in seen:
+            seen.append(key)
+    for workload, size, peer in seen:
+        ours = summary(workload, size, "softdoca")
+        theirs = summary(workload, size, peer)
+        if "lat" in workload:
+            o = ours.get("lat_avg") if ours else None
+            t = theirs.get("lat_avg") if theirs else None
+            rows.append((workload, size, peer, fmt_us(o), fmt_us(t), ratio(o, t), "latency avg (lower is better)"))
+        else:
+            o = ours.get("bps") if ours else None
+            t = theirs.get("bps") if theirs else None
+            rows.append((workload, size, peer, fmt_bw(o), fmt_bw(t), ratio(o, t), "bandwidth"))
+    return rows
+
+
+def targets():
+    """P1..P8 from the medians: (id, text, value shown, met True/False/None)."""
+    out = []
+
+    def bw_ratio(workload, size, peer):
+        o, t = summary(workload, size, "softdoca"), summary(workload, size, peer)
+        return ratio(o and o["bps"], t and t["bps"])
+    r = bw_ratio("dma-local", MIB, "memcpy")
+    out.append(("P1", "DMA local 1 MiB, 32 in flight >= 0.95x memcpy", fmt_ratio(r), None if r is None else r >= 0.95))
+    s = summary("dma-local", 64, "softdoca")
+    rate = s and s["rate"]
+    out.append(("P2", "DMA 64 B >= 20 M tasks/s", fmt_rate(rate), None if rate is None else rate >= 20e6))
+    rs = [(sz, bw_ratio("dma-host-dpu", sz, "process_vm_readv"))
+          for sz in sorted({x["size"] for x in RAW if x["workload"] == "dma-host-dpu"}) if sz >= 64 * KIB]
+    rs = [(sz, x) for sz, x in rs if x is not None]
+    worst = min((x for _, x in rs), default=None)
+    out.append(("P3", "DMA host<->DPU >= 64 KiB >= 0.9x process_vm_readv (worst size)",
+                fmt_ratio(worst) + ("" if not rs else " (" + ", ".join("%s %.2f" % (human_size(sz), x) for sz, x in rs) + ")"),
+                None if worst is None else worst >= 0.9))
+    r = bw_ratio("rdma-write-shm", MIB, "ucx_perftest ucp_put_bw")
+    out.append(("P4", "RDMA write 1 MiB, two local processes >= 1.0x ucp_put_bw (shm)", fmt_ratio(r),
+                None if r is None else r >= 1.0))
+    o, t = summary("rdma-send-lat-shm", 8, "softdoca"), summary("rdma-send-lat-shm", 8, "ucx_perftest ucp_am_lat")
+    r = ratio(o and o.get("lat_avg"), t and t.get("lat_avg"))
+    out.append(("P5", "RDMA 8 B send/recv latency <= 1.3x ucp_am_lat (shm, avg)", fmt_ratio(r),
+                None if r is None else r <= 1.3))
+    ucx_best = None
+    for peer in ("ucx_perftest ucp_put_bw (tcp)", "ucx_perftest ucp_am_bw (tcp)"):
+        x = summary("rdma-write-netns", MIB, peer)
+        if x and x["bps"] and (ucx_best is None or x["bps"] > ucx_best):
+            ucx_best = x["bps"]
+    o = summary("rdma-write-netns", MIB, "softdoca")
+    ip = summary("rdma-write-netns", MIB, "iperf3")
+    r1 = ratio(o and o["bps"], ucx_best)
+    r2 = ratio(o and o["bps"], ip and ip["bps"])
+    met = None if r1 is None or r2 is None else (r1 >= 0.9 and r2 >= 0.6)
+    out.append(("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
+                "%s / %s" % (fmt_ratio(r1), fmt_ratio(r2)), met))
+    idle = [x["cpu"] for x in RAW if x["workload"] == "idle-server"]
+    c = statistics.median(idle) if idle else None
+    out.append(("P8", "idle connected process < 1% CPU", "-" if c is None else "%.2f %%" % c,
+                None if c is None else c < 1.0))
+    return out
+
+
+def scaling_table():
+    rows = []
+    for wl in sorted({x["workload"] for x in RAW if x["workload"].startswith("scale-")}):
+        for k in sorted({x["size"] for x in RAW if x["workload"] == wl}):
+            s = summary(wl, k, "softdoca")
+            rows.append((wl, k, fmt_bw(s["bps"]), fmt_rate(s["rate"]), fmt_us(s.get("lat_p50")),
+                         fmt_us(s.get("lat_p99"))))
+    return rows
+
+
+def hardware():
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = subprocess.run(["free", "-h"], stdout=subprocess.PIPE, text=True).stdout.splitlines()
+    mem = [l for l in mem if l.startswith("Mem:")]
+    try:
+        load = open("/proc/loadavg").read().split()[:3]
+    except OSError:
+        load = ["?"]
+    return {"cpu": model, "nproc": os.cpu_count(), "memory": mem[0].split()[1] if mem else "?",
+            "kernel": os.uname().release, "loadavg_at_end": " ".join(load),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+
+
+def plots(outdir):
+    if not shutil.which("gnuplot"):
+        SKIPS["plots"] = "gnuplot not installed (package gnuplot-nox)"
+        return []
+    series = {}
+    for wl, who in sorted({(x["workload"], x["who"]) for x in RAW}):
+        if wl.startswith("scale-") or wl == "idle-server":
+            continue
+        pts = []
+        for size in sorted({x["size"] for x in RAW if x["workload"] == wl and x["who"] == who}):
+            s = summary(wl, size, who)
+            pts.append((size, s))
+        series[(wl, who)] = pts
+    made = []
+    # Bandwidth vs size.
+    bw_data = os.path.join(outdir, "bw.dat")
+    blocks = []
+    with open(bw_data, "w") as f:
+        for (wl, who), pts in series.items():
+            pts = [(sz, s["bps"]) for sz, s in pts if s.get("bps") and "lat" not in wl]
+            if len(pts) < 1:
+                continue
+            f.write("# %s %s\n" % (wl, who))
+            for sz, v in pts:
+                f.write("%d %.6f\n" % (sz, v / 1e9))
+            f.write("\n\n")
+            blocks.append("%s: %s" % (wl, who))
+    lat_data = os.path.join(outdir, "lat.dat")
+    lblocks = []
+    with open(lat_data, "w") as f:
+        for (wl, who), pts in series.items():
+            pts = [(sz, s.get("lat_p50") or s.get("lat_avg"), s.get("lat_p99")) for sz, s in pts]
+            pts = [p for p in pts if p[1]]
+            if not pts:
+                continue
+            f.write("# %s %s\n" % (wl, who))
+            for sz, p50, p99 in pts:
+                f.write("%d %.3f %.3f\n" % (sz, p50 / 1e3, (p99 or p50) / 1e3))
+            f.write("\n\n")
+            lblocks.append("%s: %s" % (wl, who))
+    for name, data, titles, ylabel, using in (
+            ("bw.png", bw_data, blocks, "bandwidth [GB/s]", "1:2"),
+            ("lat.png", lat_data, lblocks, "latency p50 (bars to p99) [us]", "1:2:2:3")):
+        if not titles:
+            continue
+        plot = ", ".join("'%s' index %d using %s with %s title '%s'" %
+                         (data, i, using, "yerrorlines" if using.count(":") == 3 else "linespoints",
+                          t.replace("'", "")) for i, t in enumerate(titles))
+        script = ("set terminal pngcairo size 1100,700 noenhanced\n" if _has_cairo() else
+                  "set terminal png size 1100,700 noenhanced\n")
+        script += ("set output '%s'\nset logscale xy\nset xlabel 'message size [bytes]'\nset ylabel '%s'\n"
+                   "set key outside right\nset grid\nplot %s\n" % (os.path.join(outdir, name), ylabel, plot))
+        p = subprocess.run(["gnuplot"], input=script, text=True, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            SKIPS["plots"] = "gnuplot failed: " + p.stderr[-200:]
+            return made
+        made.append(name)
+    return made
+
+
+def _has_cairo():
+    p = subprocess.run(["gnuplot", "-e", "set terminal"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return "pngcairo" in p.stdout
+
+
+def write_outputs(b, outdir, page_dir, smoke):
+    os.makedirs(outdir, exist_ok=True)
+    comp = comparison_table()
+    tg = targets()
+    sc = scaling_table()
+    hw = hardware()
+    lines = []
+    lines.append("| workload | size | peer | softdoca | peer | ratio (ours/peer) | metric |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for wl, size, peer, o, t, r, metric in comp:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (wl, human_size(size), peer, o, t, fmt_ratio(r), metric))
+    tlines = ["| id | target | measured | status |", "|---|---|---|---|"]
+    for tid, text, val, met in tg:
+        tlines.append("| %s | %s | %s | %s |" % (tid, text, val, {True: "met", False: "**missed**", None: "not measured"}[met]))
+    slines = ["| series | x (depth / connections) | bandwidth | rate | lat p50 | lat p99 |", "|---|---|---|---|---|---|"]
+    for wl, k, bw, rate, p50, p99 in sc:
+        slines.append("| %s | %d | %s | %s | %s | %s |" % (wl, k, bw, rate, p50, p99))
+    klines = ["| what | why skipped |", "|---|---|"] + ["| %s | %s |" % kv for kv in sorted(SKIPS.items())]
+
+    text = "\n".join(["## Ratios (medians of %d alternating rounds, %.2f s slices)" % (b.rounds, b.slice), ""] + lines +
+                     ["", "## Targets", ""] + tlines + ["", "## Scaling", ""] + slines +
+                     ["", "## Skipped", ""] + (klines if SKIPS else ["nothing"]))
+    print(text)
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"hardware": hw, "rounds": b.rounds, "slice": b.slice, "skips": SKIPS,
+                   "targets": [dict(id=a, target=t, measured=v, met=m) for a, t, v, m in tg],
+                   "raw": RAW}, f, indent=1)
+    made = plots(outdir)
+    if page_dir:
+        os.makedirs(page_dir, exist_ok=True)
+        for name in made + ["results.json"]:
+            shutil.copy(os.path.join(outdir, name), os.path.join(page_dir, name))
+        notes = os.path.join(page_dir, "notes.md")
+        page = ["# softdoca benchmark results", "",
+                "Generated by `make bench` (`bench/compare.py`, see [../benchmarks.md](../benchmarks.md)) "
+                "on %s in %.0f s." % (hw["date"], time.time() - T_START), "",
+                "**Machine:** %s, %s CPUs (nproc), %s RAM, Linux %s; load average at the end %s. "
+                "The machine is shared: other jobs ran during the measurement, which is why ours and each "
+                "peer alternate in short slices and the tables show medians." %
+                (hw["cpu"], hw["nproc"], hw["memory"], hw["kernel"], hw["loadavg_at_end"]), "",
+                "Raw numbers: [results.json](results.json)."]
+        if made:
+            page += ["", "![bandwidth vs size](bw.png)", "", "![latency vs size](lat.png)" if "lat.png" in made else ""]
+        page += ["", text]
+        if os.path.exists(notes):
+            page += ["", open(notes).read().strip()]
+        with open(os.path.join(page_dir, "README.md"), "w") as f:
+            f.write("\n".join(page) + "\n")
+    return comp, tg
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True, help="meson build directory")
+    ap.add_argument("--out", help="directory for results.json and plots (default BUILD/bench/results)")
+    ap.add_argument("--page", help="also write the results page (README.md + plots) into this directory")
+    ap.add_argument("--smoke", action="store_true", help="tiny run: every number produced, speed not judged")
+    ap.add_argument("--rounds", type=int, help="alternating rounds per row (default 3; smoke 1)")
+    ap.add_argument("--slice", type=float, help="seconds per slice (default 0.5; smoke 0.05)")
+    ap.add_argument("--idle", type=float, default=None, help="seconds of idle CPU sampling for P8")
+    args = ap.parse_args()
+    args.rounds = args.rounds or (1 if args.smoke else 3)
+    args.slice = args.slice or (0.05 if args.smoke else 0.5)
+    out = args.out or os.path.join(args.build, "bench", "results")
+    b = Bench(args)
+    for tool in (b.perf, b.peer):
+        if not os.access(tool, os.X_OK):
+            print("compare.py: %s is not built (ninja -C %s)" % (tool, args.build), file=sys.stderr)
+            return 1
+    if not b.rdma_ok:
+        log("compare.py: RDMA rows skipped: " + b.rdma_why)
+    steps = [("dma", lambda: dma_rows(b, args.smoke)),
+             ("rdma/ucx", lambda: ucx_rows(b, args.smoke, [4 * KIB, 64 * KIB, MIB] if not args.smoke else [MIB])),
+             ("netns", lambda: netns_rows(b, args.smoke)),
+             ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (1.0 if args.smoke else 3.0))),
+             ("scaling", lambda: scaling_rows(b, args.smoke))]
+    for name, fn in steps:
+        log("compare.py: %s (%.0f s so far)" % (name, time.time() - T_START))
+        fn()
+    comp, tg = write_outputs(b, out, args.page, args.smoke)
+    log("compare.py: done in %.0f s; raw numbers in %s" % (time.time() - T_START, os.path.join(out, "results.json")))
+    if args.smoke:
+        # Every pairing that was not skipped must have both numbers, and DMA must be there.
+        def skipped(wl):
+            return any(k == wl or k.startswith(wl + "/") for k in SKIPS)
+        missing = [(wl, sz, peer) for wl, sz, peer, o, t, r, _ in comp if r is None and not skipped(wl)]
+        have_dma = any(wl == "dma-local" for wl, *_ in comp) and any(wl == "dma-host-dpu" for wl, *_ in comp)
+        if missing or not have_dma:
+            log("compare.py --smoke: numbers missing: %s%s" % (missing, "" if have_dma else " (no DMA rows)"))
+            return 1
+        for tid, text, val, met in tg:
+            if met is None and tid in ("P1", "P2", "P3"):
+                log("compare.py --smoke: %s not measured" % tid)
+                return 1
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.exit(main())

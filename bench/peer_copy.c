@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The software peers doca_perf dma is compared with, shaped like doca_perf's run
+ * (same buffer layout: `depth` source/destination pairs, fewer when they would
+ * exceed 256 MiB a side, cycled) and printing the same JSON, so bench/compare.py
+ * treats both alike:
+ *
+ *   peer_copy memcpy SIZE DEPTH SECONDS    plain memcpy loop in this process
+ *   peer_copy pvr    SIZE DEPTH SECONDS    process_vm_readv loop from a forked holder
+ *
+ * Latency is per copy call (one task's worth of bytes).  Not a test.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SIDE_BUDGET (256u << 20)
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double
+cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* Keeps the compiler from dropping the copies. */
+static volatile uint8_t sink;
+
+/* `depth` copies of `size` bytes, task k using slot k % slots. */
+static int
+copy_pass(int pvr, pid_t holder, uint8_t *src, uint8_t *dst, size_t size, size_t slots, unsigned depth)
+{
+	for (size_t k = 0; k < depth; k++) {
+		size_t off = (k % slots) * size;
+
+		if (pvr) {
+			struct iovec l = {dst + off, size}, r = {src + off, size};
+
+			if (process_vm_readv(holder, &l, 1, &r, 1, 0) != (ssize_t)size) {
+				perror("peer_copy: process_vm_readv");
+				return -1;
+			}
+		} else {
+			memcpy(dst + off, src + off, size);
+			__asm__ __volatile__("" ::: "memory");
+		}
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t size, slots, side;
+	unsigned depth;
+	double seconds, t0, t, cpu0;
+	uint64_t ops = 0;
+	uint8_t *src, *dst;
+	pid_t holder = 0;
+	int pvr;
+
+	if (argc != 5 || (strcmp(argv[1], "memcpy") != 0 && strcmp(argv[1], "pvr") != 0)) {
+		fprintf(stderr, "usage: peer_copy memcpy|pvr SIZE DEPTH SECONDS\n");
+		return 2;
+	}
+	pvr = strcmp(argv[1], "pvr") == 0;
+	size = strtoull(argv[2], NULL, 0);
+	depth = (unsigned)strtoul(argv[3], NULL, 0);
+	seconds = atof(argv[4]);
+	if (size == 0 || depth == 0 || !(seconds > 0)) {
+		fprintf(stderr, "peer_copy: SIZE, DEPTH and SECONDS must be positive\n");
+		return 2;
+	}
+	slots = SIDE_BUDGET / size;
+	if (slots < 1)
+		slots = 1;
+	if (slots > depth)
+		slots = depth;
+	side = slots * size;
+	src = aligned_alloc(4096, side);
+	if (src == NULL)
+		return 1;
+	for (size_t i = 0; i < side; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	if (pvr) {
+		/* The holder keeps the same mapping (fork) and sleeps until we are done. */
+		int p[2];
+		char c;
+
+		if (pipe(p) != 0)
+			return 1;
+		holder = fork();
+		if (holder == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(p[1]);
+			while (read(p[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		close(p[0]);
+	}
+	/*
+	 * The destination is allocated after the fork (a forked-shared page would take a
+	 * copy-on-write fault at its first write) and touched once before timing, as
+	 * doca_perf's warm-up touches its buffers.
+	 */
+	dst = aligned_alloc(4096, side);
+	if (dst == NULL)
+		return 1;
+	memset(dst, 0, side);
+	/* One untimed pass first, as doca_perf runs warm-up tasks before measuring. */
+	if (copy_pass(pvr, holder, src, dst, size, slots, depth) != 0)
+		return 1;
+	cpu0 = cpu_now();
+	t0 = now();
+	do {
+		if (copy_pass(pvr, holder, src, dst, size, slots, depth) != 0)
+			return 1;
+		ops += depth;
+		t = now();
+	} while (t - t0 < seconds);
+	sink = dst[side - 1];
+	if (memcmp(src, dst, size) != 0) {
+		fprintf(stderr, "peer_copy: copy check failed\n");
+		return 1;
+	}
+	if (pvr) {
+		kill(holder, SIGKILL);
+		waitpid(holder, NULL, 0);
+	}
+	printf("{\"tool\":\"peer_copy\",\"test\":\"%s\",\"config\":{\"depth\":%u},\"results\":[{\"size\":%zu,"
+	       "\"tasks\":%llu,\"seconds\":%.6f,\"bytes_per_sec\":%.1f,\"tasks_per_sec\":%.1f,\"cpu_percent\":%.1f,"
+	       "\"lat_ns\":{\"avg\":%.1f}}]}\n",
+	       argv[1], depth, size, (unsigned long long)ops, t - t0, (double)ops * (double)size / (t - t0),
+	       (double)ops / (t - t0), 100.0 * (cpu_now() - cpu0) / (t - t0), (t - t0) * 1e9 / (double)ops);
+	return 0;
+}

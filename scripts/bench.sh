@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# make bench: the full side-by-side comparison (bench/compare.py) on a built tree,
+# writing the results page docs/results/README.md with its plots and raw JSON.
+# Usage: scripts/bench.sh BUILD_DIR [extra compare.py flags]
+set -eu
+
+build=${1:?usage: scripts/bench.sh BUILD_DIR [compare.py flags]}
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+ninja -C "$build" tools/doca_perf/doca_perf bench/peer_copy bench/dma_bench >/dev/null
+exec python3 "$root/bench/compare.py" --build "$build" --out "$build/bench/results" \
+	--page "$root/docs/results" "$@"
