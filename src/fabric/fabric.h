@@ -37,6 +37,7 @@
 #ifndef SD_FABRIC_H_
 #define SD_FABRIC_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -133,6 +134,11 @@ typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, vo
  * allowed, plus its worker and service thread.
  */
 doca_error_t sd_fabric_dev_open(const char *netdev, struct fabric_dev **dev);
+/*
+ * A reference on the most recently opened device (or, with none open, the
+ * all-netdev one), for memory whose owner names no device (sync events).
+ */
+doca_error_t sd_fabric_dev_open_last(struct fabric_dev **dev);
 void sd_fabric_dev_close(struct fabric_dev *dev);
 
 /* ---- completion domain (fabric_progress.c) ---- */
@@ -152,6 +158,8 @@ doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
  * ep errors on the calling thread.  Returns the number of callbacks run.
  */
 uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
+/* Are completions or connection errors waiting for sd_fabric_ctx_progress()? */
+bool sd_fabric_ctx_has_work(struct fabric_ctx *ctx);
 /* An fd that becomes readable when completions were queued by the service thread. */
 int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
 /* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */

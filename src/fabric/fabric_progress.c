@@ -190,6 +190,17 @@ sd_fabric_ctx_destroy(struct fabric_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+bool
+sd_fabric_ctx_has_work(struct fabric_ctx *ctx)
+{
+	bool work;
+
+	fabric_dev_lock(ctx->dev);
+	work = !sd_list_empty(&ctx->completions) || !sd_list_empty(&ctx->err_eps);
+	fabric_dev_unlock(ctx->dev);
+	return work;
+}
+
 int
 sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx)
 {

@@ -327,6 +327,25 @@ sd_fabric_dev_open(const char *netdev, struct fabric_dev **out)
 	return err;
 }
 
+doca_error_t
+sd_fabric_dev_open_last(struct fabric_dev **out)
+{
+	struct fabric_dev *dev = NULL;
+
+	if (out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&registry_lock);
+	if (!sd_list_empty(&registry)) {
+		dev = sd_container_of(registry.prev, struct fabric_dev, node);
+		dev->refcnt++;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (dev == NULL)
+		return sd_fabric_dev_open(NULL, out);
+	*out = dev;
+	return DOCA_SUCCESS;
+}
+
 void
 sd_fabric_dev_close(struct fabric_dev *dev)
 {

@@ -99,6 +99,9 @@ struct doca_rdma_connection {
 	/* CM: owned by rdma_cm.c (freed through cm_ops->conn_free) */
 	struct doca_rdma_addr *addr; /* doca_rdma_connection_get_addr() */
 	void *cm;
+	/* facade-private: a lost CM connection waiting for its callback (rdma->notify) */
+	struct sd_list notify_node;
+	bool notify_queued;
 };
 
 struct doca_rdma {
@@ -139,6 +142,10 @@ struct doca_rdma {
 	/* RDMA-CM (rdma_cm.c) */
 	const struct sd_rdma_cm_ops *cm_ops;
 	void *cm;
+	/* facade-private */
+	struct sd_list notify;	  /* CM connections lost, callback due (fired after fabric progress) */
+	bool tearing_down;	  /* flush/stop in progress: completing ops must not post again */
+	uint64_t logged_refusals; /* bit per refusal kind already logged at ERR this run */
 };
 
 /*
@@ -167,6 +174,9 @@ struct sd_rdma_task {
 	size_t bounce_len;
 	uint64_t atomic_old;
 	uint32_t stage; /* multi-step tasks (notify_set) */
+	/* facade-private: mmaps pinned while in flight (head buffers) */
+	struct doca_mmap *pinned[3];
+	uint8_t num_pinned;
 };
 
 /* The public task types are the common task. */
@@ -206,8 +216,9 @@ struct doca_sync_event_remote_net {
 	struct doca_dev *dev;
 	struct fabric_dev *fdev; /* reference held until destroy */
 	struct fabric_rmr *rmr;
-	uint64_t addr; /* the value's address in the exporter */
-	uint64_t last; /* last value seen: first guess of notify_set's compare-and-swap */
+	uint64_t addr;	   /* the value's address in the exporter */
+	uint64_t last;	   /* last value seen: first guess of notify_set's compare-and-swap */
+	uint32_t inflight; /* tasks using it (destroy -> IN_USE) */
 };
 
 /* ---- connections (rdma_conn.c); all need the context STARTING or RUNNING ---- */
@@ -263,6 +274,8 @@ struct doca_rdma_connection *sd_rdma_conn_by_id(struct doca_rdma *rdma, uint32_t
 
 /* rdma_conn.c: the fabric reported a connection error (ep_error_cb). */
 void sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user);
+/* rdma_conn.c: fire the callbacks of lost CM connections (after fabric progress). */
+unsigned sd_rdma_conns_notify(struct doca_rdma *rdma);
 /* rdma_conn.c: the context is stopping: every endpoint goes, connections end. */
 void sd_rdma_conns_teardown(struct doca_rdma *rdma);
 /* rdma_conn.c: doca_rdma_destroy(): free every connection object. */
@@ -274,8 +287,8 @@ doca_error_t sd_rdma_task_validate(struct doca_task *task);
 /* rdma_task.c: report tasks refused after submit; returns how many. */
 unsigned sd_rdma_tasks_report_rejected(struct doca_rdma *rdma);
 
-/* rdma_mem.c: mmap / sync-event hooks installed at load time. */
-void sd_rdma_install_hooks(void);
+/* rdma_mem.c: the fabric import behind an SD_MMAP_RDMA_REMOTE mmap (NULL otherwise). */
+struct fabric_rmr *sd_rdma_remote_rmr(const struct doca_mmap *mmap, struct fabric_dev **fdev);
 /* rdma_mem.c: the fabric device of a doca_dev (refcounted by the fabric). */
 doca_error_t sd_rdma_fabric_dev_open(struct doca_dev *dev, const char *api, struct fabric_dev **fdev);
 

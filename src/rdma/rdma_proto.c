@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Parsers of the descriptors in rdma_proto.h.  They trust nothing: every
+ * length is checked before it is used, fields are copied out with memcpy (the
+ * application's bytes may be unaligned), and the embedded fabric blob is
+ * checked structurally so the fabric sees only well-formed blobs.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "rdma_proto.h"
+#include "../fabric/fabric_proto.h"
+#include "../fabric/fabric.h"
+
+static doca_error_t
+refuse(const char **reason, const char *why)
+{
+	if (reason != NULL)
+		*reason = why;
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t
+sd_rdma_fabric_conn_check(const uint8_t *blob, size_t len, const char **reason)
+{
+	struct fabric_conn_blob b;
+
+	if (blob == NULL || len < sizeof(b))
+		return refuse(reason, "fabric connection blob shorter than its header");
+	memcpy(&b, blob, sizeof(b));
+	if (b.hdr.magic != FABRIC_CONN_MAGIC)
+		return refuse(reason, "fabric connection blob has a bad magic");
+	if (b.hdr.version != FABRIC_PROTO_VERSION) {
+		if (reason != NULL)
+			*reason = "fabric connection blob of another version";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (b.hdr.hdr_len < sizeof(b) || b.hdr.hdr_len > len || b.hdr.total_len != len)
+		return refuse(reason, "fabric connection blob lengths disagree");
+	if (b.addr_len == 0 || b.addr_len > len - b.hdr.hdr_len)
+		return refuse(reason, "fabric connection blob worker address does not fit");
+	if (b.conn_id == 0)
+		return refuse(reason, "fabric connection blob has connection id 0");
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_t *mr_len, uint32_t *perms,
+			const char **reason)
+{
+	struct fabric_mr_blob b;
+
+	if (blob == NULL || len < sizeof(b))
+		return refuse(reason, "fabric memory blob shorter than its header");
+	memcpy(&b, blob, sizeof(b));
+	if (b.hdr.magic != FABRIC_MR_MAGIC)
+		return refuse(reason, "fabric memory blob has a bad magic");
+	if (b.hdr.version != FABRIC_PROTO_VERSION) {
+		if (reason != NULL)
+			*reason = "fabric memory blob of another version";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (b.hdr.hdr_len < sizeof(b) || b.hdr.hdr_len > len || b.hdr.total_len != len)
+		return refuse(reason, "fabric memory blob lengths disagree");
+	if (b.rkey_len == 0 || b.rkey_len > len - b.hdr.hdr_len)
+		return refuse(reason, "fabric memory blob rkey does not fit");
+	if (b.len == 0 || b.addr + b.len < b.addr)
+		return refuse(reason, "fabric memory blob range is empty or wraps");
+	if ((b.perms & ~FABRIC_PERM_ALL) != 0 || b.mr_id == 0)
+		return refuse(reason, "fabric memory blob has unknown permission bits or region id 0");
+	*addr = b.addr;
+	*mr_len = b.len;
+	*perms = b.perms;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdma_conn_info *out, const char **reason)
+{
+	const uint8_t *p = desc;
+	struct sd_rdma_conn_desc d;
+	doca_error_t err;
+
+	if (desc == NULL || out == NULL)
+		return refuse(reason, "NULL descriptor");
+	if (len < 8 || len > SD_RDMA_DESC_MAX)
+		return refuse(reason, "length outside [48, 4096]");
+	memcpy(&d, p, 8);
+	if (le32toh(d.magic) != SD_RDMA_CONN_MAGIC)
+		return refuse(reason, "not a softdoca connection descriptor (bad magic)");
+	if (le16toh(d.version) != SD_RDMA_CONN_VERSION) {
+		if (reason != NULL)
+			*reason = "connection descriptor of another version";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (len < sizeof(d))
+		return refuse(reason, "shorter than the version-1 header");
+	memcpy(&d, p, sizeof(d));
+	if (le16toh(d.hdr_len) < sizeof(d) || le16toh(d.hdr_len) > len || le32toh(d.total_len) != len)
+		return refuse(reason, "header or total length disagrees with the descriptor's length");
+	if (le32toh(d.fabric_len) != len - le16toh(d.hdr_len))
+		return refuse(reason, "fabric part length disagrees with the total length");
+	if (d.reserved != 0)
+		return refuse(reason, "reserved field is not 0");
+	if (le32toh(d.transport) > 1)
+		return refuse(reason, "unknown transport type");
+	if (le32toh(d.conn_id) == 0)
+		return refuse(reason, "connection id 0");
+	err = sd_rdma_fabric_conn_check(p + le16toh(d.hdr_len), le32toh(d.fabric_len), reason);
+	if (err != DOCA_SUCCESS)
+		return err;
+	out->permissions = le32toh(d.permissions);
+	out->transport = le32toh(d.transport);
+	out->conn_id = le32toh(d.conn_id);
+	out->fabric = p + le16toh(d.hdr_len);
+	out->fabric_len = le32toh(d.fabric_len);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_rdma_mmap_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out, const char **reason)
+{
+	const uint8_t *p = desc;
+	struct sd_rdma_mmap_desc d;
+	uint64_t faddr, flen;
+	uint32_t fperms;
+	doca_error_t err;
+
+	if (desc == NULL || out == NULL)
+		return refuse(reason, "NULL descriptor");
+	if (len < sizeof(d.hdr) || len > SD_RDMA_DESC_MAX)
+		return refuse(reason, "length outside [40, 4096]");
+	memcpy(&d.hdr, p, sizeof(d.hdr));
+	if (le32toh(d.hdr.magic) != SD_MMAP_DESC_MAGIC || le16toh(d.hdr.kind) != SD_MMAP_DESC_KIND_RDMA)
+		return refuse(reason, "not a softdoca RDMA mmap descriptor (bad magic or kind)");
+	if (le16toh(d.hdr.version) != SD_RDMA_MMAP_DESC_VERSION) {
+		if (reason != NULL)
+			*reason = "RDMA mmap descriptor of another version";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (len < sizeof(d))
+		return refuse(reason, "shorter than the version-1 layout");
+	memcpy(&d, p, sizeof(d));
+	if (le32toh(d.hdr.total_len) != len || d.hdr.reserved != 0)
+		return refuse(reason, "total length disagrees with the descriptor's length, or reserved is set");
+	if (le32toh(d.fabric_len) != len - sizeof(d))
+		return refuse(reason, "fabric part length disagrees with the total length");
+	if (d.len == 0 || le64toh(d.addr) + le64toh(d.len) < le64toh(d.addr))
+		return refuse(reason, "empty or wrapping range");
+	err = sd_rdma_fabric_mr_check(p + sizeof(d), le32toh(d.fabric_len), &faddr, &flen, &fperms, reason);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (faddr != le64toh(d.addr) || flen != le64toh(d.len))
+		return refuse(reason, "fabric range differs from the descriptor's range");
+	out->addr = le64toh(d.addr);
+	out->len = le64toh(d.len);
+	out->permissions = le32toh(d.permissions);
+	out->fabric_perms = fperms;
+	out->fabric = p + sizeof(d);
+	out->fabric_len = le32toh(d.fabric_len);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out, const char **reason)
+{
+	const uint8_t *p = desc;
+	struct sd_rdma_se_desc d;
+	uint64_t faddr, flen;
+	uint32_t fperms;
+	doca_error_t err;
+
+	if (desc == NULL || out == NULL)
+		return refuse(reason, "NULL descriptor");
+	if (len < 8 || len > SD_RDMA_DESC_MAX)
+		return refuse(reason, "length outside [32, 4096]");
+	memcpy(&d, p, 8);
+	if (le32toh(d.magic) != SD_RDMA_SE_MAGIC)
+		return refuse(reason, "not a softdoca sync-event descriptor (bad magic)");
+	if (le16toh(d.version) != SD_RDMA_SE_VERSION) {
+		if (reason != NULL)
+			*reason = "sync-event descriptor of another version";
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (len < sizeof(d))
+		return refuse(reason, "shorter than the version-1 header");
+	memcpy(&d, p, sizeof(d));
+	if (le16toh(d.hdr_len) < sizeof(d) || le16toh(d.hdr_len) > len || le32toh(d.total_len) != len)
+		return refuse(reason, "header or total length disagrees with the descriptor's length");
+	if (le32toh(d.fabric_len) != len - le16toh(d.hdr_len) || d.reserved != 0)
+		return refuse(reason, "fabric part length disagrees with the total length, or reserved is set");
+	if ((le64toh(d.addr) & 7) != 0)
+		return refuse(reason, "event value address is not 8-byte aligned");
+	err = sd_rdma_fabric_mr_check(p + le16toh(d.hdr_len), le32toh(d.fabric_len), &faddr, &flen, &fperms, reason);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (faddr != le64toh(d.addr) || flen != 8)
+		return refuse(reason, "fabric range is not the event's 8-byte value");
+	if ((fperms & (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_ATOMIC)) !=
+	    (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_ATOMIC))
+		return refuse(reason, "fabric range does not grant read and atomic access");
+	out->addr = faddr;
+	out->len = 8;
+	out->permissions = 0;
+	out->fabric_perms = fperms;
+	out->fabric = p + le16toh(d.hdr_len);
+	out->fabric_len = le32toh(d.fabric_len);
+	return DOCA_SUCCESS;
+}
