@@ -82,7 +82,9 @@ finish() {
 	kill "${bg_pid[$1]}" 2>/dev/null
 	unset "bg_pid[$1]"
 	eval "exec ${bg_fd[$1]}>&-"
-	grep -v "RDMA context\|Starting the sample" "$tmp/$1.out" | sed "s/^/   $1 | /"
+	# Without the log prefix ([time][pid][DOCA][INF][file:line][function]) and the state lines.
+	grep -v "RDMA context\|Starting the sample" "$tmp/$1.out" |
+		sed -e 's/^\(\[[^]]*\]\)\{6\} //' -e "s/^/   $1 | /"
 	return $rc
 }
 

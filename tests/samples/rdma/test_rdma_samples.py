@@ -136,6 +136,40 @@ def test_multi_conn_8():
         multi_conn(s, 8, "eight connections")
 
 
+def test_dc_send_receive():
+    """DC: the receiver only exports (no Enter, no connect); the sender connects to it."""
+    with Session() as s:
+        A, B = s.path("r.txt"), s.path("s.txt")
+        recv = s.start(Side(), "receive", "-tt", "DC", "-ld", A, "-re", B)
+        recv.wait_for(r"DC transport: the sender connects to this side; nothing to read")
+        recv.wait_for(r"Receive task was submitted")
+        send = s.start(Side(), "send", "-tt", "dc", "-ld", B, "-re", A, "-s", "over DC")
+        send.wait_prompt()
+        send.enter()
+        rs, rr = send.finish(), recv.finish()
+        expect_success(rs)
+        expect_success(rr)
+        check(recv.count("press enter") == 0, "the passive DC side asked for Enter", rr)
+        expect_line(rr, r'Got from sender: "over DC"$')
+
+
+def test_dc_write_pair():
+    with Session() as s:
+        A, B, M = s.path("a"), s.path("b"), s.path("m")
+        resp = s.start(Side(), "write_responder", "-tt", "DC", "-ld", A, "-re", B, "-m", M)
+        req = s.start(Side(), "write_requester", "-tt", "DC", "-ld", B, "-re", A, "-m", M, "-w", "written over DC")
+        resp.wait_for(r"Wait till the requester has finished writing and press enter")
+        check(resp.count("press enter") == 1, "the passive DC responder asked for a connect Enter", resp.snapshot())
+        req.wait_prompt()
+        req.enter()
+        rq = req.finish()
+        expect_success(rq)
+        resp.enter()
+        rr = resp.finish()
+        expect_success(rr)
+        expect_line(rr, r'Requester has written: "written over DC"$')
+
+
 # ------------------------------------------------------------------ bad input
 
 def test_missing_device_flag():
