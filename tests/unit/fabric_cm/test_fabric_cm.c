@@ -702,13 +702,19 @@ TEST(listen_refusals_and_unlisten)
 	c = client_connect(cm2, port, 5);
 	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_REQUEST, 1, 5000), 1);
 	ASSERT_OK(sd_fabric_cm_unlisten(cm, port));
+	ASSERT_ERR(sd_fabric_cm_unlisten(cm, port), DOCA_ERROR_NOT_FOUND);
 	ASSERT_EQ(pump_until(cm2, &r2, FABRIC_CM_EVENT_FAILURE, 1, 5000), 1);
 	ASSERT_ERR(r2.ev[0].status, DOCA_ERROR_SHUTDOWN);
 	/* the server side was told too */
 	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_FAILURE, 1, 1000), 1);
 	sd_fabric_cm_conn_destroy(c);
 	sd_fabric_cm_conn_destroy(r.ev[0].conn);
-	/* the port is free again at once */
+	/*
+	 * The port is free again once the accepted socket is gone: the client
+	 * closes first, so no TIME_WAIT stays on the server's port.
+	 */
+	pump_for(cm2, 300);
+	pump_for(cm, 300);
 	p2 = port;
 	ASSERT_OK(sd_fabric_cm_listen(cm2, NULL, 0, &p2));
 	ASSERT_EQ(p2, port);
@@ -759,6 +765,26 @@ body_hostile(struct fabric_cm *cm, struct rec *r)
 	sd_fabric_cm_conn_destroy(r->ev[0].conn);
 }
 
+/* What the raw client heard back: the REJECT reason (0: nothing, -1: not a valid message). */
+static int raw_reason;
+
+static ucs_status_t
+raw_am(void *arg, const void *header, size_t header_length, void *data, size_t length,
+       const ucp_am_recv_param_t *param)
+{
+	struct fabric_cm_msg m;
+
+	(void)arg;
+	(void)header;
+	(void)header_length;
+	(void)param;
+	if (fabric_cm_msg_parse(data, length, &m) != DOCA_SUCCESS || m.type != FABRIC_CM_MSG_REJECT)
+		raw_reason = -1;
+	else
+		raw_reason = m.reason;
+	return UCS_OK;
+}
+
 static void
 raw_err(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
@@ -794,7 +820,19 @@ TEST(hostile_handshake_refused)
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
 	ASSERT_EQ(ucp_worker_create(ctx, &wp, &w), UCS_OK);
+	{
+		/* UCX 1.13 crashes on a reply to an AM id nobody registered */
+		ucp_am_handler_param_t am = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+							   UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+					     .id = FABRIC_CM_AM_ID,
+					     .flags = UCP_AM_FLAG_WHOLE_MSG,
+					     .cb = raw_am};
+
+		ASSERT_EQ(ucp_worker_set_am_recv_handler(w, &am), UCS_OK);
+	}
 	for (k = 0; k < 4; k++) {
+		static const int expect_reason[4] = {FABRIC_CM_REJ_PROTOCOL, FABRIC_CM_REJ_VERSION,
+						     FABRIC_CM_REJ_PROTOCOL, FABRIC_CM_REJ_PROTOCOL};
 		ucp_ep_params_t ep = {0};
 		ucp_request_param_t prm = {0};
 		ucp_ep_h e;
@@ -821,6 +859,7 @@ TEST(hostile_handshake_refused)
 		ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 		ep.err_handler.cb = raw_err;
 		ep.err_handler.arg = &errs[k];
+		raw_reason = 0;
 		ASSERT_EQ(ucp_ep_create(w, &ep, &e), UCS_OK);
 		prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 		prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
@@ -836,6 +875,7 @@ TEST(hostile_handshake_refused)
 		while (!errs[k] && now_ms() < end)
 			ucp_worker_progress(w);
 		ASSERT_EQ(errs[k], 1);
+		ASSERT_EQ(raw_reason, expect_reason[k]);
 		{
 			ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 						  .flags = UCP_EP_CLOSE_FLAG_FORCE};
