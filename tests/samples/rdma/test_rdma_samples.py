@@ -63,6 +63,22 @@ def test_send_receive_ucx_tcp():
         send_receive(s, "over tcp", a=Side(env=TCP), b=Side(env=TCP))
 
 
+def test_send_receive_gid_index_0():
+    with Session() as s:
+        A, B = s.path("r.txt"), s.path("s.txt")
+        recv = s.start(Side(), "receive", "-g", "0", "-ld", A, "-re", B)
+        send = s.start(Side(), "send", "--gid-index", "0", "-ld", B, "-re", A, "-s", "gid 0")
+        recv.wait_prompt()
+        send.wait_prompt()
+        recv.enter()
+        recv.wait_for("Receive task was submitted")
+        send.enter()
+        expect_success(send.finish())
+        rr = recv.finish()
+        expect_success(rr)
+        expect_line(rr, r'Got from sender: "gid 0"$')
+
+
 def test_send_receive_immediate():
     with Session() as s:
         send_receive(s, "with an immediate", imm=True)
@@ -216,6 +232,19 @@ def test_num_connections_0_refused():
 def test_num_connections_only_on_multi_conn():
     r = run_once(Side(), "send", "-nc", "2")
     expect_failure(r)
+
+
+def test_gid_index_outside_table():
+    """The built-in devices have one GID: index 1 is refused by doca_rdma_set_gid_index."""
+    r = run_once(Side(), "receive", "-g", "1")
+    expect_failure(r)
+    expect_line(r, r"Failed to set GID index 1", "err")
+
+
+def test_negative_gid_index():
+    r = run_once(Side(), "receive", "-g", "-1")
+    expect_failure(r)
+    expect_line(r, r"GID index \(-g\) cannot be negative", "err")
 
 
 def test_bad_transport_type():
