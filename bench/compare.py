@@ -338,8 +338,11 @@ class Netns:
             run(ip + ["-n", self.ns[i], "link", "set", self.dev[i], "up"])
             run(ip + ["-n", self.ns[i], "link", "set", "lo", "up"])
             # Each side's softdoca devices carry RDMA traffic over its end of the veth.
+            topo = {"version": 1, "devices": [{"name": "bf0", "netdev": self.dev[i], "functions": [
+                {"side": "host", "pci_addr": "0000:b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0",
+                 "vhca_id": 0}]}]}
             with open(os.path.join(self.tmp, "topo%d.json" % i), "w") as f:
-                json.dump({"version": 1, "devices": [{"name": "bf0", "netdev": self.dev[i]}]}, f)
+                json.dump(topo, f)
         return self
 
     def topology(self, i):
@@ -375,8 +378,11 @@ def iperf3(b, nn):
 def perf_pair_netns(b, nn, argv):
     """doca_perf rdma server in namespace a, client in b, descriptors through a shared dir."""
     oob = tempfile.mkdtemp(prefix="oob-", dir=nn.tmp)
-    senv = dict(os.environ, **b.env, SOFTDOCA_TOPOLOGY=nn.topology(0))
-    cenv = dict(os.environ, **b.env, SOFTDOCA_TOPOLOGY=nn.topology(1))
+    senv, cenv = dict(os.environ), dict(os.environ)
+    senv.update(b.env)
+    cenv.update(b.env)
+    senv["SOFTDOCA_TOPOLOGY"] = nn.topology(0)
+    cenv["SOFTDOCA_TOPOLOGY"] = nn.topology(1)
     srv = subprocess.Popen(["ip", "netns", "exec", nn.ns[0], b.perf] + argv +
                            ["--server", "--oob-dir", oob, "--no-progress", "--json"], env=senv,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -445,7 +451,8 @@ def idle_cpu(b, seconds):
         SKIPS["idle"] = b.rdma_why
         return
     oob = tempfile.mkdtemp(prefix="sdbench-idle-")
-    env = dict(os.environ, **b.env)
+    env = dict(os.environ)
+    env.update(b.env)
     srv = subprocess.Popen([b.perf, "rdma", "write", "--server", "--oob-dir", oob, "-s", "4096", "-n", "100",
                             "--idle", str(seconds + 3), "--no-progress"], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -54,7 +54,8 @@ usage(FILE *out)
 		"  -cm, --cm              connect with RDMA-CM instead of descriptor files\n"
 		"  -p, --port N           RDMA-CM port (default 13579)\n"
 		"      --server-addr IP   RDMA-CM: the server's address (client)\n"
-		"      --idle SEC         server: stay connected and idle SEC seconds after the run\n"
+		"      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
+		"      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
 		"\n"
 		"Exit status: 0 ok, 1 run failed, 2 bad usage.\n");
 }
@@ -121,7 +122,7 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 enum {
 	OPT_MAX_SIZE = 256, OPT_SGE, OPT_WARMUP, OPT_GBITS, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_REMOTE, OPT_WRITE, OPT_ENGINE, OPT_SERVER, OPT_CLIENT, OPT_OOB_DIR, OPT_CM, OPT_SERVER_ADDR,
-	OPT_IDLE,
+	OPT_IDLE, OPT_LAT,
 };
 
 static const struct option long_opts[] = {
@@ -150,6 +151,7 @@ static const struct option long_opts[] = {
 	{"port", required_argument, NULL, 'p'},
 	{"server-addr", required_argument, NULL, OPT_SERVER_ADDR},
 	{"idle", required_argument, NULL, OPT_IDLE},
+	{"lat", no_argument, NULL, OPT_LAT},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -292,6 +294,9 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 				return bad("--idle: '%s' is not a duration in seconds", optarg);
 			break;
 		}
+		case OPT_LAT:
+			o->lat = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -359,6 +364,8 @@ main(int argc, char **argv)
 		return bad("unexpected argument '%s'", argv[optind]);
 	if (strcmp(o.test, "dma") != 0 && o.dma_mode == PERF_DMA_REMOTE)
 		return bad("--remote is a dma option");
+	if (o.lat && strcmp(o.test, "send") != 0)
+		return bad("--lat is for rdma send (one-sided latency: -t 1)");
 	if (o.dma_write && o.dma_mode != PERF_DMA_REMOTE)
 		return bad("--write needs --remote");
 	perf_clock_init();

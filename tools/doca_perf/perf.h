@@ -61,7 +61,8 @@ struct perf_opts {
 	bool use_cm;
 	uint16_t port;
 	const char *server_addr;
-	double idle;	      /* server: stay connected and idle this long after the run */
+	double idle;	      /* client: stay connected and idle this long after the run */
+	bool lat;	      /* send: ping-pong latency (half round trip) */
 };
 
 struct perf_result {
