@@ -50,6 +50,7 @@ struct fabric_ctx;
 struct fabric_ep;
 struct fabric_mr;
 struct fabric_rmr;
+struct fabric_ticket;
 
 /* Remote access permissions of a registered range (bit values are on the wire). */
 #define FABRIC_PERM_REMOTE_READ (1u << 0)
@@ -115,7 +116,8 @@ struct fabric_op {
 	uint64_t raddr;
 	uint64_t operand[2];
 	uint64_t *result;
-	uint64_t wire[10]; /* AM header, alive until UCX is done with it */
+	uint64_t wire[10];	      /* AM header, alive until UCX is done with it */
+	struct fabric_ticket *ticket; /* what UCX's callback holds while a request is out */
 };
 
 struct fabric_ep_stats {

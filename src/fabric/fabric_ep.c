@@ -88,12 +88,68 @@ is_am_write_stage(const struct fabric_op *op)
 	       (op->type == FABRIC_OP_WRITE || (op->type == FABRIC_OP_WRITE_IMM && op->stage == 0));
 }
 
+/*
+ * UCX callbacks get a ticket, not the op: when an op must complete before UCX
+ * is done with its request (forced close of a dead or torn-down endpoint; UCX
+ * 1.13 may call back a request that waited for wireup even after that), the
+ * ticket is orphaned and the late callback only frees it.  Atomic replies land
+ * in the ticket for the same reason.
+ */
+struct fabric_ticket {
+	struct fabric_op *op;
+	uint64_t reply;
+};
+
+static struct fabric_ticket *
+ticket_new(struct fabric_op *op)
+{
+	struct fabric_ticket *t = malloc(sizeof(*t));
+
+	if (t != NULL) {
+		t->op = op;
+		op->ticket = t;
+	}
+	return t;
+}
+
+/* UCX will not call back (immediate completion or error): drop the ticket. */
+static void
+ticket_drop(struct fabric_op *op)
+{
+	free(op->ticket);
+	op->ticket = NULL;
+}
+
+/* In a callback: the op, or NULL when it was completed without UCX (orphaned). */
+static struct fabric_op *
+ticket_take(void *request, void *user)
+{
+	struct fabric_ticket *t = user;
+	struct fabric_op *op = t->op;
+
+	ucp_request_free(request);
+	if (op != NULL)
+		op->ticket = NULL;
+	free(t);
+	return op;
+}
+
+void
+fabric_op_orphan(struct fabric_op *op)
+{
+	if (op->ticket != NULL) {
+		op->ticket->op = NULL;
+		op->ticket = NULL;
+	}
+}
+
 static void
 op_ucx_cb(void *request, ucs_status_t st, void *user)
 {
-	struct fabric_op *op = user;
+	struct fabric_op *op = ticket_take(request, user);
 
-	ucp_request_free(request);
+	if (op == NULL)
+		return;
 	if (st != UCS_OK && op->status == DOCA_SUCCESS)
 		op->status = fabric_ucs_to_doca(st);
 	op->pending &= (uint16_t)~FABRIC_OPP_UCX;
@@ -109,9 +165,10 @@ op_ucx_cb(void *request, ucs_status_t st, void *user)
 static void
 put_flush_cb(void *request, ucs_status_t st, void *user)
 {
-	struct fabric_op *op = user;
+	struct fabric_op *op = ticket_take(request, user);
 
-	ucp_request_free(request);
+	if (op == NULL)
+		return;
 	op->pending &= (uint16_t)~FABRIC_OPP_UCX;
 	write_stage_done(op, fabric_ucs_to_doca(st));
 }
@@ -119,10 +176,14 @@ put_flush_cb(void *request, ucs_status_t st, void *user)
 static void
 atomic_cb(void *request, ucs_status_t st, void *user)
 {
-	struct fabric_op *op = user;
-	struct fabric_ep *ep = op->ep;
+	uint64_t reply = ((struct fabric_ticket *)user)->reply;
+	struct fabric_op *op = ticket_take(request, user);
+	struct fabric_ep *ep;
 
-	ucp_request_free(request);
+	if (op == NULL)
+		return;
+	ep = op->ep;
+	*op->result = reply;
 	ep->onesided--;
 	fabric_op_done_bits(op, FABRIC_OPP_UCX, fabric_ucs_to_doca(st));
 	ep_kick(ep);
@@ -218,7 +279,9 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = op_ucx_cb;
-	prm.user_data = op;
+	prm.user_data = ticket_new(op);
+	if (prm.user_data == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY;
 	h->type = type;
 	op->seq = ep->tx_seq++;
@@ -228,13 +291,16 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	sd_list_insert_tail(&ep->inflight, &op->node);
 	req = ucp_am_send_nbx(ep_uep(ep), FABRIC_AM_ID, h, hlen, buf, len, &prm);
 	if (UCS_PTR_IS_ERR(req)) {
+		ticket_drop(op);
 		sd_list_del(&op->node);
 		ep->n_inflight_acked--;
 		ep->tx_seq--;
 		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
 	}
-	if (req == NULL)
+	if (req == NULL) {
+		ticket_drop(op);
 		op->pending &= (uint16_t)~FABRIC_OPP_UCX;
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -271,17 +337,21 @@ issue_write(struct fabric_ep *ep, struct fabric_op *op)
 	/* A write completes when its data is visible remotely: flush the ep. */
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	prm.cb.send = put_flush_cb;
-	prm.user_data = op;
+	prm.user_data = ticket_new(op);
+	if (prm.user_data == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	op->pending = FABRIC_OPP_UCX;
 	sd_list_insert_tail(&ep->inflight, &op->node);
 	ep->onesided++;
 	req = ucp_ep_flush_nbx(ep->uep, &prm);
 	if (UCS_PTR_IS_ERR(req)) {
+		ticket_drop(op);
 		sd_list_del(&op->node);
 		ep->onesided--;
 		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
 	}
 	if (req == NULL) {
+		ticket_drop(op);
 		op->pending = 0;
 		write_stage_done(op, DOCA_SUCCESS);
 	}
@@ -298,7 +368,9 @@ issue_rma(struct fabric_ep *ep, struct fabric_op *op)
 	if (rkey == NULL)
 		return DOCA_ERROR_NOT_PERMITTED;
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	prm.user_data = op;
+	prm.user_data = ticket_new(op);
+	if (prm.user_data == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	op->pending = FABRIC_OPP_UCX;
 	sd_list_insert_tail(&ep->inflight, &op->node);
 	if (op->type == FABRIC_OP_READ) {
@@ -309,23 +381,27 @@ issue_rma(struct fabric_ep *ep, struct fabric_op *op)
 		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
 		prm.cb.send = atomic_cb;
 		prm.datatype = ucp_dt_make_contig(8);
-		prm.reply_buffer = op->result;
+		prm.reply_buffer = &op->ticket->reply;
 		if (op->type == FABRIC_OP_CMP_SWP)
-			*op->result = op->operand[1]; /* UCX: reply buffer holds the swap value in */
+			op->ticket->reply = op->operand[1]; /* UCX: reply buffer holds the swap value in */
 		ep->onesided++;
 		req = ucp_atomic_op_nbx(ep->uep,
 					op->type == FABRIC_OP_CMP_SWP ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
 					&op->operand[0], 1, op->raddr, rkey, &prm);
 	}
 	if (UCS_PTR_IS_ERR(req)) {
+		ticket_drop(op);
 		sd_list_del(&op->node);
 		if (op->type != FABRIC_OP_READ)
 			ep->onesided--;
 		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
 	}
 	if (req == NULL) {
-		if (op->type != FABRIC_OP_READ)
+		if (op->type != FABRIC_OP_READ) {
+			*op->result = op->ticket->reply;
 			ep->onesided--;
+		}
+		ticket_drop(op);
 		fabric_op_done_bits(op, FABRIC_OPP_UCX, DOCA_SUCCESS);
 	}
 	return DOCA_SUCCESS;
@@ -639,6 +715,25 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 	}
 }
 
+/* Complete every inflight op whose UCX request is still out (after a forced close). */
+void
+fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err)
+{
+	struct sd_list *pos, *tmp;
+
+	sd_list_for_each_safe(pos, tmp, &ep->inflight)
+	{
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		if (!(op->pending & FABRIC_OPP_UCX))
+			continue;
+		/* the connection is dead: its ordering state no longer matters */
+		fabric_op_orphan(op);
+		sd_list_del(&op->node);
+		fabric_complete(op, op->status != DOCA_SUCCESS ? op->status : err);
+	}
+}
+
 /*
  * Poll the pidfds of same-host peers (at most every 200 ms; dev->lock held).
  * A dead peer fails its eps and force-closes the UCP endpoint so requests
@@ -678,6 +773,8 @@ fabric_liveness_check(struct fabric_dev *dev)
 			ep->close_req = UCS_PTR_IS_PTR(req) ? req : NULL;
 			ep->uep = NULL;
 			ep->reply_uep = NULL;
+			/* requests UCX did not give back (e.g. waiting for wireup) never will: finish their ops */
+			fabric_ep_complete_orphans(ep, DOCA_ERROR_CONNECTION_RESET);
 		}
 	}
 }
@@ -894,6 +991,22 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
+/* Does UCX still hold a request of one of the ep's ops? */
+static bool
+ep_ucx_pending(const struct fabric_ep *ep)
+{
+	const struct sd_list *pos;
+
+	sd_list_for_each(pos, &ep->inflight)
+	{
+		const struct fabric_op *op = sd_container_of(pos, const struct fabric_op, node);
+
+		if (op->pending & FABRIC_OPP_UCX)
+			return true;
+	}
+	return false;
+}
+
 void
 sd_fabric_ep_destroy(struct fabric_ep *ep)
 {
@@ -905,6 +1018,19 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		return;
 	dev = ep->ctx->dev;
 	fabric_dev_lock(dev);
+	/*
+	 * Let UCX finish the requests it holds for this ep first (sends complete
+	 * locally once on the wire): UCX 1.13 may still call back a request that
+	 * was waiting for wireup after a forced close, which would find its op
+	 * already completed and reused.  Bounded: a peer that never answers
+	 * leaves them to the forced close below.
+	 */
+	if (ep->uep != NULL && ep->state == FABRIC_EP_CONNECTED) {
+		uint64_t deadline = fabric_now_ns() + 1000000000ull;
+
+		while (ep_ucx_pending(ep) && fabric_now_ns() < deadline)
+			ucp_worker_progress(dev->worker);
+	}
 	fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_ABORTED);
 	/* no error callback for a connection the owner is tearing down */
 	if (ep->err_reported)
@@ -939,6 +1065,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	while (!sd_list_empty(&ep->inflight)) {
 		struct fabric_op *op = sd_container_of(ep->inflight.next, struct fabric_op, node);
 
+		fabric_op_orphan(op);
 		sd_list_del(&op->node);
 		fabric_complete(op, DOCA_ERROR_CONNECTION_ABORTED);
 	}

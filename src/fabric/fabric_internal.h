@@ -193,6 +193,8 @@ void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_acks_flush(struct fabric_dev *dev);
 void fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u);
 void fabric_liveness_check(struct fabric_dev *dev);
+void fabric_op_orphan(struct fabric_op *op);
+void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
 void fabric_recv_rndv(struct fabric_ep *ep, const struct fabric_am_hdr *hdr, void *desc, void *dst, size_t len,
 		      struct fabric_op *recv);
 

@@ -44,6 +44,7 @@ enum refusal {
 	PEER_NO_READ,
 	PEER_NO_WRITE,
 	PEER_NO_ATOMIC,
+	EXPORT_NO_PERM,
 	NUM_REFUSALS,
 };
 
@@ -69,6 +70,7 @@ static const doca_error_t refusal_status[NUM_REFUSALS] = {
 	[PEER_NO_READ] = DOCA_ERROR_NOT_PERMITTED,
 	[PEER_NO_WRITE] = DOCA_ERROR_NOT_PERMITTED,
 	[PEER_NO_ATOMIC] = DOCA_ERROR_NOT_PERMITTED,
+	[EXPORT_NO_PERM] = DOCA_ERROR_NOT_PERMITTED,
 };
 
 struct verdict {
@@ -192,6 +194,16 @@ log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *
 			     "doca_sync_event_remote_net_create_from_export()",
 			     api, tn);
 		break;
+	case EXPORT_NO_PERM:
+		DOCA_LOG_ERR("%s: %s task needs DOCA_ACCESS_FLAG_RDMA_%s on the exported %s mmap, which grants "
+			     "0x%" PRIx64 "; the exporter must add it with doca_mmap_set_permissions() before "
+			     "doca_mmap_export_rdma()",
+			     api, tn,
+			     v->b == DOCA_ACCESS_FLAG_RDMA_READ	   ? "READ"
+			     : v->b == DOCA_ACCESS_FLAG_RDMA_WRITE ? "WRITE"
+								   : "ATOMIC",
+			     v->what, v->a);
+		break;
 	case PEER_NO_READ:
 	case PEER_NO_WRITE:
 	case PEER_NO_ATOMIC:
@@ -242,7 +254,7 @@ check_local(const struct doca_buf *buf, const char *what, uint32_t max_list, boo
 }
 
 static bool
-check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *what, struct verdict *v)
+check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *what, uint32_t need, struct verdict *v)
 {
 	struct fabric_dev *fdev = NULL;
 
@@ -256,6 +268,9 @@ check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *wha
 		return refuse(v, OTHER_DEVICE, what, 0, 0);
 	if (!sd_mmap_contains(buf->mmap, buf->head, buf->len))
 		return refuse(v, OUTSIDE_MMAP, what, 0, 0);
+	/* The exporter's grant, as its descriptor states it (the fabric checks it again). */
+	if ((buf->mmap->permissions & need) != need)
+		return refuse(v, EXPORT_NO_PERM, what, buf->mmap->permissions, need);
 	return true;
 }
 
@@ -329,7 +344,7 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 			return refuse(v, NO_BUF, "source", 0, 0);
 		if (t->dst == NULL)
 			return refuse(v, NO_BUF, "destination", 0, 0);
-		if (!check_remote(rdma, t->src, "source", v) ||
+		if (!check_remote(rdma, t->src, "source", DOCA_ACCESS_FLAG_RDMA_READ, v) ||
 		    !check_local(t->dst, "destination", caps->rdma_max_recv_buf_list_len, true, v))
 			return false;
 		len = t->src->data_len;
@@ -347,7 +362,7 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 		if (t->dst == NULL)
 			return refuse(v, NO_BUF, "destination", 0, 0);
 		if (!check_local(t->src, "source", rdma->max_send_buf_list_len, false, v) ||
-		    !check_remote(rdma, t->dst, "destination", v))
+		    !check_remote(rdma, t->dst, "destination", DOCA_ACCESS_FLAG_RDMA_WRITE, v))
 			return false;
 		len = sd_buf_list_data_len(t->src);
 		if (len > caps->rdma_max_message_size)
@@ -363,8 +378,8 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 			return refuse(v, NO_BUF, "destination", 0, 0);
 		if (t->result == NULL)
 			return refuse(v, NO_BUF, "result", 0, 0);
-		if (!check_remote(rdma, t->dst, "destination", v) || !check_local(t->result, "result", 1, true, v) ||
-		    !check_room8(t->result, "result", v))
+		if (!check_remote(rdma, t->dst, "destination", DOCA_ACCESS_FLAG_RDMA_ATOMIC, v) ||
+		    !check_local(t->result, "result", 1, true, v) || !check_room8(t->result, "result", v))
 			return false;
 		if (((uintptr_t)t->dst->data & 7) != 0)
 			return refuse(v, MISALIGNED, "destination", (uintptr_t)t->dst->data, 0);
