@@ -858,7 +858,8 @@ world_ucx_open(struct cm_world *w)
 	 */
 	(void)ucp_config_modify(config, "TLS", "tcp");
 	(void)ucp_config_modify(config, "SOCKADDR_TLS_PRIORITY", "tcp");
-	(void)ucp_config_modify(config, "NET_DEVICES", "all");
+	if (getenv("SD_CM_UCX_NET_DEVICES") == NULL)
+		(void)ucp_config_modify(config, "NET_DEVICES", "all");
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	params.name = "softdoca-cm";
