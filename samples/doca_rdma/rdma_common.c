@@ -21,8 +21,8 @@
 DOCA_LOG_REGISTER(RDMA_COMMON);
 
 doca_error_t
-allocate_rdma_resources(struct rdma_config *cfg, uint32_t mmap_permissions, uint32_t rdma_permissions,
-			tasks_check func, struct rdma_resources *resources)
+allocate_rdma_resources(struct rdma_config *cfg, uint32_t mmap_permissions, uint32_t rdma_permissions, tasks_check func,
+			struct rdma_resources *resources)
 {
 	doca_error_t result, tmp;
 
@@ -223,8 +223,7 @@ destroy_rdma_resources(struct rdma_resources *resources, struct rdma_config *cfg
 		resources->cm_addr = NULL;
 	}
 	if (resources->negotiation_mmap != NULL) {
-		teardown_step(&result, doca_mmap_destroy(resources->negotiation_mmap),
-			      "destroy the negotiation mmap");
+		teardown_step(&result, doca_mmap_destroy(resources->negotiation_mmap), "destroy the negotiation mmap");
 		resources->negotiation_mmap = NULL;
 	}
 	free(resources->negotiation_buf);
@@ -458,11 +457,11 @@ rdma_remote_buf(struct rdma_resources *res, size_t len, bool with_data, struct d
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (with_data)
-		result = doca_buf_inventory_buf_get_by_data(res->buf_inventory, res->remote_mmap, remote_addr, len,
-							    buf);
+		result =
+			doca_buf_inventory_buf_get_by_data(res->buf_inventory, res->remote_mmap, remote_addr, len, buf);
 	else
-		result = doca_buf_inventory_buf_get_by_addr(res->buf_inventory, res->remote_mmap, remote_addr, len,
-							    buf);
+		result =
+			doca_buf_inventory_buf_get_by_addr(res->buf_inventory, res->remote_mmap, remote_addr, len, buf);
 	if (result != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to get a buf over the remote memory: %s", doca_error_get_descr(result));
 	return result;
@@ -538,8 +537,7 @@ rdma_post_receive(struct rdma_resources *res, size_t offset, size_t len)
 }
 
 void
-rdma_receive_error(struct doca_rdma_task_receive *task, union doca_data task_user_data,
-		   union doca_data ctx_user_data)
+rdma_receive_error(struct doca_rdma_task_receive *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	(void)task_user_data;
 	rdma_task_failed(ctx_user_data.ptr, doca_rdma_task_receive_as_task(task), "receive",
@@ -587,7 +585,7 @@ rdma_import_resource(struct rdma_resources *res, const void *desc, size_t desc_l
 		return result;
 	case RDMA_RESOURCE_SYNC_EVENT:
 		result = doca_sync_event_remote_net_create_from_export(res->doca_device, desc, desc_len,
-									&res->remote_se);
+								       &res->remote_se);
 		if (result != DOCA_SUCCESS)
 			DOCA_LOG_ERR("Failed to create the remote sync event from the responder's export: %s",
 				     doca_error_get_descr(result));
@@ -652,8 +650,7 @@ oob_exchange_one(struct rdma_resources *res, uint32_t i, const void *resource_de
 	res->remote_conn_desc[i] = remote_desc;
 	result = doca_rdma_connect(res->rdma, remote_desc, remote_len, res->connections[i]);
 	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to connect connection %u to the %s: %s", i, s->peer,
-			     doca_error_get_descr(result));
+		DOCA_LOG_ERR("Failed to connect connection %u to the %s: %s", i, s->peer, doca_error_get_descr(result));
 	return result;
 }
 

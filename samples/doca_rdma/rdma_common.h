@@ -23,16 +23,16 @@
 
 #include "common.h"
 
-#define RDMA_MEM_RANGE_LEN 4096		/* local memory of every sample (calloc'd) */
-#define RDMA_MSG_LEN 256		/* bytes one task moves: one slice of the memory */
-#define RDMA_MAX_USER_ARG 256		/* -s/-r/-w and the paths, in characters */
+#define RDMA_MEM_RANGE_LEN 4096 /* local memory of every sample (calloc'd) */
+#define RDMA_MSG_LEN 256	/* bytes one task moves: one slice of the memory */
+#define RDMA_MAX_USER_ARG 256	/* -s/-r/-w and the paths, in characters */
 #define RDMA_MAX_ARG_SIZE (RDMA_MAX_USER_ARG + 1)
-#define RDMA_PATH_SIZE (RDMA_MAX_ARG_SIZE + 16)	/* room for the "-%04u" of multi-connection files */
-#define RDMA_MAX_CONNECTIONS 8		/* -nc upper bound (16 slices of 256 bytes would fit) */
-#define RDMA_CM_ADDR_SIZE 128		/* -sa is shorter than this */
-#define RDMA_INVENTORY_PER_CONN 16	/* doca_bufs per connection */
-#define RDMA_DESC_MAX_LEN 4096		/* largest descriptor read from a file or a negotiation receive */
-#define RDMA_IMMEDIATE_DATA 0xABCD	/* what the immediate samples send and expect */
+#define RDMA_PATH_SIZE (RDMA_MAX_ARG_SIZE + 16) /* room for the "-%04u" of multi-connection files */
+#define RDMA_MAX_CONNECTIONS 8			/* -nc upper bound (16 slices of 256 bytes would fit) */
+#define RDMA_CM_ADDR_SIZE 128			/* -sa is shorter than this */
+#define RDMA_INVENTORY_PER_CONN 16		/* doca_bufs per connection */
+#define RDMA_DESC_MAX_LEN 4096			/* largest descriptor read from a file or a negotiation receive */
+#define RDMA_IMMEDIATE_DATA 0xABCD		/* what the immediate samples send and expect */
 #define RDMA_DEFAULT_STRING "Hi DOCA RDMA!"
 #define RDMA_DEFAULT_LOCAL_DESC_PATH "/tmp/local_connection_desc_path.txt"
 #define RDMA_DEFAULT_REMOTE_DESC_PATH "/tmp/remote_connection_desc_path.txt"
@@ -40,29 +40,29 @@
 #define RDMA_DEFAULT_CM_PORT 13579
 
 struct rdma_config {
-	char device_name[DOCA_DEVINFO_IBDEV_NAME_SIZE];		/* -d, mandatory */
-	char send_string[RDMA_MAX_ARG_SIZE];			/* -s */
-	char read_string[RDMA_MAX_ARG_SIZE];			/* -r */
-	char write_string[RDMA_MAX_ARG_SIZE];			/* -w */
-	char local_connection_desc_path[RDMA_MAX_ARG_SIZE];	/* -ld */
-	char remote_connection_desc_path[RDMA_MAX_ARG_SIZE];	/* -re */
-	char remote_resource_desc_path[RDMA_MAX_ARG_SIZE];	/* -m */
-	bool is_gid_index_set;					/* -g given */
-	uint32_t gid_index;					/* -g */
-	uint32_t num_connections;				/* -nc, 1..8 */
-	enum doca_rdma_transport_type transport_type;		/* -tt */
-	bool use_rdma_cm;					/* -cm */
-	uint16_t cm_port;					/* -lp */
-	char cm_addr[RDMA_CM_ADDR_SIZE];			/* -sa; non-empty makes this side the CM client */
-	enum doca_rdma_addr_type cm_addr_type;			/* -sat */
+	char device_name[DOCA_DEVINFO_IBDEV_NAME_SIZE];	     /* -d, mandatory */
+	char send_string[RDMA_MAX_ARG_SIZE];		     /* -s */
+	char read_string[RDMA_MAX_ARG_SIZE];		     /* -r */
+	char write_string[RDMA_MAX_ARG_SIZE];		     /* -w */
+	char local_connection_desc_path[RDMA_MAX_ARG_SIZE];  /* -ld */
+	char remote_connection_desc_path[RDMA_MAX_ARG_SIZE]; /* -re */
+	char remote_resource_desc_path[RDMA_MAX_ARG_SIZE];   /* -m */
+	bool is_gid_index_set;				     /* -g given */
+	uint32_t gid_index;				     /* -g */
+	uint32_t num_connections;			     /* -nc, 1..8 */
+	enum doca_rdma_transport_type transport_type;	     /* -tt */
+	bool use_rdma_cm;				     /* -cm */
+	uint16_t cm_port;				     /* -lp */
+	char cm_addr[RDMA_CM_ADDR_SIZE];		     /* -sa; non-empty makes this side the CM client */
+	enum doca_rdma_addr_type cm_addr_type;		     /* -sat */
 };
 
 /* Sample-specific flags (register_rdma_params). */
 enum rdma_params {
-	RDMA_PARAM_SEND_STRING = 1 << 0,	/* -s */
-	RDMA_PARAM_READ_STRING = 1 << 1,	/* -r */
-	RDMA_PARAM_WRITE_STRING = 1 << 2,	/* -w */
-	RDMA_PARAM_NUM_CONNECTIONS = 1 << 3,	/* -nc, and "-%04u" connection file names */
+	RDMA_PARAM_SEND_STRING = 1 << 0,     /* -s */
+	RDMA_PARAM_READ_STRING = 1 << 1,     /* -r */
+	RDMA_PARAM_WRITE_STRING = 1 << 2,    /* -w */
+	RDMA_PARAM_NUM_CONNECTIONS = 1 << 3, /* -nc, and "-%04u" connection file names */
 };
 
 /*
@@ -79,23 +79,23 @@ enum rdma_role {
 /* What a responder exports and a requester imports. */
 enum rdma_resource {
 	RDMA_RESOURCE_NONE,
-	RDMA_RESOURCE_MMAP,		/* doca_mmap_export_rdma / doca_mmap_create_from_export */
-	RDMA_RESOURCE_SYNC_EVENT,	/* doca_sync_event_export_to_remote_net / _remote_net_create_from_export */
+	RDMA_RESOURCE_MMAP,	  /* doca_mmap_export_rdma / doca_mmap_create_from_export */
+	RDMA_RESOURCE_SYNC_EVENT, /* doca_sync_event_export_to_remote_net / _remote_net_create_from_export */
 };
 
 struct rdma_resources;
 
 /* Everything that tells one sample program from another. */
 struct rdma_sample {
-	const char *name;		/* program name, e.g. "doca_rdma_send" */
-	const char *peer;		/* "receiver", "sender", "requester", "responder" (prompts) */
-	unsigned int params;		/* enum rdma_params bits */
-	uint32_t mmap_perm;		/* permissions of the local mmap */
-	uint32_t rdma_perm;		/* doca_rdma_set_permissions() */
-	tasks_check cap;		/* device filter (NULL: any device) */
+	const char *name;    /* program name, e.g. "doca_rdma_send" */
+	const char *peer;    /* "receiver", "sender", "requester", "responder" (prompts) */
+	unsigned int params; /* enum rdma_params bits */
+	uint32_t mmap_perm;  /* permissions of the local mmap */
+	uint32_t rdma_perm;  /* doca_rdma_set_permissions() */
+	tasks_check cap;     /* device filter (NULL: any device) */
 	enum rdma_role role;
-	enum rdma_resource resource;	/* for requesters and responders */
-	bool dc_passive;		/* with DC: export only, never read the peer's file or connect */
+	enum rdma_resource resource; /* for requesters and responders */
+	bool dc_passive;	     /* with DC: export only, never read the peer's file or connect */
 	/* Before the context starts: task confs, sample objects (NULL: nothing). */
 	doca_error_t (*setup)(struct rdma_resources *res);
 	/* Once every connection exists and the peer's resource is imported: submit the work. */
@@ -108,28 +108,28 @@ struct rdma_resources {
 	const struct rdma_sample *sample;
 	struct rdma_config *cfg;
 	struct doca_dev *doca_device;
-	struct doca_mmap *mmap;				/* local memory, RDMA_MEM_RANGE_LEN bytes */
+	struct doca_mmap *mmap; /* local memory, RDMA_MEM_RANGE_LEN bytes */
 	char *mmap_memrange;
 	struct doca_pe *pe;
 	struct doca_rdma *rdma;
 	struct doca_ctx *rdma_ctx;
 	struct doca_buf_inventory *buf_inventory;
 	struct doca_rdma_connection *connections[RDMA_MAX_CONNECTIONS];
-	uint32_t num_connections;			/* entries of connections[] in use */
-	void *remote_conn_desc[RDMA_MAX_CONNECTIONS];	/* peer blobs read from files (freed at destroy) */
-	void *remote_resource_desc;			/* -m blob read by a requester */
-	struct doca_mmap *remote_mmap;			/* requester: the responder's memory */
-	struct doca_sync_event *sync_event;		/* sync-event responder: its event */
-	struct doca_sync_event_remote_net *remote_se;	/* sync-event requester: the responder's event */
+	uint32_t num_connections;		      /* entries of connections[] in use */
+	void *remote_conn_desc[RDMA_MAX_CONNECTIONS]; /* peer blobs read from files (freed at destroy) */
+	void *remote_resource_desc;		      /* -m blob read by a requester */
+	struct doca_mmap *remote_mmap;		      /* requester: the responder's memory */
+	struct doca_sync_event *sync_event;	      /* sync-event responder: its event */
+	struct doca_sync_event_remote_net *remote_se; /* sync-event requester: the responder's event */
 	/* RDMA-CM */
-	struct doca_rdma_addr *cm_addr;			/* client: the server's address */
-	char *negotiation_buf;				/* descriptor sent / received over the connection */
+	struct doca_rdma_addr *cm_addr; /* client: the server's address */
+	char *negotiation_buf;		/* descriptor sent / received over the connection */
 	struct doca_mmap *negotiation_mmap;
 	/* Run state */
-	doca_error_t first_error;			/* first failure met; the sample's result */
-	bool run_pe_progress;				/* cleared when the context is IDLE again */
-	size_t num_remaining_tasks;			/* the context is stopped when it reaches 0 */
-	void *priv;					/* sample-specific state */
+	doca_error_t first_error;   /* first failure met; the sample's result */
+	bool run_pe_progress;	    /* cleared when the context is IDLE again */
+	size_t num_remaining_tasks; /* the context is stopped when it reaches 0 */
+	void *priv;		    /* sample-specific state */
 };
 
 /* Fill cfg with DOCA's defaults. */
@@ -186,8 +186,8 @@ void rdma_task_complete(struct rdma_resources *res, struct doca_task *task, cons
 			const struct doca_buf *buf2, doca_error_t status);
 
 /* Error callback body: log "RDMA <what> task failed" with the task status, then rdma_task_complete(). */
-void rdma_task_failed(struct rdma_resources *res, struct doca_task *task, const char *what,
-		      const struct doca_buf *buf1, const struct doca_buf *buf2);
+void rdma_task_failed(struct rdma_resources *res, struct doca_task *task, const char *what, const struct doca_buf *buf1,
+		      const struct doca_buf *buf2);
 
 /*
  * Post one receive into [offset, offset + len) of the local memory, or with no

@@ -162,8 +162,7 @@ negotiation_send_completed(struct doca_rdma_task_send *task, union doca_data tas
 }
 
 static void
-negotiation_send_error(struct doca_rdma_task_send *task, union doca_data task_user_data,
-		       union doca_data ctx_user_data)
+negotiation_send_error(struct doca_rdma_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct rdma_resources *res = ctx_user_data.ptr;
 	struct doca_task *t = doca_rdma_task_send_as_task(task);
@@ -299,8 +298,7 @@ config_rdma_cm_callback_and_negotiation_task(struct rdma_resources *res, bool ne
 		if (result == DOCA_SUCCESS)
 			result = doca_mmap_set_permissions(res->negotiation_mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
 		if (result == DOCA_SUCCESS)
-			result = doca_mmap_set_memrange(res->negotiation_mmap, res->negotiation_buf,
-							RDMA_DESC_MAX_LEN);
+			result = doca_mmap_set_memrange(res->negotiation_mmap, res->negotiation_buf, RDMA_DESC_MAX_LEN);
 		if (result == DOCA_SUCCESS)
 			result = doca_mmap_add_dev(res->negotiation_mmap, res->doca_device);
 		if (result == DOCA_SUCCESS)

@@ -59,8 +59,8 @@ send_on_connection(struct rdma_resources *res, uint32_t i)
 		rdma_release_buf(src);
 		return result;
 	}
-	DOCA_LOG_INFO("Submitting RDMA send task that sends \"%s\" to receiver on connection %u",
-		      res->cfg->send_string, i);
+	DOCA_LOG_INFO("Submitting RDMA send task that sends \"%s\" to receiver on connection %u", res->cfg->send_string,
+		      i);
 	res->num_remaining_tasks++;
 	result = rdma_submit(doca_rdma_task_send_as_task(task), "RDMA send");
 	if (result != DOCA_SUCCESS) {

@@ -160,8 +160,7 @@ server_addr_type_callback(void *param, void *config)
 	else if (strcasecmp(value, "gid") == 0)
 		cfg->cm_addr_type = DOCA_RDMA_ADDR_TYPE_GID;
 	else {
-		DOCA_LOG_ERR("Server address type (-sat) must be ip4, ipv4, ip6, ipv6 or gid (got \"%.32s\")",
-			     value);
+		DOCA_LOG_ERR("Server address type (-sat) must be ip4, ipv4, ip6, ipv6 or gid (got \"%.32s\")", value);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -298,12 +297,12 @@ doca_error_t
 register_rdma_params(unsigned int params)
 {
 	static const struct param_desc specific[] = {
-		{"s", "send-string", "<Send string>", "String to send (up to 256 characters)",
-		 DOCA_ARGP_TYPE_STRING, send_string_callback, false},
+		{"s", "send-string", "<Send string>", "String to send (up to 256 characters)", DOCA_ARGP_TYPE_STRING,
+		 send_string_callback, false},
 		{"r", "read-string", "<Read string>", "String the requester reads (up to 256 characters)",
 		 DOCA_ARGP_TYPE_STRING, read_string_callback, false},
-		{"w", "write-string", "<Write string>", "String to write (up to 256 characters)",
-		 DOCA_ARGP_TYPE_STRING, write_string_callback, false},
+		{"w", "write-string", "<Write string>", "String to write (up to 256 characters)", DOCA_ARGP_TYPE_STRING,
+		 write_string_callback, false},
 		{"nc", "num-connections", "<num>", "Number of connections (1..8, default 1)", DOCA_ARGP_TYPE_INT,
 		 num_connections_callback, false},
 	};

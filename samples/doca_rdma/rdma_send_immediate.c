@@ -12,8 +12,7 @@
 DOCA_LOG_REGISTER(RDMA_SEND_IMMEDIATE);
 
 static void
-send_imm_completed(struct doca_rdma_task_send_imm *task, union doca_data task_user_data,
-		   union doca_data ctx_user_data)
+send_imm_completed(struct doca_rdma_task_send_imm *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	(void)task_user_data;
 	DOCA_LOG_INFO("RDMA send with immediate task was done successfully");

@@ -15,15 +15,15 @@
 
 DOCA_LOG_REGISTER(RDMA_SYNC_EVENT_REQUESTER);
 
-#define SE_SIGNAL_VALUE 0xD0CAULL	/* what the requester sets first; the responder answers above it */
+#define SE_SIGNAL_VALUE 0xD0CAULL /* what the requester sets first; the responder answers above it */
 
 struct se_requester {
 	struct doca_rdma_task_remote_net_sync_event_notify_set *set_task;
 	struct doca_rdma_task_remote_net_sync_event_get *get_task;
-	uint64_t *set_value;		/* source of the set task (local memory, offset 0) */
-	bool set_in_flight;		/* the set task is submitted and its completion not yet seen */
-	bool final_set_wanted;		/* the answer came before the first set's completion */
-	bool final_set_submitted;	/* the UINT64_MAX set is on its way */
+	uint64_t *set_value;	  /* source of the set task (local memory, offset 0) */
+	bool set_in_flight;	  /* the set task is submitted and its completion not yet seen */
+	bool final_set_wanted;	  /* the answer came before the first set's completion */
+	bool final_set_submitted; /* the UINT64_MAX set is on its way */
 };
 
 static struct se_requester se_state;
@@ -78,8 +78,8 @@ set_error(struct doca_rdma_task_remote_net_sync_event_notify_set *task, union do
 {
 	(void)task_user_data;
 	rdma_task_failed(ctx_user_data.ptr, doca_rdma_task_remote_net_sync_event_notify_set_as_task(task),
-			 "remote sync event notify set", doca_rdma_task_remote_net_sync_event_notify_set_get_src_buf(task),
-			 NULL);
+			 "remote sync event notify set",
+			 doca_rdma_task_remote_net_sync_event_notify_set_get_src_buf(task), NULL);
 }
 
 static void
@@ -176,9 +176,8 @@ se_requester_run(struct rdma_resources *res)
 			     doca_error_get_descr(result));
 		goto release_dst;
 	}
-	result = doca_rdma_task_remote_net_sync_event_get_allocate_init(res->rdma, res->connections[0],
-									res->remote_se, dst, task_user_data,
-									&st->get_task);
+	result = doca_rdma_task_remote_net_sync_event_get_allocate_init(res->rdma, res->connections[0], res->remote_se,
+									dst, task_user_data, &st->get_task);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to allocate a remote sync event get task: %s", doca_error_get_descr(result));
 		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st->set_task));

@@ -13,8 +13,8 @@
 
 DOCA_LOG_REGISTER(RDMA_SYNC_EVENT_RESPONDER);
 
-#define SE_SIGNAL_VALUE 0xD0CAULL	/* what the requester sets */
-#define SE_ANSWER_VALUE 0xD0CBULL	/* what this side answers */
+#define SE_SIGNAL_VALUE 0xD0CAULL /* what the requester sets */
+#define SE_ANSWER_VALUE 0xD0CBULL /* what this side answers */
 
 static bool se_started;
 
@@ -104,7 +104,8 @@ main(int argc, char **argv)
 	static const struct rdma_sample sample = {
 		.name = "doca_rdma_sync_event_responder",
 		.peer = "requester",
-		.mmap_perm = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
+		.mmap_perm =
+			DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
 		.rdma_perm = DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
 		.role = RDMA_ROLE_RESPONDER,
 		.resource = RDMA_RESOURCE_SYNC_EVENT,

@@ -26,8 +26,7 @@ write_imm_completed(struct doca_rdma_task_write_imm *task, union doca_data task_
 }
 
 static void
-write_imm_error(struct doca_rdma_task_write_imm *task, union doca_data task_user_data,
-		union doca_data ctx_user_data)
+write_imm_error(struct doca_rdma_task_write_imm *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	(void)task_user_data;
 	rdma_task_failed(ctx_user_data.ptr, doca_rdma_task_write_imm_as_task(task), "write with immediate",
