@@ -107,11 +107,14 @@ class Bench:
     def ucx_perftest(self, test, size, tls, netns=None, server_addr="127.0.0.1", netdev=None):
         """One ucx_perftest server+client run; returns (bytes/s, msg/s, lat50 us, lat avg us)."""
         lat = test.endswith("_lat")
+        # Iterations sized for about one slice (ucx_perftest has no duration flag); tcp gets
+        # and small tcp messages are far slower than bandwidth suggests, hence the caps.
         if lat:
             iters = max(200, int(self.slice * (4000 if tls == "tcp" else 200000)))
+        elif tls == "tcp":
+            iters = int(max(50, min(800 * self.slice, 0.4e9 * self.slice / size)))
         else:
-            budget = (0.4e9 if tls == "tcp" else 12e9) * self.slice
-            iters = int(max(50, min(200000, budget / size)))
+            iters = int(max(50, min(200000, 12e9 * self.slice / size)))
         warm = max(10, iters // 10)
         port = free_port()
         env = dict(os.environ)
@@ -131,7 +134,7 @@ class Bench:
                 p = subprocess.run(cpre + [self.ucx, server_addr, "-p", str(port), "-t", test,
                                            "-s", str(size), "-n", str(iters), "-w", str(warm), "-f"],
                                    env=cenv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, timeout=120)
+                                   text=True, timeout=30 + 20 * self.slice)
                 if p.returncode == 0:
                     f = p.stdout.strip().splitlines()[-1].split()
                     # iters, lat50, lat avg, lat overall, MB/s avg, MB/s overall, msg/s avg, overall
@@ -655,8 +658,8 @@ def plots(outdir):
         plot = ", ".join("'%s' index %d using %s with %s title '%s'" %
                          (data, i, using, "yerrorlines" if using.count(":") == 3 else "linespoints",
                           t.replace("'", "")) for i, t in enumerate(titles))
-        script = ("set terminal pngcairo size 1100,700 noenhanced\n" if _has_cairo() else
-                  "set terminal png size 1100,700 noenhanced\n")
+        script = ("set terminal pngcairo size 1400,800 noenhanced\n" if _has_cairo() else
+                  "set terminal png size 1400,800 noenhanced\n")
         script += ("set output '%s'\nset logscale xy\nset xlabel 'message size [bytes]'\nset ylabel '%s'\n"
                    "set key outside right\nset grid\nplot %s\n" % (os.path.join(outdir, name), ylabel, plot))
         p = subprocess.run(["gnuplot"], input=script, text=True, stderr=subprocess.PIPE)
