@@ -429,7 +429,7 @@ def netns_rows(b, smoke):
             else:
                 SKIPS["rdma-write-netns"] = b.rdma_why
             if b.ucx:
-                for test in ("ucp_put_bw", "ucp_am_bw"):
+                for test in (("ucp_put_bw", "ucp_am_bw") if not smoke else ("ucp_am_bw",)):
                     try:
                         bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr[0],
                                                          netdev=nn.dev)
@@ -749,7 +749,7 @@ def main():
     steps = [("dma", lambda: dma_rows(b, args.smoke)),
              ("rdma/ucx", lambda: ucx_rows(b, args.smoke, [4 * KIB, 64 * KIB, MIB] if not args.smoke else [MIB])),
              ("netns", lambda: netns_rows(b, args.smoke)),
-             ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (1.0 if args.smoke else 3.0))),
+             ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (0.5 if args.smoke else 3.0))),
              ("scaling", lambda: scaling_rows(b, args.smoke))]
     for name, fn in steps:
         log("compare.py: %s (%.0f s so far)" % (name, time.time() - T_START))
