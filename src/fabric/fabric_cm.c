@@ -528,7 +528,13 @@ conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 		return;
 	}
 	conn->last_rx_ns = now_ns();
-	if (m.type == FABRIC_CM_MSG_PING && conn->token != 0 && m.token == conn->token)
+	/*
+	 * UCX delivers a multi-fragment AM (a REQUEST with its descriptor) when
+	 * its last fragment arrives, so a later one-fragment PING may overtake
+	 * it (seen under load): a server ignores a PING ahead of the REQUEST.
+	 */
+	if (m.type == FABRIC_CM_MSG_PING &&
+	    ((conn->token != 0 && m.token == conn->token) || conn->state == CM_S_WAIT_REQUEST))
 		return;
 	if (m.type == FABRIC_CM_MSG_REQUEST) {
 		if (!conn->server || conn->state != CM_S_WAIT_REQUEST) {
@@ -742,7 +748,9 @@ world_timers(struct cm_world *w)
 				conn_end(conn, DOCA_ERROR_TIME_OUT, true);
 				continue;
 			}
-			if (now - conn->last_rx_ns >= cm->liveness_ns) {
+			/* before the peer's first answer the handshake deadline rules */
+			if (conn->state != CM_S_CONNECTING && conn->state != CM_S_WAIT_REQUEST &&
+			    now - conn->last_rx_ns >= cm->liveness_ns) {
 				DOCA_LOG_WARN("CM connection %u with %s: no sign of life for %llu ms while %s "
 					      "(link down or peer stuck); ending it",
 					      conn->conn_id, addr_str(&conn->peer, peer, sizeof(peer)),
@@ -752,12 +760,14 @@ world_timers(struct cm_world *w)
 				conn_end(conn, DOCA_ERROR_TIME_OUT, true);
 				continue;
 			}
+			/* a client pings while its request waits too: the server's application may be slow */
 			if (now >= conn->next_ping_ns && conn->token != 0) {
 				(void)conn_send(conn, FABRIC_CM_MSG_PING, 0, NULL, 0, NULL, 0);
 				conn->next_ping_ns = now + cm->liveness_ns / 5;
 			}
 			CM_NEXT(conn->deadline_ns);
-			CM_NEXT(conn->last_rx_ns + cm->liveness_ns);
+			if (conn->state != CM_S_CONNECTING && conn->state != CM_S_WAIT_REQUEST)
+				CM_NEXT(conn->last_rx_ns + cm->liveness_ns);
 			CM_NEXT(conn->token != 0 ? conn->next_ping_ns : 0);
 		}
 	}

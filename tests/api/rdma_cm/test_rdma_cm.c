@@ -379,8 +379,10 @@ TEST(cm_sixty_four_concurrent_connections)
 		node_start(&c.n);
 		ASSERT_OK(doca_rdma_start_listen_to_port(c.n.rdma, port));
 		ASSERT_EQ(write(sv[1], "x", 1), 1);
-		ASSERT(cm_wait(&c, &c.n_established, PROCS * PER_PROC, 30));
-		ASSERT(cm_wait(&c, &c.n_disconnect, PROCS * PER_PROC, 30));
+		if (!cm_wait(&c, &c.n_established, PROCS * PER_PROC, 60))
+			sd_test_fail(__FILE__, __LINE__, "server: %d requests, %d established, %d failed", c.n_request,
+				     c.n_established, c.n_failure);
+		ASSERT(cm_wait(&c, &c.n_disconnect, PROCS * PER_PROC, 60));
 		ASSERT_EQ(c.n_failure, 0);
 		node_close(&c.n);
 		_exit(0);
@@ -399,7 +401,9 @@ TEST(cm_sixty_four_concurrent_connections)
 			node_start(&c.n);
 			for (int i = 0; i < PER_PROC; i++)
 				client_connect(&c, "127.0.0.1", port, (uint64_t)i);
-			ASSERT(cm_wait(&c, &c.n_established, PER_PROC, 30));
+			if (!cm_wait(&c, &c.n_established, PER_PROC, 60))
+				sd_test_fail(__FILE__, __LINE__, "client %d: %d established, %d failed", p,
+					     c.n_established, c.n_failure);
 			/* all held at once for a while */
 			for (double end = now_s() + 1.0; now_s() < end;)
 				doca_pe_progress(c.n.pe);

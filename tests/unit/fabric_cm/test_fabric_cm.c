@@ -493,6 +493,43 @@ TEST(request_timeout)
 	sd_fabric_cm_destroy(cm);
 }
 
+/* A server application that takes longer than the liveness timeout to answer still connects. */
+static void
+body_slow_accept(struct fabric_cm *cm, struct rec *r)
+{
+	static const uint8_t p = 1;
+
+	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_REQUEST, 1, 5000) == 1);
+	sleep(2); /* > 1500 ms liveness; no CM call meanwhile */
+	CHECK_ERR(sd_fabric_cm_accept(r->ev[0].conn, 5, &p, 1, srv_desc, sizeof(srv_desc)), DOCA_SUCCESS);
+	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_ESTABLISHED, 1, 5000) == 1);
+	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_DISCONNECT, 1, 5000) == 1);
+	CHECK(count(r, FABRIC_CM_EVENT_FAILURE) == 0);
+	sd_fabric_cm_conn_destroy(r->ev[0].conn);
+}
+
+TEST(slow_accept_beyond_liveness)
+{
+	struct rec r = {.client_confirms = true};
+	struct fabric_cm *cm;
+	struct fabric_cm_conn *c;
+	uint16_t port;
+	pid_t pid;
+
+	unsetenv("SD_RDMA_CM_LIVENESS_MS");
+	pid = fork_server(SRV_IGNORE, 0, body_slow_accept, &port);
+	cm = make_cm(&r, 5000, 0);
+	c = client_connect(cm, port, 8);
+	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_ACCEPTED, 1, 6000), 1);
+	ASSERT_EQ(r.n, 1);
+	ASSERT_EQ(r.ev[0].priv_len, 1);
+	pump_for(cm, 200);
+	ASSERT_OK(sd_fabric_cm_disconnect(c));
+	sd_fabric_cm_conn_destroy(c);
+	ASSERT_EQ(wait_exit(pid), 0);
+	sd_fabric_cm_destroy(cm);
+}
+
 /* ---- many clients ---- */
 
 #define N_PROCS 4
