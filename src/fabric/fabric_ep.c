@@ -1325,10 +1325,17 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 		  const ucp_am_recv_param_t *param)
 {
 	struct fabric_dev *dev = arg;
-	const struct fabric_am_hdr *h = header;
+	/* UCX hands the header at any alignment: work on an aligned copy */
+	struct {
+		struct fabric_am_hdr h;
+		struct fabric_am_write w;
+	} copy;
+	const struct fabric_am_hdr *h = &copy.h;
 	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 	struct fabric_ep *ep;
 
+	if (header_length >= sizeof(copy.h))
+		memcpy(&copy, header, SD_MIN(header_length, sizeof(copy)));
 	if (header_length < sizeof(*h) || h->magic != FABRIC_AM_MAGIC || h->version != FABRIC_PROTO_VERSION) {
 		DOCA_LOG_DBG("Dropping a message with a bad header (%zu bytes)", header_length);
 		return UCS_OK;
@@ -1361,7 +1368,7 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 	case FABRIC_AM_WRITE:
 		if (header_length < sizeof(*h) + sizeof(struct fabric_am_write))
 			return UCS_OK;
-		return rx_write(ep, h, (const struct fabric_am_write *)(h + 1), data, length, rndv);
+		return rx_write(ep, h, &copy.w, data, length, rndv);
 	default:
 		DOCA_LOG_DBG("Dropping a message of unknown type %u", h->type);
 		return UCS_OK;
