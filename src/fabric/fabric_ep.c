@@ -1027,9 +1027,20 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	 */
 	if (ep->uep != NULL && ep->state == FABRIC_EP_CONNECTED) {
 		uint64_t deadline = fabric_now_ns() + 1000000000ull;
+		ucp_request_param_t fprm = {0};
+		ucs_status_ptr_t freq;
 
 		while (ep_ucx_pending(ep) && fabric_now_ns() < deadline)
 			ucp_worker_progress(dev->worker);
+		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
+		if (ep->ack_sent != ep->rx_base)
+			send_ctrl(ep, FABRIC_AM_ACK, 0, 0);
+		freq = ucp_ep_flush_nbx(ep->uep, &fprm);
+		if (UCS_PTR_IS_PTR(freq)) {
+			while (ucp_request_check_status(freq) == UCS_INPROGRESS && fabric_now_ns() < deadline)
+				ucp_worker_progress(dev->worker);
+			ucp_request_free(freq);
+		}
 	}
 	fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_ABORTED);
 	/* no error callback for a connection the owner is tearing down */
