@@ -209,7 +209,6 @@ doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	rdma->rnr_retry_count = SD_RDMA_DEFAULT_RNR_RETRY_COUNT;
 	rdma->next_conn_id = 1;
 	sd_list_init(&rdma->conns);
-	sd_list_init(&rdma->rejected);
 	sd_list_init(&rdma->notify);
 	sd_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev);
 	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */

@@ -136,8 +136,6 @@ struct doca_rdma {
 	uint32_t next_conn_id;
 	/* task pools */
 	struct sd_task_pool *pools[SD_RDMA_TASK_TYPES];
-	/* tasks refused after submit (reported by the next progress) */
-	struct sd_list rejected;
 	uint32_t inflight; /* tasks handed to the fabric, not completed */
 	/* RDMA-CM (rdma_cm.c) */
 	const struct sd_rdma_cm_ops *cm_ops;
@@ -284,8 +282,6 @@ void sd_rdma_conns_free(struct doca_rdma *rdma);
 /* rdma_task.c: ctx ops */
 doca_error_t sd_rdma_task_submit(struct doca_task *task);
 doca_error_t sd_rdma_task_validate(struct doca_task *task);
-/* rdma_task.c: report tasks refused after submit; returns how many. */
-unsigned sd_rdma_tasks_report_rejected(struct doca_rdma *rdma);
 
 /* rdma_mem.c: the fabric import behind an SD_MMAP_RDMA_REMOTE mmap (NULL otherwise). */
 struct fabric_rmr *sd_rdma_remote_rmr(const struct doca_mmap *mmap, struct fabric_dev **fdev);
