@@ -22,17 +22,6 @@
 #include <string.h>
 #include <sys/socket.h>
 
-/*
- * Until src/fabric/meson.build lists fabric_cm.c, the CM layer is compiled
- * into this file (its log source keeps its own name).  Delete these lines
- * when it is listed there.
- */
-#define log_source fabric_cm_log_source
-#define sd_log_source_ctor fabric_cm_log_source_ctor
-#include "../fabric/fabric_cm.c"
-#undef log_source
-#undef sd_log_source_ctor
-
 #include "../core/sd_log.h"
 #include "../fabric/fabric_cm.h"
 #include "rdma_internal.h"
