@@ -4,6 +4,7 @@
  * that core's state machine calls (start, progress, flush, stop, arm).  Tasks and
  * their validation live in dma_task_memcpy.c, the copying in the engines.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,17 @@
 #include "dma_internal.h"
 
 SD_LOG_REGISTER(dma);
+
+/* CPUs this process may run on (the worker engine's choice depends on it); 1 if unknown. */
+static uint32_t
+usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return (uint32_t)CPU_COUNT(&set);
+}
 
 static doca_error_t
 dma_start(struct doca_ctx *ctx, bool *running)
@@ -22,6 +34,8 @@ dma_start(struct doca_ctx *ctx, bool *running)
 			     "doca_dma_task_memcpy_set_conf() before doca_ctx_start()");
 		return DOCA_ERROR_BAD_STATE;
 	}
+	dma->ncpus = usable_cpus();
+	dma->polls_since_arm = UINT32_MAX;	/* busy-polling until the application arms the PE */
 	/* DMA needs no connection: IDLE -> RUNNING directly (the samples rely on it). */
 	*running = true;
 	return DOCA_SUCCESS;
@@ -35,6 +49,8 @@ dma_progress(struct doca_ctx *ctx)
 	struct sd_dma_jobq done;
 	uint32_t used;
 
+	/* Saturating: auto routing looks at it on every submit (dma_task_memcpy.c). */
+	dma->polls_since_arm += dma->polls_since_arm != UINT32_MAX;
 	if (dma->queued == 0)
 		return 0;
 
@@ -45,7 +61,6 @@ dma_progress(struct doca_ctx *ctx)
 
 		eng->ops->poll(eng, &done);
 	}
-	dma->inline_bytes = 0;	/* the inline engine drains its whole queue in one poll */
 	dma->queued -= done.count;
 
 	/* Read next first: a completion may (later) free and resubmit the task. */
@@ -80,7 +95,6 @@ dma_stopped(struct doca_ctx *ctx)
 		eng->ops->quiesce(eng);
 	}
 	dma->used_engines = 0;
-	dma->inline_bytes = 0;
 	dma->logged_statuses = 0;
 	sd_dma_unpin_all(dma);
 }
@@ -90,6 +104,8 @@ dma_arm(struct doca_ctx *ctx)
 {
 	struct doca_dma *dma = sd_dma_from_ctx(ctx);
 
+	/* The application is about to sleep on the notification handle: event mode. */
+	dma->polls_since_arm = 0;
 	if (dma->rejected.count != 0)
 		return true;
 	for (uint32_t used = dma->used_engines; used != 0; used &= used - 1) {
@@ -196,6 +212,10 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	dma->mode = env_mode();
 	dma->depth = (uint32_t)env_u64("SOFTDOCA_DMA_QUEUE_DEPTH", SD_DMA_DEFAULT_DEPTH, 1, 1u << 20);
 	dma->worker_min_bytes = env_u64("SOFTDOCA_DMA_WORKER_MIN_BYTES", SD_DMA_WORKER_MIN_BYTES, 1, UINT64_MAX);
+	dma->worker_min_cpus =
+		(uint32_t)env_u64("SOFTDOCA_DMA_WORKER_MIN_CPUS", SD_DMA_WORKER_MIN_CPUS, 1, CPU_SETSIZE);
+	dma->ncpus = 1;
+	dma->polls_since_arm = UINT32_MAX;
 	sd_dma_jobq_init(&dma->rejected);
 
 	conf = (struct sd_dma_engine_conf){
@@ -204,6 +224,7 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		.wake = dma_wake,
 		.wake_arg = dma,
 		.check_remote = sd_mmap_pci_validate,
+		.poll_budget = SD_DMA_POLL_BUDGET,
 	};
 	for (unsigned i = 0; i < SD_DMA_NUM_ENGINES; i++) {
 		err = engine_ops[i]->create(&conf, &dma->engines[i]);

@@ -34,9 +34,16 @@ struct doca_dma {
 	const struct sd_dev_caps *caps;		/* the device's, read-only */
 	enum sd_dma_mode mode;
 	uint32_t depth;				/* queued jobs above this -> AGAIN */
-	uint64_t worker_min_bytes;		/* auto: jobs this large go to the worker */
+	uint64_t worker_min_bytes;		/* auto: jobs this large may go to the worker */
+	uint32_t worker_min_cpus;		/* auto: ... if the process may use this many CPUs */
+	uint32_t ncpus;				/* CPUs in our affinity mask at doca_ctx_start() */
+	/*
+	 * doca_pe_progress() calls since the application last armed the PE for
+	 * notification (saturating): small while it sleeps on the notification handle
+	 * between progress calls (event mode), large while it busy-polls.
+	 */
+	uint32_t polls_since_arm;
 	uint32_t queued;			/* jobs given to engines (or rejected), not yet reported */
-	uint64_t inline_bytes;			/* bytes waiting in the inline engine */
 	uint32_t used_engines;			/* bit per engine that got a job since the last quiesce */
 	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
 	struct sd_dma_jobq rejected;		/* failed validation at submit: reported by progress */

@@ -240,13 +240,18 @@ local_engine(const struct doca_dma *dma, uint64_t len)
 		return SD_DMA_ENGINE_XPROC;
 	default:
 		/*
-		 * Large copies go to the worker so progress stays short and the copy overlaps
-		 * the application; so does anything past a few worker-sized copies already
-		 * waiting inline, which bounds the time one doca_pe_progress() spends copying.
+		 * The worker only pays when its copy runs in parallel with the application:
+		 * the process may use enough CPUs for a busy-polling application thread and
+		 * the worker (and whatever else runs), or the application sleeps on the
+		 * notification handle between progress calls.  Otherwise the worker waits
+		 * for a core the polling thread holds, and copying inside progress is
+		 * strictly better (measurements in docs/dma.md).  Inline copies stay short
+		 * per progress call through the engines' poll budget.
 		 */
-		return (len >= dma->worker_min_bytes || dma->inline_bytes + len > dma->worker_min_bytes * 4) ?
-			       SD_DMA_ENGINE_WORKER :
-			       SD_DMA_ENGINE_INLINE;
+		if (len >= dma->worker_min_bytes &&
+		    (dma->ncpus >= dma->worker_min_cpus || (dma->ncpus >= 2 && dma->polls_since_arm <= SD_DMA_EVENT_POLLS)))
+			return SD_DMA_ENGINE_WORKER;
+		return SD_DMA_ENGINE_INLINE;
 	}
 }
 
@@ -417,8 +422,6 @@ enqueue_job(struct doca_dma *dma, struct sd_dma_job *job, enum sd_dma_engine_id 
 		return err;
 	}
 	dma->used_engines |= 1u << id;
-	if (id == SD_DMA_ENGINE_INLINE)
-		dma->inline_bytes += job->len;
 	dma->queued++;
 	return DOCA_SUCCESS;
 }

@@ -86,6 +86,22 @@ sd_dma_jobq_splice(struct sd_dma_jobq *dst, struct sd_dma_jobq *src)
 	sd_dma_jobq_init(src);
 }
 
+/* Move the first n jobs of src, the last of which is last, to the end of dst. */
+static inline void
+sd_dma_jobq_splice_head(struct sd_dma_jobq *dst, struct sd_dma_jobq *src, struct sd_dma_job *last, uint32_t n)
+{
+	if (last->next == NULL) {
+		sd_dma_jobq_splice(dst, src);
+		return;
+	}
+	*dst->tail = src->head;
+	dst->tail = &last->next;
+	dst->count += n;
+	src->head = last->next;
+	src->count -= n;
+	last->next = NULL;
+}
+
 struct sd_dma_engine_conf {
 	uint32_t depth;			/* most jobs an engine owns at once (enqueue -> AGAIN past it) */
 	doca_error_t flush_status;	/* status of jobs dropped by flush */
@@ -98,6 +114,12 @@ struct sd_dma_engine_conf {
 	 * refusals.  NULL: no check (engine tests with hand-made mmaps).
 	 */
 	doca_error_t (*check_remote)(const struct doca_mmap *mmap);
+	/*
+	 * inline, xproc: one poll() stops starting jobs once it has copied this many bytes
+	 * (at least one job per poll), so one doca_pe_progress() call stays short however
+	 * much is queued.  0: no limit (a poll runs the whole queue).
+	 */
+	uint64_t poll_budget;
 };
 
 struct sd_dma_engine;
@@ -174,8 +196,11 @@ sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
 	}
 }
 
-/* Worker threshold and knobs shared by the facade and the benchmark. */
-#define SD_DMA_WORKER_MIN_BYTES (256u * 1024u)	/* auto mode: tasks this large go to the worker */
+/* Worker threshold and knobs shared by the facade and the benchmark (docs/dma.md). */
+#define SD_DMA_WORKER_MIN_BYTES (256u * 1024u)	/* auto: tasks this large may go to the worker */
+#define SD_DMA_WORKER_MIN_CPUS 3u		/* auto: ... when the process may run on this many CPUs */
+#define SD_DMA_EVENT_POLLS 16u			/* auto: ... or progress ran at most this often since an arm */
+#define SD_DMA_POLL_BUDGET (1024u * 1024u)	/* bytes one progress call copies inline / xproc */
 #define SD_DMA_DEFAULT_DEPTH 1024u		/* per-ctx queue depth (SOFTDOCA_DMA_QUEUE_DEPTH) */
 
 #endif /* SD_DMA_ENGINE_H_ */

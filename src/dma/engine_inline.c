@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The inline DMA engine: jobs wait in a FIFO and are copied with memcpy by the
- * thread that calls doca_pe_progress().  No lock, no syscall, no allocation: the
- * fastest path for small tasks, and the default on a box with few cores.
+ * thread that calls doca_pe_progress(), at most conf.poll_budget bytes per call.
+ * No lock, no syscall, no allocation: the fastest path for small tasks, and for
+ * every size when no CPU is free to copy in parallel (docs/dma.md).
  */
 #include <stdlib.h>
 
@@ -56,22 +57,31 @@ static unsigned
 inline_poll(struct sd_dma_engine *eng, struct sd_dma_jobq *done)
 {
 	struct inline_engine *e = to_inline(eng);
-	struct sd_dma_job *job;
-	unsigned n = e->queue.count;
+	uint64_t budget = e->base.conf.poll_budget, copied = 0;
+	struct sd_dma_job *job, *last = NULL;
+	unsigned n = 0;
 
-	if (n == 0)
+	if (e->queue.count == 0)
 		return 0;
 	if (sd_unlikely(e->flushing)) {
 		for (job = e->queue.head; job != NULL; job = job->next)
 			job->status = e->base.conf.flush_status;
-	} else {
-		for (job = e->queue.head; job != NULL; job = job->next) {
-			sd_dma_sg_copy(job->src, job->dst, job->len);
-			job->status = DOCA_SUCCESS;
-		}
+		n = e->queue.count;
+		sd_dma_jobq_splice(done, &e->queue);
+		return n;
 	}
-	/* The whole queue completes in one batch: hand it over in one splice. */
-	sd_dma_jobq_splice(done, &e->queue);
+	/* Copy up to the budget (at least one job); the rest waits for the next poll. */
+	for (job = e->queue.head; job != NULL; job = job->next) {
+		sd_dma_sg_copy(job->src, job->dst, job->len);
+		job->status = DOCA_SUCCESS;
+		last = job;
+		n++;
+		copied += job->len;
+		if (sd_unlikely(budget != 0 && copied >= budget))
+			break;
+	}
+	/* The copied jobs complete in one batch: hand them over in one splice. */
+	sd_dma_jobq_splice_head(done, &e->queue, last, n);
 	return n;
 }
 

@@ -3,8 +3,8 @@
  * The cross-process DMA engine: copies between this process and the exporter of a
  * from-export (PCI) mmap with process_vm_readv / process_vm_writev, the software
  * stand-in for a PCIe DMA between host and DPU memory.  Jobs run in poll(), on the
- * caller's thread, in FIFO order; iovecs are batched IOV_MAX at a time and partial
- * transfers are continued.  A failing system call (exporter gone, address unmapped,
+ * caller's thread, in FIFO order, about conf.poll_budget bytes per poll; iovecs are
+ * batched IOV_MAX at a time and partial transfers are continued.  A failing system call (exporter gone, address unmapped,
  * no ptrace right) ends the job with DOCA_ERROR_DRIVER and its errno text logged.
  */
 #include <errno.h>
@@ -232,7 +232,8 @@ static unsigned
 xproc_poll(struct sd_dma_engine *eng, struct sd_dma_jobq *done)
 {
 	struct xproc_engine *e = to_xproc(eng);
-	struct sd_dma_job *job;
+	uint64_t budget = e->base.conf.poll_budget, copied = 0;
+	struct sd_dma_job *job, *last = NULL;
 	unsigned n = e->queue.count;
 
 	if (n == 0)
@@ -240,9 +241,23 @@ xproc_poll(struct sd_dma_engine *eng, struct sd_dma_jobq *done)
 	/* A fork()ed child inherits the engine: read our own memory with our own pid. */
 	e->self = getpid();
 	memset(e->checked, 0, sizeof(e->checked));
-	for (job = e->queue.head; job != NULL; job = job->next)
-		job->status = e->flushing ? e->base.conf.flush_status : xproc_copy(e, job);
-	sd_dma_jobq_splice(done, &e->queue);
+	if (sd_unlikely(e->flushing)) {
+		for (job = e->queue.head; job != NULL; job = job->next)
+			job->status = e->base.conf.flush_status;
+		sd_dma_jobq_splice(done, &e->queue);
+		return n;
+	}
+	/* Up to the poll budget (at least one job), as the inline engine. */
+	n = 0;
+	for (job = e->queue.head; job != NULL; job = job->next) {
+		job->status = xproc_copy(e, job);
+		last = job;
+		n++;
+		copied += job->len;
+		if (budget != 0 && copied >= budget)
+			break;
+	}
+	sd_dma_jobq_splice_head(done, &e->queue, last, n);
 	return n;
 }
 

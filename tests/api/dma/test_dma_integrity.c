@@ -216,9 +216,21 @@ TEST(integrity_xproc)
 	load("xproc", 2000, 65536);
 }
 
-/* auto: small tasks inline, tasks of 256 KiB and more on the worker, completing out of order. */
+/*
+ * auto where the worker pays (SOFTDOCA_DMA_WORKER_MIN_CPUS=1, whatever this machine
+ * has): small tasks inline, tasks of 256 KiB and more on the worker, completing out
+ * of order.
+ */
 TEST(integrity_auto_mixed_sizes)
 {
+	ASSERT_EQ(setenv("SOFTDOCA_DMA_WORKER_MIN_CPUS", "1", 1), 0);
+	load("auto", 600, 700 * 1024);
+}
+
+/* auto where the worker does not pay: every size inline, a bounded amount per progress. */
+TEST(integrity_auto_inline_only)
+{
+	ASSERT_EQ(setenv("SOFTDOCA_DMA_WORKER_MIN_CPUS", "1024", 1), 0);
 	load("auto", 600, 700 * 1024);
 }
 

@@ -370,6 +370,76 @@ ENGINE_TESTS(inline, &sd_dma_engine_inline_ops)
 ENGINE_TESTS(worker, &sd_dma_engine_worker_ops)
 ENGINE_TESTS(xproc, &sd_dma_engine_xproc_ops)
 
+/* ---- poll budget (inline, xproc) ---------------------------------------------------- */
+
+/*
+ * With conf.poll_budget, one poll copies jobs until it has copied at least that many
+ * bytes (at least one job), in FIFO order, and leaves the rest queued; a flush
+ * reports everything still queued in one poll.
+ */
+static void
+budget_polls(const struct sd_dma_engine_ops *ops)
+{
+	enum { N = 5, SZ = 8192 };
+	struct sd_dma_engine_conf conf = {.depth = 8, .flush_status = FLUSH_STATUS, .poll_budget = 10000};
+	static uint8_t src[N][SZ], dst[N][SZ];
+	struct doca_buf s[N], d[N];
+	struct sd_dma_job jobs[N];
+	struct sd_dma_engine *eng = NULL;
+	struct sd_dma_jobq done;
+
+	ASSERT_OK(ops->create(&conf, &eng));
+	for (unsigned i = 0; i < N; i++) {
+		fill_pattern(src[i], SZ, 40 + i);
+		memset(dst[i], GUARD, SZ);
+		buf_init(&s[i], &local_mmap, src[i], SZ, 0, SZ);
+		buf_init(&d[i], &local_mmap, dst[i], SZ, 0, 0);
+		jobs[i] = (struct sd_dma_job){.src = &s[i], .dst = &d[i], .len = SZ};
+		ASSERT_OK(eng->ops->enqueue(eng, &jobs[i]));
+	}
+	sd_dma_jobq_init(&done);
+	/* 8 KiB < 10000 <= 16 KiB: two jobs per poll. */
+	ASSERT_EQ(eng->ops->poll(eng, &done), 2);
+	ASSERT_EQ(done.count, 2);
+	ASSERT_PTR_EQ(done.head, &jobs[0]);
+	ASSERT_PTR_EQ(done.head->next, &jobs[1]);
+	ASSERT_PTR_EQ(*done.tail, NULL);
+	ASSERT(eng->ops->pending(eng));
+	ASSERT_EQ(d[2].data_len, 0);
+	ASSERT_EQ(dst[2][0], GUARD);
+	ASSERT_EQ(eng->ops->poll(eng, &done), 2);
+	ASSERT_EQ(done.count, 4);
+	ASSERT_PTR_EQ(done.head->next->next, &jobs[2]);
+	eng->ops->flush(eng);
+	ASSERT_EQ(eng->ops->poll(eng, &done), 1);
+	ASSERT_EQ(done.count, 5);
+	ASSERT(!eng->ops->pending(eng));
+	for (unsigned i = 0; i < N; i++) {
+		struct sd_dma_job *j = sd_dma_jobq_pop(&done);
+
+		ASSERT_PTR_EQ(j, &jobs[i]);
+		if (i < 4) {
+			ASSERT_ERR(j->status, DOCA_SUCCESS);
+			ASSERT_MEM_EQ(dst[i], src[i], SZ);
+		} else {
+			ASSERT_ERR(j->status, FLUSH_STATUS);
+			ASSERT_EQ(dst[i][0], GUARD);
+		}
+	}
+	eng->ops->quiesce(eng);
+	eng->ops->destroy(eng);
+}
+
+TEST(inline_poll_budget)
+{
+	budget_polls(&sd_dma_engine_inline_ops);
+}
+
+TEST(xproc_poll_budget)
+{
+	budget_polls(&sd_dma_engine_xproc_ops);
+}
+
 /* ---- worker specifics ------------------------------------------------------------- */
 
 /* Completions wake the PE (once per completion at most); an idle worker sleeps. */
