@@ -101,7 +101,8 @@ struct fabric_op {
 	uint32_t len;			/* RECV: bytes placed; READ: bytes read */
 	uint32_t imm;			/* RECV: immediate (opaque, as sent) */
 	enum fabric_recv_opcode opcode; /* RECV: what was received */
-	struct fabric_ep *src_ep;	/* RECV: the local ep the message came on */
+	struct fabric_ep *src_ep;	/* RECV: the local ep the message came on (NULL once it is destroyed) */
+	void *src_user;			/* RECV: that ep's user pointer (stays valid after its destroy) */
 	/* private */
 	struct sd_list node;
 	struct fabric_ctx *ctx;
@@ -171,8 +172,13 @@ doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *o
 
 doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **ep);
 /*
- * Tear the ep down: ops not yet completed complete with CONNECTION_ABORTED
- * (delivered by the next progress); the UCP endpoint is closed.
+ * Tear the ep down: UCX requests still out are given up to 1 s, the ack owed
+ * to the peer is sent and the endpoint flushed (so everything this side sent
+ * is on its way before the caller tells the peer over another channel, e.g.
+ * the CM's DISCONNECT); then ops not yet completed complete with
+ * CONNECTION_ABORTED (delivered by the next progress) and the UCP endpoint is
+ * closed.  Receives already completed from this ep keep src_user; their
+ * src_ep becomes NULL.
  */
 void sd_fabric_ep_destroy(struct fabric_ep *ep);
 void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
@@ -181,6 +187,8 @@ doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t
 /* Parse the peer's blob (INVALID_VALUE if malformed) and create the UCP endpoint. */
 doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len);
 void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats);
+/* No op of the ep is waiting (for the peer, UCX, ordering or the window). */
+bool sd_fabric_ep_is_idle(struct fabric_ep *ep);
 
 /* Two-sided: consume one receive posted on the peer's ctx. */
 doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);

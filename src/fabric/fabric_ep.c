@@ -991,6 +991,17 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
+bool
+sd_fabric_ep_is_idle(struct fabric_ep *ep)
+{
+	bool idle;
+
+	fabric_dev_lock(ep->ctx->dev);
+	idle = sd_list_empty(&ep->inflight) && sd_list_empty(&ep->deferred);
+	fabric_dev_unlock(ep->ctx->dev);
+	return idle;
+}
+
 /* Does UCX still hold a request of one of the ep's ops? */
 static bool
 ep_ucx_pending(const struct fabric_ep *ep)
@@ -1013,6 +1024,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	struct fabric_dev *dev;
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
+	struct sd_list *pos;
 
 	if (ep == NULL)
 		return;
@@ -1080,6 +1092,14 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		sd_list_del(&op->node);
 		fabric_complete(op, DOCA_ERROR_CONNECTION_ABORTED);
 	}
+	/* receives this ep filled, not yet delivered, must not point at it any more */
+	sd_list_for_each(pos, &ep->ctx->completions)
+	{
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		if (op->type == FABRIC_OP_RECV && op->src_ep == ep)
+			op->src_ep = NULL;
+	}
 	fabric_id_free((void **)dev->eps, dev->eps_cap, ep->id);
 	sd_list_del(&ep->node);
 	fabric_dev_unlock(dev);
@@ -1095,6 +1115,7 @@ recv_fill(struct fabric_op *recv, struct fabric_ep *ep, const struct fabric_am_h
 	recv->len = (uint32_t)len;
 	recv->imm = h->imm;
 	recv->src_ep = ep;
+	recv->src_user = ep->user;
 	recv->opcode = h->type == FABRIC_AM_SEND       ? FABRIC_RECV_SEND
 		       : h->type == FABRIC_AM_SEND_IMM ? FABRIC_RECV_SEND_IMM
 						       : FABRIC_RECV_WRITE_IMM;

@@ -82,15 +82,18 @@ rdma_teardown(struct doca_rdma *rdma)
 	if (rdma->tearing_down)
 		return;
 	rdma->tearing_down = true;
-	if (rdma->cm_ops != NULL && rdma->cm_ops->stop != NULL)
-		rdma->cm_ops->stop(rdma);
 	/*
-	 * Deliver what already completed while the endpoints exist (a receive's
-	 * result names its endpoint), then drop them: their ops complete aborted.
+	 * Deliver what already completed while the endpoints exist, then drop
+	 * them: each sends the acks it owes and flushes (ops still waiting
+	 * complete aborted).  Only then does the CM tell the peers (DISCONNECT on
+	 * its own channel), so a peer never sees the DISCONNECT before the data
+	 * this side sent before stopping.
 	 */
 	if (rdma->fctx != NULL)
 		sd_fabric_ctx_progress(rdma->fctx);
 	sd_rdma_conns_teardown(rdma);
+	if (rdma->cm_ops != NULL && rdma->cm_ops->stop != NULL)
+		rdma->cm_ops->stop(rdma);
 	if (rdma->fctx == NULL) {
 		rdma->tearing_down = false;
 		return;
@@ -152,7 +155,10 @@ rdma_arm(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
-	return ctx->state == DOCA_CTX_STATE_STARTING || (rdma->fctx != NULL && sd_fabric_ctx_has_work(rdma->fctx));
+	return ctx->state == DOCA_CTX_STATE_STARTING ||
+	       (rdma->fctx != NULL && (sd_fabric_ctx_has_work(rdma->fctx) ||
+				       (rdma->cm_ops != NULL && rdma->cm_ops->has_work != NULL &&
+					rdma->cm_ops->has_work(rdma))));
 }
 
 static const struct sd_ctx_ops rdma_ctx_ops = {

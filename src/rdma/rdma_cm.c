@@ -16,6 +16,7 @@
  * Tasks of a connection that ends complete through their error callbacks.
  */
 #include <arpa/inet.h>
+#include <time.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -27,6 +28,15 @@
 #include "rdma_internal.h"
 
 SD_LOG_REGISTER(rdma.cm);
+
+/*
+ * After the peer's DISCONNECT, how long tasks still in flight on the
+ * connection may take to finish before they are flushed.  The peer sent its
+ * acks and replies before the DISCONNECT (it flushes its data endpoint first),
+ * but on another channel, so they may arrive a little later; ops the peer
+ * never answered (a message it had no receive for) wait this long.
+ */
+#define RDMA_CM_DRAIN_MS 1000u
 
 /* rdma->cm */
 struct rdma_cm {
@@ -42,7 +52,17 @@ struct rdma_cm_conn {
 	bool server;
 	uint8_t *client_desc; /* server: the client's descriptor until accept() */
 	size_t client_desc_len;
+	uint64_t drain_deadline_ns; /* conn->peer_left: flush what is still in flight at this time */
 };
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct doca_rdma_addr {
 	enum doca_rdma_addr_type type;
@@ -217,6 +237,18 @@ on_event(struct fabric_cm *fcm, const struct fabric_cm_event *ev, void *user)
 		if (ev->status != DOCA_SUCCESS && conn->err == DOCA_SUCCESS)
 			conn->err = ev->status;
 		cm_conn_release(conn);
+		/*
+		 * An orderly DISCONNECT travels on the CM channel and may overtake
+		 * the acks, replies and messages the peer sent before it on the data
+		 * channel: let the tasks in flight finish and the completions
+		 * already queued be delivered first (rcm_drain(), bounded).
+		 */
+		if (ev->status == DOCA_SUCCESS && conn->state == SD_RDMA_CONN_ESTABLISHED && conn->ep != NULL) {
+			conn->peer_left = true;
+			((struct rdma_cm_conn *)conn->cm)->drain_deadline_ns =
+				now_ns() + RDMA_CM_DRAIN_MS * 1000000ull;
+			break;
+		}
 		sd_rdma_conn_disconnected(conn, true);
 		break;
 	default:
@@ -241,6 +273,70 @@ rcm_free_fcm(struct doca_rdma *rdma, struct rdma_cm *rcm)
 	rcm->fcm = NULL;
 }
 
+/*
+ * Connections whose peer disconnected (orderly): once their tasks in flight
+ * are done and every completion of the context was delivered (so a receive
+ * the peer filled last reaches the application before the disconnect
+ * callback), or the drain time is over, the connection ends and the
+ * disconnect callback fires.  One per scan: the callback may stop the context.
+ */
+static unsigned
+rcm_drain(struct doca_rdma *rdma)
+{
+	struct sd_list *pos;
+	uint64_t now = 0;
+	unsigned n = 0;
+	bool again = true;
+
+	while (again && rdma->fctx != NULL) {
+		again = false;
+		sd_list_for_each(pos, &rdma->conns)
+		{
+			struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, node);
+			struct rdma_cm_conn *cc = conn->cm;
+
+			if (!conn->peer_left || conn_ended(conn) || cc == NULL)
+				continue;
+			if (now == 0)
+				now = now_ns();
+			/*
+			 * Task completions reach the application after this progress
+			 * op returns (core reports rdma->ctx.completed): wait for the
+			 * next call when some are queued, here or in the fabric.
+			 */
+			if (now < cc->drain_deadline_ns &&
+			    (!sd_list_empty(&rdma->ctx.completed) || sd_fabric_ctx_has_work(rdma->fctx) ||
+			     (conn->ep != NULL && !sd_fabric_ep_is_idle(conn->ep))))
+				continue;
+			if (now >= cc->drain_deadline_ns)
+				DOCA_LOG_WARN("Connection %u: tasks still in flight %u ms after the peer disconnected; "
+					      "they complete with CONNECTION_ABORTED",
+					      conn->id, RDMA_CM_DRAIN_MS);
+			conn->peer_left = false;
+			sd_rdma_conn_disconnected(conn, true);
+			n++;
+			again = true;
+			break;
+		}
+	}
+	return n;
+}
+
+static bool
+rcm_has_work(struct doca_rdma *rdma)
+{
+	struct sd_list *pos;
+
+	sd_list_for_each(pos, &rdma->conns)
+	{
+		struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, node);
+
+		if (conn->peer_left && !conn_ended(conn))
+			return true;
+	}
+	return false;
+}
+
 static unsigned
 rcm_progress(struct doca_rdma *rdma)
 {
@@ -258,6 +354,9 @@ rcm_progress(struct doca_rdma *rdma)
 		rcm->stopped = false;
 		return n;
 	}
+	n += rcm_drain(rdma);
+	if (rcm->fcm == NULL)
+		return n;
 	/* connections the fabric lost first (facade callback done): let the peer know */
 	sd_list_for_each(pos, &rdma->conns)
 	{
@@ -316,6 +415,7 @@ rcm_conn_free(struct doca_rdma_connection *conn)
 static const struct sd_rdma_cm_ops rdma_cm_ops = {
 	.progress = rcm_progress,
 	.stop = rcm_stop,
+	.has_work = rcm_has_work,
 	.destroy = rcm_destroy,
 	.conn_free = rcm_conn_free,
 };
@@ -702,13 +802,19 @@ doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection)
 
 		if (cc->server && cc->client_desc != NULL && cc->fc != NULL)
 			(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJ_APP);
-		cm_conn_release(conn);
 	}
-	/* tasks still on the connection complete through their error callbacks */
+	/*
+	 * The data endpoint goes first: it sends the ack it owes (e.g. for the
+	 * message whose receive callback is disconnecting) and flushes, so the
+	 * peer's last operations complete before it learns of the DISCONNECT.
+	 * Tasks still on the connection complete through their error callbacks.
+	 */
+	conn->peer_left = false;
 	if (conn->state == SD_RDMA_CONN_ESTABLISHED)
 		sd_rdma_conn_disconnected(conn, false);
 	else
 		sd_rdma_conn_fail(conn, DOCA_ERROR_CONNECTION_ABORTED, false);
+	cm_conn_release(conn);
 	return DOCA_SUCCESS;
 }
 

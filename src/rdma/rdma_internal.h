@@ -76,6 +76,8 @@ struct sd_rdma_cm_ops {
 	unsigned (*progress)(struct doca_rdma *rdma);
 	/* The context is entering STOPPING or IDLE: stop listening, drop pending requests. */
 	void (*stop)(struct doca_rdma *rdma);
+	/* From the PE's arm: CM work is due without any fd becoming readable (a draining disconnect). */
+	bool (*has_work)(struct doca_rdma *rdma);
 	/* doca_rdma_destroy(): free rdma->cm. */
 	void (*destroy)(struct doca_rdma *rdma);
 	/* A CM-managed connection object is being freed: free conn->cm. */
@@ -96,6 +98,13 @@ struct doca_rdma_connection {
 	size_t blob_len;
 	uint32_t peer_permissions; /* the peer context's doca_rdma_set_permissions() mask */
 	bool peer_known;	   /* peer_permissions is valid */
+	/*
+	 * The peer disconnected (CM DISCONNECT) while tasks were still in flight:
+	 * they may still complete (their acks and replies were sent before the
+	 * DISCONNECT, on the data channel), new ones are refused; the
+	 * disconnect callback follows once they are done (rdma_cm.c).
+	 */
+	bool peer_left;
 	/* CM: owned by rdma_cm.c (freed through cm_ops->conn_free) */
 	struct doca_rdma_addr *addr; /* doca_rdma_connection_get_addr() */
 	void *cm;

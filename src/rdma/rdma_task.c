@@ -286,6 +286,9 @@ check_conn(struct doca_rdma *rdma, const struct sd_rdma_task *t, uint32_t need, 
 	if (conn->ep == NULL || conn->state == SD_RDMA_CONN_FAILED || conn->state == SD_RDMA_CONN_DISCONNECTED)
 		return refuse(v, CONN_ENDED, NULL, conn->id,
 			      (uint64_t)(conn->err != DOCA_SUCCESS ? conn->err : DOCA_ERROR_NOT_CONNECTED));
+	/* the peer disconnected; only what was already in flight may still finish */
+	if (conn->peer_left)
+		return refuse(v, CONN_ENDED, NULL, conn->id, (uint64_t)DOCA_ERROR_CONNECTION_ABORTED);
 	/* The peer context's permissions travel in its descriptor; unknown until connected. */
 	if (need != 0 && conn->peer_known && (conn->peer_permissions & need) != need)
 		return refuse(v,
@@ -509,7 +512,7 @@ op_done(struct fabric_op *op)
 		t->result_len = op->len;
 		t->result_opcode = (enum doca_rdma_opcode)op->opcode;
 		t->result_imm = op->imm;
-		t->result_conn = op->src_ep != NULL ? sd_fabric_ep_get_user(op->src_ep) : NULL;
+		t->result_conn = op->src_user;
 		/* write_imm: the bytes are already in place; its length is not ours to append. */
 		if (t->dst != NULL && t->result_opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
 			scatter(t->dst, t->bounce, op->len);
