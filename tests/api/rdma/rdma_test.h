@@ -8,7 +8,9 @@
 #ifndef RDMA_TEST_H_
 #define RDMA_TEST_H_
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -334,6 +336,22 @@ reap(pid_t pid)
 		sd_test_fail(__FILE__, __LINE__, "peer killed by signal %d", WTERMSIG(status));
 	ASSERT(WIFEXITED(status));
 	ASSERT_EQ(WEXITSTATUS(status), 0);
+}
+
+/* A loopback TCP port that was free a moment ago (RDMA-CM listeners). */
+static inline uint16_t
+free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	ASSERT(s >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	ASSERT_EQ(getsockname(s, (struct sockaddr *)&a, &sl), 0);
+	close(s);
+	return ntohs(a.sin_port);
 }
 
 static inline void

@@ -113,22 +113,6 @@ cm_wait(struct cm_node *c, const int *counter, int want, double secs)
 	return node_wait(&c->n, counter, want, secs);
 }
 
-/* A port that was free a moment ago. */
-static uint16_t
-free_port(void)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t sl = sizeof(a);
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-
-	ASSERT(s >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	ASSERT_EQ(getsockname(s, (struct sockaddr *)&a, &sl), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 static void
 client_connect(struct cm_node *c, const char *ip, uint16_t port, uint64_t user)
 {

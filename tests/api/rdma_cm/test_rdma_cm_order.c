@@ -114,21 +114,6 @@ ord_open(struct ord_node *o, bool server, uint16_t max_conns)
 							   ord_established_cb, ord_failure_cb, ord_disconnect_cb));
 }
 
-static uint16_t
-ord_free_port(void)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t sl = sizeof(a);
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-
-	ASSERT(s >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	ASSERT_EQ(getsockname(s, (struct sockaddr *)&a, &sl), 0);
-	close(s);
-	return ntohs(a.sin_port);
-}
-
 static void
 ord_connect(struct ord_node *o, uint16_t port)
 {
@@ -150,7 +135,7 @@ static void
 run_disconnect_from_receive_callback(int tcp)
 {
 	static struct ord_node o;
-	uint16_t port = ord_free_port();
+	uint16_t port = free_port();
 	pid_t pid;
 
 	use_transport(tcp);
@@ -239,7 +224,7 @@ static void
 run_messages_before_disconnect_callbacks(int tcp)
 {
 	static struct ord_node o;
-	uint16_t port = ord_free_port();
+	uint16_t port = free_port();
 	enum { SENDERS = 4 };
 	pid_t pid[SENDERS];
 	struct doca_rdma_task_receive *rt[SENDERS * ROUNDS / 5];
