@@ -162,6 +162,8 @@ add_cpu_location(struct doca_sync_event *event, struct doca_dev *dev, uint32_t *
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*mask |= SD_SYNC_EVENT_LOC_CPU;
+	if (event->dev == NULL)
+		event->dev = dev;
 	return DOCA_SUCCESS;
 }
 

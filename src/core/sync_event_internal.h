@@ -40,6 +40,12 @@ struct doca_sync_event {
 	 * sd_sync_event_changed() so that wait tasks of a sleeping PE re-check.
 	 */
 	_Atomic uint64_t *value;
+	/*
+	 * The device of the first CPU location added (publisher or subscriber):
+	 * doca_sync_event_export_to_remote_net() registers the value with it.  Not
+	 * referenced: DOCA requires the device to outlive the event.
+	 */
+	struct doca_dev *dev;
 	uint32_t publishers;		/* SD_SYNC_EVENT_LOC_* */
 	uint32_t subscribers;
 	bool standalone_started;	/* doca_sync_event_start() (as opposed to doca_ctx_start) */

@@ -256,14 +256,22 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/*
-	 * The event records no device: register with the device the process opened
-	 * last (the RDMA context's, in every DOCA flow); see docs/rdma.md.
+	 * Register with the fabric device of the event's CPU location device
+	 * (the one given to doca_sync_event_add_{publisher,subscriber}_location_cpu);
+	 * an event with only a remote_net publisher names none: the device the
+	 * process opened last then (the RDMA context's, in every DOCA flow).
 	 */
-	err = sd_fabric_dev_open_last(&fdev);
-	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: cannot open the UCX fabric: %s",
-			     doca_error_get_descr(err));
-		return err;
+	if (event->dev != NULL) {
+		err = sd_rdma_fabric_dev_open(event->dev, "doca_sync_event_export_to_remote_net", &fdev);
+		if (err != DOCA_SUCCESS)
+			return err;
+	} else {
+		err = sd_fabric_dev_open_last(&fdev);
+		if (err != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: cannot open the UCX fabric: %s",
+				     doca_error_get_descr(err));
+			return err;
+		}
 	}
 	err = sd_fabric_mr_register(fdev, (void *)event->value, 8, FABRIC_PERM_ALL, &mr);
 	if (err != DOCA_SUCCESS) {

@@ -295,6 +295,109 @@ run_messages_before_disconnect_callbacks(int tcp)
 }
 BOTH(messages_before_disconnect_callbacks)
 
+/*
+ * The requester sets the exporter's sync event over a CM connection and reads
+ * it back; the exporter disconnects as soon as it sees the value.  The set
+ * must succeed every round, the read may race with the disconnect, and the
+ * imported event must be destroyable at the end (its task count balanced).
+ */
+static void
+run_sync_event_set_then_disconnect(int tcp)
+{
+	static struct ord_node o;
+	uint16_t port = free_port();
+	const int rounds = ROUNDS;
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&o.n, &pid)) {
+		struct doca_sync_event *se;
+		const uint8_t *blob;
+		size_t len;
+
+		ord_open(&o, true, 4);
+		ASSERT_OK(doca_rdma_set_permissions(o.n.rdma, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+								      DOCA_ACCESS_FLAG_RDMA_READ |
+								      DOCA_ACCESS_FLAG_RDMA_WRITE |
+								      DOCA_ACCESS_FLAG_RDMA_ATOMIC));
+		ASSERT_OK(doca_sync_event_create(&se));
+		ASSERT_OK(doca_sync_event_add_publisher_location_remote_net(se));
+		ASSERT_OK(doca_sync_event_add_subscriber_location_cpu(se, o.n.dev));
+		ASSERT_OK(doca_sync_event_start(se));
+		node_start(&o.n);
+		ASSERT_OK(doca_sync_event_export_to_remote_net(se, &blob, &len));
+		send_blob(o.n.sock, blob, len);
+		ASSERT_OK(doca_rdma_start_listen_to_port(o.n.rdma, port));
+		for (int r = 0; r < rounds; r++) {
+			uint64_t v = 0;
+
+			sync_send(o.n.sock);
+			ASSERT(node_wait(&o.n, &o.n_established, r + 1, 10));
+			/* like the sample's responder: spin on the value, no progress */
+			ASSERT_OK(doca_sync_event_wait_gt(se, (uint64_t)r, UINT64_MAX));
+			ASSERT_OK(doca_sync_event_get(se, &v));
+			ASSERT_EQ(v, (uint64_t)r + 1);
+			ASSERT_OK(doca_rdma_connection_disconnect(o.conn));
+			sync_wait(o.n.sock);
+		}
+		node_close(&o.n);
+		ASSERT_OK(doca_sync_event_stop(se));
+		ASSERT_OK(doca_sync_event_destroy(se));
+		_exit(0);
+	}
+	{
+		uint8_t blob[BLOB_MAX];
+		struct doca_sync_event_remote_net *rse;
+		struct doca_buf *src, *dst;
+		size_t len;
+
+		ord_open(&o, false, 1);
+		ASSERT_OK(doca_rdma_task_remote_net_sync_event_get_set_conf(o.n.rdma, remote_net_sync_event_get_cb,
+									     remote_net_sync_event_get_cb, 4));
+		node_start(&o.n);
+		len = recv_blob(o.n.sock, blob, sizeof(blob));
+		ASSERT_OK(doca_sync_event_remote_net_create_from_export(o.n.dev, blob, len, &rse));
+		src = buf_at(&o.n, o.n.mmap, o.n.mem, 8, 8);
+		dst = buf_at(&o.n, o.n.mmap, o.n.mem + 64, 8, 0);
+		for (int r = 0; r < rounds; r++) {
+			static struct result sr, gr;
+			struct doca_rdma_task_remote_net_sync_event_notify_set *set;
+			struct doca_rdma_task_remote_net_sync_event_get *get;
+			uint64_t v = (uint64_t)r + 1;
+
+			sync_wait(o.n.sock);
+			ord_connect(&o, port);
+			memcpy(o.n.mem, &v, sizeof(v));
+			doca_buf_reset_data_len(dst);
+			sr.done = gr.done = 0;
+			ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+				o.n.rdma, o.conn, rse, src, (union doca_data){.ptr = &sr}, &set));
+			ASSERT_OK(doca_rdma_task_remote_net_sync_event_get_allocate_init(
+				o.n.rdma, o.conn, rse, dst, (union doca_data){.ptr = &gr}, &get));
+			ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)));
+			ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_get_as_task(get)));
+			ASSERT(node_wait(&o.n, &o.n_disconnect, r + 1, 10));
+			ASSERT(node_wait(&o.n, &sr.done, 1, 5));
+			ASSERT(node_wait(&o.n, &gr.done, 1, 5));
+			if (sr.status != DOCA_SUCCESS)
+				sd_test_fail(__FILE__, __LINE__, "round %d: notify_set completed with %s", r,
+					     doca_error_get_name(sr.status));
+			ASSERT(gr.status == DOCA_SUCCESS || gr.status == DOCA_ERROR_CONNECTION_ABORTED);
+			doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set));
+			doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(get));
+			ASSERT_EQ(o.n.state, DOCA_CTX_STATE_RUNNING);
+			sync_send(o.n.sock);
+		}
+		/* every task is accounted for: the import goes */
+		ASSERT_OK(doca_sync_event_remote_net_destroy(rse));
+		doca_buf_dec_refcount(src, NULL);
+		doca_buf_dec_refcount(dst, NULL);
+		reap(pid);
+		node_close(&o.n);
+	}
+}
+BOTH(sync_event_set_then_disconnect)
+
 int
 main(int argc, char **argv)
 {
