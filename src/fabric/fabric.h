@@ -206,11 +206,26 @@ doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, 
 				    uint64_t add, uint64_t *result);
 doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
 				  uint64_t cmp, uint64_t swap, uint64_t *result);
+/*
+ * After an atomic on rmr completed: tell the target, whose range owner (a sync
+ * event) may have waiters to wake.  Fire and forget (a lost notice only costs
+ * a sleeping waiter its wake-up), ordered after the atomic on this ep.
+ */
+void sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr);
 
 /* ---- memory (fabric_mem.c) ---- */
 
+/*
+ * Told that a peer's atomic changed the registered range (see
+ * sd_fabric_ep_notify_changed).  Runs on any thread with the device lock
+ * held: it must only signal (e.g. wake a PE), never call the fabric.
+ */
+typedef void (*fabric_mr_notify_cb)(void *arg);
+
 doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
 				   struct fabric_mr **mr);
+/* Install (or with cb NULL remove) the change notification of a registered range. */
+void sd_fabric_mr_set_notify(struct fabric_mr *mr, fabric_mr_notify_cb cb, void *arg);
 /* Deregister; remote accesses through its blob fail from now on. */
 void sd_fabric_mr_deregister(struct fabric_mr *mr);
 /* The blob (owned by the mr) carrying rkey, range, permissions and key. */

@@ -222,6 +222,59 @@ send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux)
 		free(h);
 }
 
+static void
+ctrl_changed_cb(void *request, ucs_status_t st, void *user)
+{
+	(void)st;
+	ucp_request_free(request);
+	free(user);
+}
+
+void
+sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr)
+{
+	struct {
+		struct fabric_am_hdr h;
+		struct fabric_am_write w;
+	} *m;
+	ucp_request_param_t prm = {0};
+	ucs_status_ptr_t req;
+	ucp_ep_h uep;
+
+	if (ep == NULL || rmr == NULL)
+		return;
+	fabric_dev_lock(ep->ctx->dev);
+	uep = ep->state == FABRIC_EP_CONNECTED ? ep_uep(ep) : NULL;
+	m = uep != NULL ? calloc(1, sizeof(*m)) : NULL;
+	if (m != NULL) {
+		hdr_init(ep, &m->h, FABRIC_AM_CHANGED);
+		m->w.raddr = raddr;
+		m->w.mr_id = rmr->mr_id;
+		memcpy(m->w.key, rmr->key, sizeof(m->w.key));
+		prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+		prm.cb.send = ctrl_changed_cb;
+		prm.user_data = m;
+		prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
+		req = ucp_am_send_nbx(uep, FABRIC_AM_ID, m, sizeof(*m), NULL, 0, &prm);
+		if (!UCS_PTR_IS_PTR(req))
+			free(m);
+	}
+	fabric_dev_unlock(ep->ctx->dev);
+}
+
+/* A peer's atomic changed one of our ranges: its owner may have waiters. */
+static void
+rx_changed(struct fabric_dev *dev, const struct fabric_am_write *w)
+{
+	struct fabric_mr *mr = fabric_mr_lookup(dev, w->mr_id);
+
+	if (mr == NULL || memcmp(mr->key, w->key, sizeof(mr->key)) != 0 || mr->notify == NULL)
+		return;
+	if (w->raddr < (uint64_t)(uintptr_t)mr->addr || w->raddr - (uint64_t)(uintptr_t)mr->addr >= mr->len)
+		return;
+	mr->notify(mr->notify_arg);
+}
+
 void
 fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status)
 {
@@ -1401,6 +1454,10 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 		if (header_length < sizeof(*h) + sizeof(struct fabric_am_write))
 			return UCS_OK;
 		return rx_write(ep, h, &copy.w, data, length, rndv);
+	case FABRIC_AM_CHANGED:
+		if (header_length >= sizeof(*h) + sizeof(struct fabric_am_write))
+			rx_changed(dev, &copy.w);
+		return UCS_OK;
 	default:
 		DOCA_LOG_DBG("Dropping a message of unknown type %u", h->type);
 		return UCS_OK;

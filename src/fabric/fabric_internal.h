@@ -133,6 +133,8 @@ struct fabric_mr {
 	ucp_mem_h memh;
 	uint8_t *blob;
 	size_t blob_len;
+	fabric_mr_notify_cb notify; /* called (dev->lock held) on FABRIC_AM_CHANGED */
+	void *notify_arg;
 };
 
 struct fabric_rkey_cache {

@@ -113,6 +113,17 @@ cleanup_mr:
 }
 
 void
+sd_fabric_mr_set_notify(struct fabric_mr *mr, fabric_mr_notify_cb cb, void *arg)
+{
+	if (mr == NULL)
+		return;
+	fabric_dev_lock(mr->dev);
+	mr->notify = cb;
+	mr->notify_arg = arg;
+	fabric_dev_unlock(mr->dev);
+}
+
+void
 sd_fabric_mr_deregister(struct fabric_mr *mr)
 {
 	struct fabric_dev *dev;

@@ -28,6 +28,12 @@ enum fabric_am_type {
 	FABRIC_AM_WRITE = 4,	 /* payload -> registered range (struct fabric_am_write follows) */
 	FABRIC_AM_ACK = 5,	 /* no payload; ack field is the news */
 	FABRIC_AM_NAK = 6,	 /* seq failed with status aux (FABRIC_NAK_*); connection is dead */
+	/*
+	 * struct fabric_am_write follows, no payload, no ack: the initiator's
+	 * atomic on that range completed; the target tells the range's owner
+	 * (sync events wake their waiters).  Unknown mr or wrong key: dropped.
+	 */
+	FABRIC_AM_CHANGED = 7,
 };
 
 enum fabric_nak_status {

@@ -221,6 +221,12 @@ struct se_export {
 };
 
 static void
+se_changed(void *arg)
+{
+	sd_sync_event_changed(arg);
+}
+
+static void
 se_release(struct doca_sync_event *event)
 {
 	struct se_export *ex = event->remote;
@@ -304,6 +310,8 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 	ex->desc_len = sizeof(d) + flen;
 	ex->fdev = fdev;
 	ex->mr = mr;
+	/* peers' notify_set / notify_add tell us: wait tasks on a sleeping PE re-check */
+	sd_fabric_mr_set_notify(mr, se_changed, event);
 	event->remote = ex;
 	event->remote_release = se_release;
 	*data = ex->desc;

@@ -527,8 +527,11 @@ op_done(struct fabric_op *op)
 		break;
 	case SD_RDMA_TASK_ATOMIC_CMP_SWP:
 	case SD_RDMA_TASK_ATOMIC_FETCH_ADD:
+		append8(t->result, t->atomic_old);
+		break;
 	case SD_RDMA_TASK_SE_NOTIFY_ADD:
 		append8(t->result, t->atomic_old);
+		sd_fabric_ep_notify_changed(t->conn->ep, t->event->rmr, t->event->addr);
 		break;
 	case SD_RDMA_TASK_SE_GET:
 		t->event->last = t->atomic_old;
@@ -549,6 +552,8 @@ op_done(struct fabric_op *op)
 			break;
 		}
 		t->event->last = t->operand[1];
+		/* the exporter's wait tasks re-check (a sleeping PE wakes) */
+		sd_fabric_ep_notify_changed(t->conn->ep, t->event->rmr, t->event->addr);
 		break;
 	default:
 		break;

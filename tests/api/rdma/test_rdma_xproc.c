@@ -8,6 +8,8 @@
  * on loopback.  The target of one-sided operations sits in read() on a socket
  * (no DOCA call) while they run.
  */
+#include <sys/epoll.h>
+
 #include "rdma_test.h"
 
 /* ---- send / send_imm / receive ---- */
@@ -561,6 +563,116 @@ run_sync_event(int tcp)
 	node_close(&n);
 }
 BOTH(sync_event)
+
+/*
+ * A remote notify_set completes the exporter's wait task and wakes its PE's
+ * notification handle while the exporter sleeps in epoll_wait() (no progress,
+ * no busy wait: only the fabric's service thread runs there).
+ */
+static int se_waits_done;
+
+static void
+se_wait_eq_cb(struct doca_sync_event_task_wait_eq *task, union doca_data ud, union doca_data cud)
+{
+	(void)ud;
+	(void)cud;
+	if (doca_task_get_status(doca_sync_event_task_wait_eq_as_doca_task(task)) == DOCA_SUCCESS)
+		se_waits_done++;
+}
+
+static void
+run_sync_event_wait_task_wakes(int tcp)
+{
+	struct node n = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&n, &pid)) {
+		struct doca_sync_event_task_wait_eq *wt;
+		struct epoll_event ev = {.events = EPOLLIN};
+		doca_notification_handle_t h;
+		struct doca_sync_event *se;
+		struct doca_pe *pe;
+		const uint8_t *desc;
+		double t0, dt;
+		size_t len;
+		int efd, rc;
+
+		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+			  DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC, 1);
+		ASSERT_OK(doca_pe_create(&pe));
+		ASSERT_OK(doca_sync_event_create(&se));
+		ASSERT_OK(doca_sync_event_add_publisher_location_remote_net(se));
+		ASSERT_OK(doca_sync_event_add_subscriber_location_cpu(se, n.dev));
+		ASSERT_OK(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(se)));
+		ASSERT_OK(doca_sync_event_task_wait_eq_set_conf(se, se_wait_eq_cb, se_wait_eq_cb, 4));
+		ASSERT_OK(doca_ctx_start(doca_sync_event_as_ctx(se)));
+		node_start(&n);
+		node_connect(&n);
+		ASSERT_OK(doca_sync_event_export_to_remote_net(se, &desc, &len));
+		send_blob(n.sock, desc, len);
+		ASSERT_OK(doca_sync_event_task_wait_eq_alloc_init(se, 0x77, UINT64_MAX, (union doca_data){0}, &wt));
+		ASSERT_OK(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(wt)));
+		while (doca_pe_progress(pe) != 0)
+			;
+		ASSERT_EQ(se_waits_done, 0);
+		ASSERT_OK(doca_pe_get_notification_handle(pe, &h));
+		efd = epoll_create1(0);
+		ASSERT(efd >= 0);
+		ASSERT_EQ(epoll_ctl(efd, EPOLL_CTL_ADD, h, &ev), 0);
+		ASSERT_OK(doca_pe_request_notification(pe));
+		sync_send(n.sock); /* the peer may set the value now */
+		t0 = now_s();
+		rc = epoll_wait(efd, &ev, 1, 5000);
+		dt = now_s() - t0;
+		fprintf(stderr, "# exporter's PE woke after %.1f ms (rc %d)\n", dt * 1000, rc);
+		ASSERT_EQ(rc, 1);
+		ASSERT_OK(doca_pe_clear_notification(pe, h));
+		for (int i = 0; i < 1000 && se_waits_done == 0; i++)
+			doca_pe_progress(pe);
+		ASSERT_EQ(se_waits_done, 1);
+		close(efd);
+		sync_wait(n.sock);
+		doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(wt));
+		ASSERT_OK(doca_ctx_stop(doca_sync_event_as_ctx(se)));
+		ASSERT_OK(doca_sync_event_destroy(se));
+		ASSERT_OK(doca_pe_destroy(pe));
+		node_close(&n);
+		_exit(0);
+	}
+	struct doca_rdma_task_remote_net_sync_event_notify_set *st;
+	struct doca_sync_event_remote_net *rse;
+	struct result sr = {0};
+	struct doca_buf *src;
+	uint8_t desc[BLOB_MAX];
+	uint64_t v = 0x77;
+	size_t len;
+
+	node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 1);
+	node_conf_all(&n);
+	node_start(&n);
+	node_connect(&n);
+	len = recv_blob(n.sock, desc, sizeof(desc));
+	ASSERT_OK(doca_sync_event_remote_net_create_from_export(n.dev, desc, len, &rse));
+	memcpy(n.mem, &v, 8);
+	src = buf_at(&n, n.mmap, n.mem, 8, 8);
+	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(n.rdma, n.conn, rse, src,
+										 (union doca_data){.ptr = &sr}, &st));
+	sync_wait(n.sock);
+	ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st)));
+	ASSERT(node_wait(&n, &sr.done, 1, 10));
+	ASSERT_OK(sr.status);
+	/* keep the connection until the exporter saw its wait complete */
+	for (double end = now_s() + 0.5; now_s() < end;)
+		doca_pe_progress(n.pe);
+	sync_send(n.sock);
+	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st));
+	ASSERT_OK(doca_sync_event_remote_net_destroy(rse));
+	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+	reap(pid);
+	node_close(&n);
+}
+BOTH(sync_event_wait_task_wakes)
 
 int
 main(int argc, char **argv)
