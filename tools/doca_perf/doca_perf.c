@@ -46,6 +46,8 @@ usage(FILE *out)
 		"                         exports it (doca_mmap_export_pci); this process is the DPU\n"
 		"      --write            with --remote: write into the host buffer (default: read it)\n"
 		"      --engine NAME      softdoca copy engine auto|inline|worker (SOFTDOCA_DMA_ENGINE)\n"
+		"      --event            sleep on the PE's notification handle (epoll) between progress\n"
+		"                         calls instead of busy-polling\n"
 		"\n"
 		"RDMA:\n"
 		"      --server           run the responder only\n"
@@ -122,7 +124,7 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 enum {
 	OPT_MAX_SIZE = 256, OPT_SGE, OPT_WARMUP, OPT_GBITS, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_REMOTE, OPT_WRITE, OPT_ENGINE, OPT_SERVER, OPT_CLIENT, OPT_OOB_DIR, OPT_CM, OPT_SERVER_ADDR,
-	OPT_IDLE, OPT_LAT,
+	OPT_IDLE, OPT_LAT, OPT_EVENT,
 };
 
 static const struct option long_opts[] = {
@@ -144,6 +146,7 @@ static const struct option long_opts[] = {
 	{"remote", no_argument, NULL, OPT_REMOTE},
 	{"write", no_argument, NULL, OPT_WRITE},
 	{"engine", required_argument, NULL, OPT_ENGINE},
+	{"event", no_argument, NULL, OPT_EVENT},
 	{"server", no_argument, NULL, OPT_SERVER},
 	{"client", no_argument, NULL, OPT_CLIENT},
 	{"oob-dir", required_argument, NULL, OPT_OOB_DIR},
@@ -266,6 +269,9 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 				return bad("--engine: '%s' is not auto, inline or worker", optarg);
 			setenv("SOFTDOCA_DMA_ENGINE", optarg, 1);
 			break;
+		case OPT_EVENT:
+			o->dma_event = true;
+			break;
 		case OPT_SERVER:
 			o->role = 1;
 			break;
@@ -368,6 +374,8 @@ main(int argc, char **argv)
 		return bad("--lat is for rdma send (one-sided latency: -t 1)");
 	if (o.dma_write && o.dma_mode != PERF_DMA_REMOTE)
 		return bad("--write needs --remote");
+	if (o.dma_event && strcmp(o.test, "dma") != 0)
+		return bad("--event is a dma option");
 	perf_clock_init();
 	if (strcmp(o.test, "dma") == 0)
 		return perf_dma_run(&o);

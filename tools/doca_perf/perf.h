@@ -55,6 +55,7 @@ struct perf_opts {
 	/* dma */
 	enum perf_dma_mode dma_mode;
 	bool dma_write;	      /* remote: local -> exporter (else exporter -> local) */
+	bool dma_event;	      /* sleep on the PE's notification handle instead of busy-polling */
 	/* rdma */
 	int role;	      /* 0 both (fork), 1 server, 2 client */
 	const char *oob_dir;

@@ -5,8 +5,10 @@
  * doca_mmap_export_pci(), this process imports it on the DPU-side device).
  * Every completion callback stamps the task's latency and resubmits it.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -221,6 +223,45 @@ src_list(struct doca_mmap *m, uint8_t *base, size_t size, uint32_t sge)
 	return head;
 }
 
+/* --event: the application sleeps in epoll on the PE's notification handle. */
+struct event_loop {
+	int ep;
+};
+
+static void
+event_open(struct event_loop *ev)
+{
+	struct epoll_event e = {.events = EPOLLIN};
+	doca_notification_handle_t fd;
+
+	PERF_TRY(doca_pe_get_notification_handle(S.pe, &fd));
+	ev->ep = epoll_create1(0);
+	if (ev->ep < 0 || epoll_ctl(ev->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
+		perror("doca_perf: epoll");
+		exit(1);
+	}
+}
+
+/*
+ * As DOCA's pe_event sample, with a bounded drain: progress until it returns 0 (at
+ * most 16 calls: completions resubmit, so with an engine that copies inside progress
+ * it would never return 0), arm, sleep until a completion wakes us (or 100 ms), clear.
+ */
+static void
+event_wait(struct event_loop *ev)
+{
+	struct epoll_event out;
+
+	for (int i = 0; i < 16 && doca_pe_progress(S.pe) != 0; i++)
+		;
+	PERF_TRY(doca_pe_request_notification(S.pe));
+	if (epoll_wait(ev->ep, &out, 1, 100) < 0 && errno != EINTR) {
+		perror("doca_perf: epoll_wait");
+		exit(1);
+	}
+	PERF_TRY(doca_pe_clear_notification(S.pe, 0));
+}
+
 static void
 run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, size_t size, struct perf_result *r)
 {
@@ -233,6 +274,7 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 	double t, cpu1;
 	uint64_t next_check, ms_ticks = (uint64_t)(1e6 / perf_ticks_to_ns(1.0));
 	size_t inflight;
+	struct event_loop ev = {.ep = -1};
 
 	if (mem == NULL) {
 		fprintf(stderr, "doca_perf: cannot allocate %zu bytes\n", remote ? side : 2 * side);
@@ -298,10 +340,15 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 		PERF_TRY(doca_task_submit(doca_dma_task_memcpy_as_task(task)));
 		S.submitted++;
 	}
+	if (o->dma_event)
+		event_open(&ev);
 	/* Look at the clock every millisecond (TSC) or so, and after every progress call. */
 	next_check = 0;
 	for (;;) {
-		doca_pe_progress(S.pe);
+		if (o->dma_event)
+			event_wait(&ev);
+		else
+			doca_pe_progress(S.pe);
 		if (perf_ticks() < next_check)
 			continue;
 		next_check = perf_ticks() + ms_ticks;
@@ -320,6 +367,8 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 		doca_ctx_get_num_inflight_tasks(doca_dma_as_ctx(S.dma), &inflight);
 	} while (inflight > 0);
 	t = perf_now();
+	if (o->dma_event)
+		close(ev.ep);
 	perf_cpu_seconds(&cpu1);
 	if (S.failed) {
 		fprintf(stderr, "doca_perf: %llu DMA tasks failed at size %zu\n", (unsigned long long)S.failed, size);
@@ -399,13 +448,14 @@ perf_dma_run(struct perf_opts *o)
 			return PERF_EXIT_USAGE;
 		}
 
-	snprintf(title, sizeof(title), "dma  mode %s%s  depth %u  sge %u  engine %s", remote ? "host-dpu" : "local",
-		 remote ? (o->dma_write ? " (write)" : " (read)") : "", o->depth, o->sge, engine ? engine : "auto");
+	snprintf(title, sizeof(title), "dma  mode %s%s  depth %u  sge %u  engine %s%s", remote ? "host-dpu" : "local",
+		 remote ? (o->dma_write ? " (write)" : " (read)") : "", o->depth, o->sge, engine ? engine : "auto",
+		 o->dma_event ? "  event" : "");
 	snprintf(cfg, sizeof(cfg),
 		 "\"mode\":\"%s\",\"direction\":\"%s\",\"depth\":%u,\"sge\":%u,\"engine\":\"%s\",\"iters\":%llu,"
-		 "\"duration\":%.3f",
+		 "\"duration\":%.3f,\"event\":%s",
 		 remote ? "host-dpu" : "local", o->dma_write ? "write" : "read", o->depth, o->sge,
-		 engine ? engine : "auto", (unsigned long long)o->iters, o->duration);
+		 engine ? engine : "auto", (unsigned long long)o->iters, o->duration, o->dma_event ? "true" : "false");
 	perf_report_begin(o, title, cfg);
 	r = malloc(sizeof(*r));
 	if (r == NULL)
