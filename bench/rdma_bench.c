@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -469,6 +470,12 @@ place_side(int i)
 			exit(1);
 		}
 		close(fd);
+		/* as `ip netns exec` does: UCX lists network devices from /sys/class/net */
+		if (unshare(CLONE_NEWNS) != 0 || mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) != 0 ||
+		    umount2("/sys", MNT_DETACH) != 0 || mount(opt.ns[i], "/sys", "sysfs", 0, NULL) != 0) {
+			perror("rdma_bench: remounting /sys in the namespace");
+			exit(1);
+		}
 		setenv("SOFTDOCA_TOPOLOGY", opt.topo[i], 1);
 		setenv("UCX_NET_DEVICES", opt.veth[i], 1);
 	}
