@@ -181,6 +181,12 @@ doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabr
  * src_ep becomes NULL.
  */
 void sd_fabric_ep_destroy(struct fabric_ep *ep);
+/*
+ * The peer is known to be gone (e.g. the CM saw its socket reset): the ep
+ * fails now, its ops complete with err, and a later destroy does not wait for
+ * the peer.  No error callback.
+ */
+void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
 void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
 /* The blob (owned by the ep, valid until destroy) the peer passes to connect(). */
 doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);

@@ -1044,6 +1044,22 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
+void
+sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err)
+{
+	struct fabric_dev *dev;
+
+	if (ep == NULL)
+		return;
+	dev = ep->ctx->dev;
+	fabric_dev_lock(dev);
+	fabric_ep_fail(ep, err);
+	/* the owner knows already: no error callback (del leaves the node self-linked) */
+	if (ep->err_reported)
+		sd_list_del(&ep->err_node);
+	fabric_dev_unlock(dev);
+}
+
 bool
 sd_fabric_ep_is_idle(struct fabric_ep *ep)
 {

@@ -228,6 +228,8 @@ on_event(struct fabric_cm *fcm, const struct fabric_cm_event *ev, void *user)
 		DOCA_LOG_INFO("Connection %u with %s:%u failed: %s", conn->id, conn->addr ? conn->addr->text : "?",
 			      conn->addr ? conn->addr->port : 0, doca_error_get_descr(ev->status));
 		cm_conn_release(conn);
+		if (conn->ep != NULL)
+			sd_fabric_ep_abort(conn->ep, ev->status);
 		sd_rdma_conn_fail(conn, ev->status, true);
 		break;
 	case FABRIC_CM_EVENT_DISCONNECT:
@@ -249,6 +251,9 @@ on_event(struct fabric_cm *fcm, const struct fabric_cm_event *ev, void *user)
 				now_ns() + RDMA_CM_DRAIN_MS * 1000000ull;
 			break;
 		}
+		/* the peer died or the link is gone: its tasks fail now with that reason, no waiting */
+		if (ev->status != DOCA_SUCCESS && conn->ep != NULL)
+			sd_fabric_ep_abort(conn->ep, ev->status);
 		sd_rdma_conn_disconnected(conn, true);
 		break;
 	default:
