@@ -5,7 +5,7 @@
  *
  *   small   64-byte tasks, submit-to-completion rate (peer: a 64-byte memcpy loop)
  *   local   1 MiB tasks, 32 in flight (peer: a memcpy loop over the same 32 pairs)
- *   xproc   64 KiB .. 1 MiB tasks from a forked exporter's doca_mmap_export_pci()
+ *   xproc   64 KiB .. 4 MiB tasks from a forked exporter's doca_mmap_export_pci()
  *           buffer, 32 in flight (peer: a process_vm_readv loop on the same memory)
  *
  * Each row alternates ROUNDS short slices of the DOCA path and of the peer, so both
@@ -36,7 +36,7 @@
 #define INFLIGHT 32
 #define HOST_PCI "0000:b1:00.0"
 #define DPU_PCI "0000:03:00.0"
-#define XPROC_AREA (64u << 20)
+#define XPROC_AREA (128u << 20)
 #define ROUNDS 10
 
 static double seconds = 1.0;
@@ -413,6 +413,7 @@ main(int argc, char **argv)
 		bench_xproc(dpu, &x, 64 * 1024, "64 KiB");
 		bench_xproc(dpu, &x, 256 * 1024, "256 KiB");
 		bench_xproc(dpu, &x, 1 << 20, "1 MiB");
+		bench_xproc(dpu, &x, 4 << 20, "4 MiB");
 		if (write(x.cmd, "q", 1) < 0)
 			kill(x.pid, SIGKILL);
 		waitpid(x.pid, &st, 0);

@@ -43,6 +43,14 @@ cpu_now(void)
 	       (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The source pattern doca_perf uses too. */
+static void
+fill(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 7 + 3);
+}
+
 /* Keeps the compiler from dropping the copies. */
 static volatile uint8_t sink;
 
@@ -97,27 +105,44 @@ main(int argc, char **argv)
 	if (slots > depth)
 		slots = depth;
 	side = slots * size;
-	src = aligned_alloc(4096, side);
-	if (src == NULL)
-		return 1;
-	for (size_t i = 0; i < side; i++)
-		src[i] = (uint8_t)(i * 7 + 3);
 	if (pvr) {
-		/* The holder keeps the same mapping (fork) and sleeps until we are done. */
-		int p[2];
+		/*
+		 * The holder allocates and fills the source itself and sleeps until we are
+		 * done, as doca_perf's exporting "host" process does: the pages we read are
+		 * the holder's own (not copy-on-write pages shared with us by the fork).
+		 */
+		int down[2], up[2];
 		char c;
 
-		if (pipe(p) != 0)
+		if (pipe(down) != 0 || pipe(up) != 0)
 			return 1;
 		holder = fork();
 		if (holder == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			close(p[1]);
-			while (read(p[0], &c, 1) > 0)
+			close(down[1]);
+			close(up[0]);
+			src = aligned_alloc(4096, side);
+			if (src == NULL)
+				_exit(1);
+			fill(src, side);
+			if (write(up[1], &src, sizeof(src)) != sizeof(src))
+				_exit(1);
+			while (read(down[0], &c, 1) > 0)
 				;
 			_exit(0);
 		}
-		close(p[0]);
+		close(down[0]);
+		close(up[1]);
+		if (read(up[0], &src, sizeof(src)) != sizeof(src)) {
+			fprintf(stderr, "peer_copy: the holder process failed\n");
+			return 1;
+		}
+		close(up[0]);
+	} else {
+		src = aligned_alloc(4096, side);
+		if (src == NULL)
+			return 1;
+		fill(src, side);
 	}
 	/*
 	 * The destination is allocated after the fork (a forked-shared page would take a
@@ -140,10 +165,11 @@ main(int argc, char **argv)
 		t = now();
 	} while (t - t0 < seconds);
 	sink = dst[side - 1];
-	if (memcmp(src, dst, size) != 0) {
-		fprintf(stderr, "peer_copy: copy check failed\n");
-		return 1;
-	}
+	for (size_t i = 0; i < size; i++)
+		if (dst[i] != (uint8_t)(i * 7 + 3)) {
+			fprintf(stderr, "peer_copy: copy check failed\n");
+			return 1;
+		}
 	if (pvr) {
 		kill(holder, SIGKILL);
 		waitpid(holder, NULL, 0);

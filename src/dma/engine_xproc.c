@@ -29,7 +29,6 @@ struct xproc_engine {
 	struct sd_dma_jobq queue;
 	bool flushing;
 	bool logged;			/* one ERR line per engine; later failures at DBG */
-	pid_t self;
 	uint8_t *bounce;		/* allocated on the first remote -> remote job */
 	const struct doca_mmap *checked[4];	/* exports found standing during this poll */
 	unsigned next_checked;
@@ -168,8 +167,11 @@ xproc_copy(struct xproc_engine *e, struct sd_dma_job *job)
 	sd_dma_sg_cur_init(&s, job->src, false);
 	sd_dma_sg_cur_init(&d, job->dst, true);
 	if (dpid == 0) {
-		/* Into local memory; a local source (engine forced) is read from ourselves. */
-		peer = spid != 0 ? spid : e->self;
+		/*
+		 * Into local memory; a local source (engine forced) is read from ourselves,
+		 * asked each time: a fork()ed child inherits the engine.
+		 */
+		peer = spid != 0 ? spid : getpid();
 		err = xfer(e, peer, false, &d, &s, job->len);
 	} else if (spid == 0) {
 		peer = dpid;
@@ -202,7 +204,6 @@ xproc_create(const struct sd_dma_engine_conf *conf, struct sd_dma_engine **eng)
 		return DOCA_ERROR_NO_MEMORY;
 	e->base.ops = &sd_dma_engine_xproc_ops;
 	e->base.conf = *conf;
-	e->self = getpid();
 	sd_dma_jobq_init(&e->queue);
 	*eng = &e->base;
 	return DOCA_SUCCESS;
@@ -238,8 +239,6 @@ xproc_poll(struct sd_dma_engine *eng, struct sd_dma_jobq *done)
 
 	if (n == 0)
 		return 0;
-	/* A fork()ed child inherits the engine: read our own memory with our own pid. */
-	e->self = getpid();
 	memset(e->checked, 0, sizeof(e->checked));
 	if (sd_unlikely(e->flushing)) {
 		for (job = e->queue.head; job != NULL; job = job->next)
