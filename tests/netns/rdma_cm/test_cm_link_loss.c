@@ -18,7 +18,13 @@
 #include "sd_test.h"
 #include "fabric/fabric_cm.h"
 
-static const char ns_a[] = "sdcm_a", ns_b[] = "sdcm_b";
+/*
+ * Namespace names carry the test's pid: parallel runs (several build
+ * directories on one machine) must not delete each other's namespaces, which
+ * showed up as "Endpoint is not connected" when one run's cleanup removed the
+ * other's link.
+ */
+static char ns_a[32], ns_b[32];
 
 static uint64_t
 now_ms(void)
@@ -153,6 +159,7 @@ role_client(void)
 	struct fabric_cm *cm;
 	struct fabric_cm_conn *c;
 	uint64_t t0, dt;
+	int failures;
 
 	inet_pton(AF_INET, "10.77.0.1", &srv.sin_addr);
 	attr.user = &ev;
@@ -160,9 +167,17 @@ role_client(void)
 		return 81;
 	if (connect_retry(cm, &ev, &srv, &c) != 0)
 		return 82;
-	pump(cm, &ev.failure, 1, 500); /* settle: nothing happens */
-	if (ev.failure + ev.disconnect != 0)
+	/*
+	 * Settle: nothing happens to the connection.  Failures of attempts made
+	 * before the server listened (connect_retry) do not count.
+	 */
+	failures = ev.failure;
+	pump(cm, &ev.failure, failures + 1, 500);
+	if (ev.failure != failures || ev.disconnect != 0) {
+		fprintf(stderr, "client: failure %d disconnect %d (%s) while the link was up\n", ev.failure,
+			ev.disconnect, doca_error_get_name(ev.last_status));
 		return 83;
+	}
 	if (system("ip link set vb down") != 0)
 		return 84;
 	t0 = now_ms();
@@ -224,6 +239,8 @@ TEST(link_down_ends_connection_and_recovers)
 
 	if (geteuid() != 0)
 		SKIP("needs root to create network namespaces");
+	snprintf(ns_a, sizeof(ns_a), "sdcm_a%d", (int)getpid());
+	snprintf(ns_b, sizeof(ns_b), "sdcm_b%d", (int)getpid());
 	cleanup();
 	if (SH("ip netns add %s && ip netns add %s", ns_a, ns_b) != 0) {
 		cleanup();
