@@ -315,6 +315,12 @@ run_forged(int tcp)
 			if (c == 3)
 				ASSERT_OK(doca_mmap_stop(m)); /* revoked before use */
 			node_connect(&n);
+			/*
+			 * Connected: the peer may write now.  (A forged write reaching
+			 * the endpoint before doca_rdma_connect() fails it, and the
+			 * connect then returns BAD_STATE, as a QP in error would.)
+			 */
+			sync_send(n.sock);
 			sync_wait(n.sock);
 			ASSERT(all_bytes(n.mem, 3 * 4096, 0x5A));
 			sync_send(n.sock);
@@ -367,6 +373,7 @@ run_forged(int tcp)
 		rb = buf_at(&n, remote, raddr, wlen, 0);
 		node_start(&n);
 		node_connect(&n);
+		sync_wait(n.sock); /* the exporter connected too */
 		ASSERT_OK(doca_rdma_task_write_allocate_init(n.rdma, n.conn, src, rb, (union doca_data){.ptr = &wr},
 							     &wt));
 		ASSERT_NE(RUN(&n, write, wt, &wr), DOCA_SUCCESS);
