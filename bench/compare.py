@@ -109,7 +109,11 @@ class Bench:
         lat = test.endswith("_lat")
         # Iterations sized for about one slice (ucx_perftest has no duration flag); tcp gets
         # and small tcp messages are far slower than bandwidth suggests, hence the caps.
-        if lat:
+        if lat and self.args.smoke:
+            # Two busy-polling processes on a loaded 2-core box take milliseconds per
+            # round trip: 10000 of them outlast the smoke budget.
+            iters = 200
+        elif lat:
             iters = max(200, int(self.slice * (4000 if tls == "tcp" else 200000)))
         elif tls == "tcp":
             iters = int(max(50, min(800 * self.slice, 0.4e9 * self.slice / size)))
@@ -214,6 +218,13 @@ def dma_rows(b, smoke):
         return (r["bytes_per_sec"], r["tasks_per_sec"], r["lat_ns"]["avg"])
     b.alternate("dma-local", sizes, ours, peer, "memcpy")
 
+    # The same copies by an application that sleeps on the PE's notification handle.
+    esizes = [64 * KIB, MIB] if not smoke else [MIB]
+
+    def ours_e(sz):
+        return b.perf_json(["dma", "--event", "-s", ",".join(map(str, sz)), "-t", "32", "-D", str(b.slice)])
+    b.alternate("dma-local-event", esizes, ours_e, peer, "memcpy")
+
     rsizes = [64 * KIB, 256 * KIB, MIB, 4 * MIB] if not smoke else [64 * KIB, MIB]
 
     def ours_r(sz):
@@ -316,6 +327,24 @@ def ucx_rows(b, smoke, rdma_sizes):
                              lat_avg_ns=lavg * 1e3, lat_p50_ns=l50 * 1e3)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     SKIPS[workload + "/ucx"] = str(e)[-200:]
+
+
+def cm_rows(b, smoke):
+    """doca_perf rdma write connected through RDMA-CM beside the same run connected with
+    descriptor files (doca_rdma_export/connect): the connection method must not matter."""
+    if not b.rdma_ok:
+        SKIPS["rdma-write-cm"] = b.rdma_why
+        return
+    size = 64 * KIB
+    for r in range(b.rounds):
+        for who, extra in (("softdoca", ["-cm"]), ("doca_perf descriptor files", [])):
+            try:
+                row = b.perf_json(["rdma", "write", "-s", str(size), "-t", "16", "-D", str(b.slice)] + extra)[0]
+                b.record("rdma-write-cm", size, who, round=r, bps=row["bytes_per_sec"],
+                         rate=row["tasks_per_sec"], lat=row["lat_ns"])
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                SKIPS["rdma-write-cm" + ("" if who == "softdoca" else "/oob")] = \
+                    "failed: " + str(e).splitlines()[-1][-200:]
 
 
 # ---- two network namespaces -------------------------------------------------------
@@ -748,6 +777,7 @@ def main():
         log("compare.py: RDMA rows skipped: " + b.rdma_why)
     steps = [("dma", lambda: dma_rows(b, args.smoke)),
              ("rdma/ucx", lambda: ucx_rows(b, args.smoke, [4 * KIB, 64 * KIB, MIB] if not args.smoke else [MIB])),
+             ("rdma-cm", lambda: cm_rows(b, args.smoke)),
              ("netns", lambda: netns_rows(b, args.smoke)),
              ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (0.5 if args.smoke else 3.0))),
              ("scaling", lambda: scaling_rows(b, args.smoke))]
@@ -769,6 +799,10 @@ def main():
             if met is None and tid in ("P1", "P2", "P3"):
                 log("compare.py --smoke: %s not measured" % tid)
                 return 1
+        # RDMA works here (the probe passed): the RDMA-CM run must produce its number too.
+        if b.rdma_ok and "rdma-write-cm" in SKIPS:
+            log("compare.py --smoke: doca_perf rdma -cm: " + SKIPS["rdma-write-cm"])
+            return 1
     return 0
 
 

@@ -54,7 +54,7 @@ usage(FILE *out)
 		"      --client           run the requester only (default with neither: both, forked)\n"
 		"      --oob-dir DIR      exchange connection descriptors as files in DIR\n"
 		"  -cm, --cm              connect with RDMA-CM instead of descriptor files\n"
-		"  -p, --port N           RDMA-CM port (default 13579)\n"
+		"  -p, --port N           RDMA-CM port (default 13579; both sides here: a free port)\n"
 		"      --server-addr IP   RDMA-CM: the server's address (client)\n"
 		"      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
 		"      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
@@ -288,6 +288,7 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 			if (!parse_u64(optarg, 1, 65535, &v))
 				return bad("-p: '%s' is not a port from 1 to 65535", optarg);
 			o->port = (uint16_t)v;
+			o->port_set = true;
 			break;
 		case OPT_SERVER_ADDR:
 			o->server_addr = optarg;

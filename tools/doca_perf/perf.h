@@ -61,6 +61,7 @@ struct perf_opts {
 	const char *oob_dir;
 	bool use_cm;
 	uint16_t port;
+	bool port_set;	      /* -p given (else both-sides CM runs pick a free port) */
 	const char *server_addr;
 	double idle;	      /* client: stay connected and idle this long after the run */
 	bool lat;	      /* send: ping-pong latency (half round trip) */

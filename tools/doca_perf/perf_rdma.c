@@ -11,11 +11,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -914,6 +916,23 @@ client_main(void)
 	return R.failed ? 1 : 0;
 }
 
+/* A TCP port nobody uses right now (the kernel's pick), or fallback if it cannot tell. */
+static uint16_t
+free_tcp_port(uint16_t fallback)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	uint16_t port = fallback;
+
+	if (fd < 0)
+		return fallback;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin6_port);
+	close(fd);
+	return port;
+}
+
 int
 perf_rdma_run(struct perf_opts *o)
 {
@@ -977,6 +996,9 @@ perf_rdma_run(struct perf_opts *o)
 			perror("doca_perf: pipe");
 			return 1;
 		}
+		/* A fixed port would collide with an earlier run's sockets still closing. */
+		if (o->use_cm && !o->port_set)
+			o->port = free_tcp_port(o->port);
 		fflush(NULL);
 		server = fork();
 		if (server < 0) {
@@ -987,6 +1009,9 @@ perf_rdma_run(struct perf_opts *o)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			R.server = true;
 		}
+		/* Each side keeps its end only: the client's read sees EOF if the server dies. */
+		if (o->use_cm)
+			close(server == 0 ? R.ready_pipe[0] : R.ready_pipe[1]);
 	} else {
 		R.server = o->role == 1;
 	}
