@@ -681,8 +681,30 @@ run_peer_death(int tcp)
 	node_start(&n);
 	node_connect(&n);
 	{
+		/*
+		 * One write completes first, so the endpoint is wired up before the
+		 * peer dies: UCX 1.13 aborts the surviving process
+		 * (wireup_ep.c:241 "pending_count == 0") when a tcp peer dies in
+		 * the middle of the wireup with a message pending on it.
+		 */
 		struct doca_mmap *remote = node_recv_mmap(&n);
+		struct doca_rdma_task_write *wt;
+		struct result wr = {0};
+		struct doca_buf *src = buf_at(&n, n.mmap, n.mem, 8, 8);
+		struct doca_buf *dst;
+		void *raddr;
+		size_t rlen;
 
+		ASSERT_OK(doca_mmap_get_memrange(remote, &raddr, &rlen));
+		dst = buf_at(&n, remote, raddr, 8, 0);
+		ASSERT_OK(doca_rdma_task_write_allocate_init(n.rdma, n.conn, src, dst, (union doca_data){.ptr = &wr},
+							     &wt));
+		ASSERT_OK(doca_task_submit(doca_rdma_task_write_as_task(wt)));
+		ASSERT(node_wait(&n, &wr.done, 1, 10));
+		ASSERT_OK(wr.status);
+		doca_task_free(doca_rdma_task_write_as_task(wt));
+		ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+		ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
 		ASSERT_OK(doca_mmap_destroy(remote));
 	}
 	ASSERT_OK(doca_rdma_task_send_allocate_init(n.rdma, n.conn, NULL, (union doca_data){.ptr = &r}, &st));
