@@ -571,8 +571,18 @@ task_finish(struct sd_rdma_task *t, doca_error_t status)
 	t->bounce_len = 0;
 	unpin_all(t);
 	if (t->event != NULL && (t->type == SD_RDMA_TASK_SE_GET || t->type == SD_RDMA_TASK_SE_NOTIFY_SET ||
-				 t->type == SD_RDMA_TASK_SE_NOTIFY_ADD))
-		t->event->inflight--;
+				 t->type == SD_RDMA_TASK_SE_NOTIFY_ADD)) {
+		/*
+		 * A count that would wrap means a task finished twice: say so
+		 * instead of leaving the event undestroyable (IN_USE forever).
+		 */
+		if (t->event->inflight == 0)
+			DOCA_LOG_ERR("Internal error: %s task %p finished with no task counted on its remote sync "
+				     "event; please report",
+				     type_names[t->type], (void *)t);
+		else
+			t->event->inflight--;
+	}
 	rdma->inflight--;
 	DOCA_LOG_TRC("%s task %p completed: %s", type_names[t->type], (void *)t, doca_error_get_name(status));
 	sd_task_complete(&t->task, status);
