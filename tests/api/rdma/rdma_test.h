@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -338,20 +340,43 @@ reap(pid_t pid)
 	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
-/* A loopback TCP port that was free a moment ago (RDMA-CM listeners). */
+/*
+ * A TCP port free a moment ago (RDMA-CM listeners), below the ephemeral
+ * range: a port from bind(0) is ephemeral, and any outgoing connection on the
+ * machine (UCX opens many) may take it as its source port before the listener
+ * binds it ("Address already in use" with parallel runs).  Random, so
+ * parallel runs do not pick the same one.
+ */
 static inline uint16_t
 free_port(void)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t sl = sizeof(a);
-	int s = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned low = 20000, high = 32767, lo_eph = 0, hi_eph = 0;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	struct timespec ts;
 
-	ASSERT(s >= 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_EQ(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	ASSERT_EQ(getsockname(s, (struct sockaddr *)&a, &sl), 0);
-	close(s);
-	return ntohs(a.sin_port);
+	if (f != NULL) {
+		if (fscanf(f, "%u %u", &lo_eph, &hi_eph) == 2 && lo_eph > 21000 && lo_eph <= 65536)
+			high = lo_eph - 1;
+		fclose(f);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	srand((unsigned)getpid() ^ (unsigned)ts.tv_nsec);
+	for (int i = 0; i < 200; i++) {
+		struct sockaddr_in a = {.sin_family = AF_INET};
+		uint16_t port = (uint16_t)(low + (unsigned)rand() % (high - low + 1));
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		int rc;
+
+		ASSERT(s >= 0);
+		a.sin_addr.s_addr = htonl(INADDR_ANY);
+		a.sin_port = htons(port);
+		rc = bind(s, (struct sockaddr *)&a, sizeof(a));
+		close(s);
+		if (rc == 0)
+			return port;
+	}
+	sd_test_fail(__FILE__, __LINE__, "no free TCP port in %u..%u", low, high);
+	return 0;
 }
 
 static inline void

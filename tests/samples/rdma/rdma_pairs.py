@@ -8,6 +8,7 @@ documented order, and collects exit codes and output.  Used by
 tests/samples/rdma/test_rdma_samples.py and tests/netns/rdma/test_rdma_netns.py.
 """
 import os
+import random
 import re
 import shutil
 import socket
@@ -233,11 +234,34 @@ def run_once(side, sample, *args, stdin=b"", timeout=WAIT):
     return Run(argv, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    """A TCP port nobody listens on right now (for -lp)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port nobody uses right now (for -lp), below the ephemeral range.
+
+    A port the kernel handed out with bind(0) is an ephemeral one: by the time
+    the sample listens, any outgoing connection on the machine (UCX opens
+    many) may have taken it as its source port ("Address already in use", seen
+    with parallel runs).  Ports below the ephemeral range are never assigned
+    that way; a random pick keeps parallel runs apart.
+    """
+    high = min(_ephemeral_low(), 65536) - 1
+    low = 20000 if high > 21000 else 1024
+    for _ in range(200):
+        port = random.randint(low, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise Failure("no free TCP port below the ephemeral range")
 
 
 def files_gone(*paths):
