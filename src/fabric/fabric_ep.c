@@ -16,7 +16,9 @@
 #include <string.h>
 #include <poll.h>
 #include <unistd.h>
+#include <errno.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
@@ -357,6 +359,38 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Copy between local memory and the same-host peer's memory with the kernel
+ * (one copy, the peer is not involved).  Returns false when the kernel
+ * refused or the range is not fully mapped: the caller falls back to UCX,
+ * which reports the error the peer's memory deserves.
+ */
+static bool
+cma_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
+		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
+		ssize_t n = write ? process_vm_writev((pid_t)ep->peer_pid, &l, 1, &r, 1, 0)
+				  : process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
+
+		if (n <= 0) {
+			if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH)) {
+				DOCA_LOG_INFO("Connection %u: direct copy to peer refused (%s); using UCX", ep->id,
+					      strerror(errno));
+				ep->cma = false;
+			}
+			return false;
+		}
+		done += (size_t)n;
+	}
+	return true;
+}
+
+static doca_error_t issue(struct fabric_ep *ep, struct fabric_op *op);
+
 static doca_error_t
 issue_write(struct fabric_ep *ep, struct fabric_op *op)
 {
@@ -378,6 +412,20 @@ issue_write(struct fabric_ep *ep, struct fabric_op *op)
 		if (err == DOCA_SUCCESS)
 			ep->onesided++;
 		return err;
+	}
+	if (ep->cma && ep->onesided == 0 && cma_copy(ep, op->buf, op->buf_len, op->raddr, true)) {
+		/* visible at the target as the syscall returns: complete now */
+		if (op->type == FABRIC_OP_WRITE) {
+			fabric_complete(op, DOCA_SUCCESS);
+			return DOCA_SUCCESS;
+		}
+		/* WRITE_IMM: its notification follows at once (no recursion through ep_kick) */
+		op->stage = 1;
+		if (op_blocked(ep, op)) {
+			sd_list_insert_head(&ep->deferred, &op->node);
+			return DOCA_SUCCESS;
+		}
+		return issue(ep, op);
 	}
 	rkey = fabric_rmr_rkey(op->rmr, ep);
 	if (rkey == NULL)
@@ -416,8 +464,14 @@ issue_rma(struct fabric_ep *ep, struct fabric_op *op)
 {
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
-	ucp_rkey_h rkey = fabric_rmr_rkey(op->rmr, ep);
+	ucp_rkey_h rkey;
 
+	if (op->type == FABRIC_OP_READ && ep->cma && cma_copy(ep, op->buf, op->buf_len, op->raddr, false)) {
+		op->len = (uint32_t)op->buf_len;
+		fabric_complete(op, DOCA_SUCCESS);
+		return DOCA_SUCCESS;
+	}
+	rkey = fabric_rmr_rkey(op->rmr, ep);
 	if (rkey == NULL)
 		return DOCA_ERROR_NOT_PERMITTED;
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -1001,8 +1055,10 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 	 */
 	if (same_host(dev, b)) {
 		params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-		if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0)
+		if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0) {
 			ep->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
+			ep->peer_pid = b->pid;
+		}
 		if (ep->pidfd < 0)
 			DOCA_LOG_INFO("Connection %u: peer pid %u not watchable; its death is not detected", ep->id,
 				      b->pid);
@@ -1025,6 +1081,11 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 	ep->peer_id = b->conn_id;
 	ep->peer_cookie = b->cookie;
 	ep->write_mode = pick_write_mode(dev, b);
+	{
+		const char *cma = getenv("SD_FABRIC_CMA");
+
+		ep->cma = ep->pidfd >= 0 && ep->write_mode == FABRIC_WRITE_PUT && !(cma != NULL && cma[0] == '0');
+	}
 	ep->state = FABRIC_EP_CONNECTED;
 	ep_kick(ep);
 	fabric_dev_unlock(dev);

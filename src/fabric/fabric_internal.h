@@ -120,6 +120,14 @@ struct fabric_ep {
 	 * under PEER), so their death is seen through a pidfd instead.
 	 */
 	int pidfd;
+	/*
+	 * Same host and pid namespace: writes and reads go straight into the peer
+	 * with process_vm_writev/readv (what UCX's cma does for rendezvous, but
+	 * UCX 1.13 emulates puts to user memory with active messages the target
+	 * has to serve).  Cleared when the kernel refuses (ptrace policy).
+	 */
+	uint32_t peer_pid;
+	bool cma;
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
