@@ -20,8 +20,8 @@ import tempfile
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "rdma"))
-from rdma_pairs import (Failure, Session, Side, Skip, check, load_samples, send_receive,  # noqa: E402
-                        write_pair)
+from rdma_pairs import (Failure, Session, Side, Skip, check, cm_client, cm_server, expect_line,  # noqa: E402
+                        expect_success, free_port, load_samples, send_receive, write_pair)
 
 TAG = "%d" % (os.getpid() % 100000)
 NS = ("sdrdmaA" + TAG, "sdrdmaB" + TAG)
@@ -99,6 +99,21 @@ def test_send_receive_across_namespaces(sides):
     with Session() as s:
         send_receive(s, "sent across two namespaces", a=sides[1], b=sides[0])
     crossed_veth(before, "send/receive pair")
+
+
+def test_cm_send_receive_across_namespaces(sides):
+    """RDMA-CM mode: the receiver listens in namespace A, the sender connects to A's veth address."""
+    before = veth_bytes(0)
+    port = free_port()
+    with Session() as s:
+        recv = cm_server(s, sides[0], "receive", port)
+        send = cm_client(s, sides[1], "send", port, "-s", "over RDMA-CM across namespaces",
+                         addr=ADDR[0].split("/")[0])
+        rs, rr = send.finish(), recv.finish()
+        expect_success(rs)
+        expect_success(rr)
+        expect_line(rr, r'Got from sender: "over RDMA-CM across namespaces"$')
+    crossed_veth(before, "RDMA-CM send/receive pair")
 
 
 def test_peer_namespace_unreachable_from_root(sides):
