@@ -492,3 +492,18 @@ hex_dump(const void *data, size_t size)
 	*p = '\0';
 	return out;
 }
+
+/* Copy a string flag into dst (size bytes with the NUL); INVALID_VALUE when too long. */
+doca_error_t
+copy_string_param(const char *flag, const char *value, char *dst, size_t size)
+{
+	size_t len = strnlen(value, size);
+
+	if (len == size) {
+		DOCA_LOG_ERR("%s is too long: at most %zu characters are accepted", flag, size - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(dst, value, len + 1);
+	return DOCA_SUCCESS;
+}
+

@@ -102,4 +102,10 @@ doca_error_t sample_logging_init(uint32_t sdk_level);
  */
 char *hex_dump(const void *data, size_t size);
 
+/*
+ * Copy a string flag's value into dst (size bytes including the NUL) for an argp
+ * callback; logs and returns INVALID_VALUE when the value is too long.
+ */
+doca_error_t copy_string_param(const char *flag, const char *value, char *dst, size_t size);
+
 #endif /* SAMPLES_COMMON_H_ */

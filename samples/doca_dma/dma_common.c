@@ -32,20 +32,6 @@ dma_config_set_defaults(struct dma_config *cfg, bool dpu)
 	cfg->max_num_ranges = 0;
 }
 
-/* Copy a string flag into dst (size bytes with the NUL); INVALID_VALUE when too long. */
-static doca_error_t
-copy_string_param(const char *flag, const char *value, char *dst, size_t size)
-{
-	size_t len = strnlen(value, size);
-
-	if (len == size) {
-		DOCA_LOG_ERR("%s is too long: at most %zu characters are accepted", flag, size - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(dst, value, len + 1);
-	return DOCA_SUCCESS;
-}
-
 static doca_error_t
 pci_callback(void *param, void *config)
 {

@@ -35,20 +35,6 @@ set_default_config_value(struct rdma_config *cfg)
 	cfg->cm_addr_type = DOCA_RDMA_ADDR_TYPE_IPv4;
 }
 
-/* Copy a string flag into dst (size bytes with the NUL); INVALID_VALUE when too long. */
-static doca_error_t
-copy_string_param(const char *flag, const char *value, char *dst, size_t size)
-{
-	size_t len = strnlen(value, size);
-
-	if (len == size) {
-		DOCA_LOG_ERR("%s is too long: at most %zu characters are accepted", flag, size - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(dst, value, len + 1);
-	return DOCA_SUCCESS;
-}
-
 static doca_error_t
 device_callback(void *param, void *config)
 {
