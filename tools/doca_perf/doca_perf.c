@@ -32,6 +32,8 @@ usage(FILE *out)
 		"  -D, --duration SEC     measure SEC seconds per size (default 1 when -n is not given)\n"
 		"  -t, --tx-depth N       tasks in flight, per connection (default 32)\n"
 		"      --sge N            source segments per task (scatter-gather list length, default 1)\n"
+		"      --buffers N        distinct buffers per side, task k using buffer k %% N (default: one\n"
+		"                         per task in flight, within 256 MiB; 1 = ucx_perftest's layout)\n"
 		"  -c, -q, --connections N  RDMA connections (default 1)\n"
 		"  -d, --ib-dev NAME      device: IB name (mlx5_0) or PCI address (b1:00.0)\n"
 		"      --warmup N         tasks per size run before measuring (default 2 x tx-depth)\n"
@@ -124,7 +126,7 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 enum {
 	OPT_MAX_SIZE = 256, OPT_SGE, OPT_WARMUP, OPT_GBITS, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS,
 	OPT_REMOTE, OPT_WRITE, OPT_ENGINE, OPT_SERVER, OPT_CLIENT, OPT_OOB_DIR, OPT_CM, OPT_SERVER_ADDR,
-	OPT_IDLE, OPT_LAT, OPT_EVENT,
+	OPT_IDLE, OPT_LAT, OPT_EVENT, OPT_BUFFERS,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +137,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'D'},
 	{"tx-depth", required_argument, NULL, 't'},
 	{"sge", required_argument, NULL, OPT_SGE},
+	{"buffers", required_argument, NULL, OPT_BUFFERS},
 	{"connections", required_argument, NULL, 'c'},
 	{"qp", required_argument, NULL, 'q'},
 	{"ib-dev", required_argument, NULL, 'd'},
@@ -230,6 +233,11 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 			if (!parse_u64(optarg, 1, 1024, &v))
 				return bad("--sge: '%s' is not a segment count from 1 to 1024", optarg);
 			o->sge = (uint32_t)v;
+			break;
+		case OPT_BUFFERS:
+			if (!parse_u64(optarg, 1, 65536, &v))
+				return bad("--buffers: '%s' is not a buffer count from 1 to 65536", optarg);
+			o->buffers = (uint32_t)v;
 			break;
 		case 'c':
 		case 'q':

@@ -46,6 +46,7 @@ struct perf_opts {
 	double duration;      /* seconds per size when iters == 0 */
 	uint32_t depth;	      /* tasks in flight (per connection) */
 	uint32_t sge;	      /* source segments per task */
+	uint32_t buffers;     /* distinct buffers per side, 0: one per task in flight */
 	uint32_t conns;	      /* connections */
 	const char *ibdev;    /* -d: IB device name or PCI address, NULL: default */
 	bool json;
@@ -120,6 +121,12 @@ void perf_hist_merge(struct perf_hist *into, const struct perf_hist *from);
 double perf_hist_quantile(const struct perf_hist *h, double q);
 
 /* Progress indicator on stderr (no-op unless enabled); call often, it rate-limits itself. */
+/*
+ * Buffers per side for `depth` tasks of `size` bytes: --buffers, or one per
+ * task in flight, within a 256 MiB budget; task k uses buffer k % slots.
+ */
+size_t perf_slots(const struct perf_opts *o, size_t size, size_t depth);
+
 void perf_progress(const struct perf_opts *o, size_t size, double done_fraction);
 void perf_progress_end(const struct perf_opts *o);
 

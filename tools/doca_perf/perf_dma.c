@@ -26,8 +26,6 @@
 
 #define HOST_PCI "0000:b1:00.0"
 #define DPU_PCI "0000:03:00.0"
-/* Memory per side: deeper queues than fit share buffers (task k uses slot k % slots). */
-#define SIDE_BUDGET (256u << 20)
 
 /* One size's run: the context, its tasks and the counters the callbacks move. */
 static struct {
@@ -183,11 +181,7 @@ exporter_stop(struct exporter *x)
 static uint32_t
 slots_for(const struct perf_opts *o, size_t size)
 {
-	size_t s = SIDE_BUDGET / size;
-
-	if (s < 1)
-		s = 1;
-	return s < o->depth ? (uint32_t)s : o->depth;
+	return (uint32_t)perf_slots(o, size, o->depth);
 }
 
 static struct doca_mmap *

@@ -48,7 +48,6 @@
 #define MAX_CONNS 1024
 #define CTL_BYTES 4096			/* descriptor / done messages */
 #define DONE_IMM 0x454e4f44u		/* "DONE" */
-#define SIDE_BUDGET (256u << 20)
 #define SERVER_RECVS_MIN 8
 
 enum op { OP_WRITE, OP_READ, OP_SEND, OP_ATOMIC };
@@ -725,7 +724,7 @@ static void
 run_size(size_t size, struct perf_result *r)
 {
 	uint32_t depth = R.lat ? 1 : R.per_conn * R.conns;
-	size_t slots = SIDE_BUDGET / size;
+	size_t slots = perf_slots(R.o, size, depth);
 	struct doca_buf **lb = calloc(depth, sizeof(*lb)), **rb = calloc(depth, sizeof(*rb));
 	uint64_t next_check = 0, ms_ticks = (uint64_t)(1e6 / perf_ticks_to_ns(1.0));
 	double t, cpu1;
@@ -733,10 +732,6 @@ run_size(size_t size, struct perf_result *r)
 
 	if (lb == NULL || rb == NULL)
 		exit(1);
-	if (slots > depth)
-		slots = depth;
-	if (slots < 1)
-		slots = 1;
 	if (R.op != OP_SEND && slots * size > R.rlen) {
 		fprintf(stderr, "doca_perf: the server's area (%zu B) is smaller than size %zu x %zu slots; give the "
 				"server the same -s and -t\n", R.rlen, size, slots);
@@ -973,12 +968,8 @@ perf_rdma_run(struct perf_opts *o)
 	if (R.op == OP_ATOMIC)
 		R.max_size = 8;
 	{
-		size_t slots = SIDE_BUDGET / R.max_size, depth = (size_t)R.per_conn * R.conns;
+		size_t slots = perf_slots(o, R.max_size, (size_t)R.per_conn * R.conns);
 
-		if (slots > depth)
-			slots = depth;
-		if (slots < 1)
-			slots = 1;
 		R.area = slots * R.max_size;
 		if (R.lat)
 			R.area = 2 * R.max_size;

@@ -276,3 +276,15 @@ perf_open_dev(const char *name, const char *fallback_pci)
 	}
 	return dev;
 }
+
+size_t
+perf_slots(const struct perf_opts *o, size_t size, size_t depth)
+{
+	size_t s = (256u << 20) / size;
+
+	if (o->buffers != 0 && o->buffers < depth)
+		depth = o->buffers;
+	if (s > depth)
+		s = depth;
+	return s < 1 ? 1 : s;
+}
