@@ -360,15 +360,48 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 }
 
 /*
+ * Where [raddr, +len) of the peer's range shows in our address space when it
+ * lies in the peer's shared window (fabric_window.c), mapped on first use;
+ * NULL: not in a window, or the window cannot be had.
+ */
+static uint8_t *
+window_view(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr, size_t len)
+{
+	const struct fabric_window_desc *w = rmr != NULL ? &rmr->win : NULL;
+
+	if (w == NULL || w->len == 0 || raddr < w->addr || len > w->len || raddr - w->addr > w->len - len)
+		return NULL;
+	if (!rmr->win_tried) {
+		rmr->win_tried = true;
+		if (w->pid == ep->peer_pid && w->pid_ns == ep->ctx->dev->pid_ns)
+			rmr->win_view = fabric_window_map(ep->pidfd, w->fd, w->ino, w->len);
+	}
+	if (rmr->win_view == NULL || w->pid != ep->peer_pid)
+		return NULL;
+	return rmr->win_view + (raddr - w->addr);
+}
+
+/*
  * Copy between local memory and the same-host peer's memory with the kernel
  * (one copy, the peer is not involved).  Returns false when the kernel
  * refused or the range is not fully mapped: the caller falls back to UCX,
  * which reports the error the peer's memory deserves.
  */
 static bool
-cma_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
+cma_copy(struct fabric_ep *ep, struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr, bool write)
 {
 	size_t done = 0;
+	uint8_t *view = window_view(ep, rmr, raddr, len);
+
+	if (view != NULL) {
+		if (write)
+			memcpy(view, buf, len);
+		else
+			memcpy(buf, view, len);
+		/* the bytes before whatever tells the peer about them (a send, an imm) */
+		atomic_thread_fence(memory_order_release);
+		return true;
+	}
 
 	while (done < len) {
 		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
@@ -413,7 +446,7 @@ issue_write(struct fabric_ep *ep, struct fabric_op *op)
 			ep->onesided++;
 		return err;
 	}
-	if (ep->cma && ep->onesided == 0 && cma_copy(ep, op->buf, op->buf_len, op->raddr, true)) {
+	if (ep->cma && ep->onesided == 0 && cma_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, true)) {
 		/* visible at the target as the syscall returns: complete now */
 		if (op->type == FABRIC_OP_WRITE) {
 			fabric_complete(op, DOCA_SUCCESS);
@@ -466,7 +499,7 @@ issue_rma(struct fabric_ep *ep, struct fabric_op *op)
 	ucs_status_ptr_t req;
 	ucp_rkey_h rkey;
 
-	if (op->type == FABRIC_OP_READ && ep->cma && cma_copy(ep, op->buf, op->buf_len, op->raddr, false)) {
+	if (op->type == FABRIC_OP_READ && ep->cma && cma_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, false)) {
 		op->len = (uint32_t)op->buf_len;
 		fabric_complete(op, DOCA_SUCCESS);
 		return DOCA_SUCCESS;

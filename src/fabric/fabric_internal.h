@@ -131,6 +131,14 @@ struct fabric_ep {
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
+/* A registered range's interior on a memfd a same-host peer can map (fabric_window.c). */
+struct fabric_window {
+	uintptr_t addr; /* page-aligned; 0: no window */
+	size_t len;
+	int fd; /* -1: no window */
+	uint64_t ino;
+};
+
 struct fabric_mr {
 	struct fabric_dev *dev;
 	uint32_t id;
@@ -143,6 +151,7 @@ struct fabric_mr {
 	size_t blob_len;
 	fabric_mr_notify_cb notify; /* called (dev->lock held) on FABRIC_AM_CHANGED */
 	void *notify_arg;
+	struct fabric_window win;
 };
 
 struct fabric_rkey_cache {
@@ -163,6 +172,10 @@ struct fabric_rmr {
 	/* rkeys are per UCP endpoint; unpacked lazily */
 	struct fabric_rkey_cache *rkeys;
 	uint32_t n_rkeys;
+	/* the exporter's shared window (win.len 0: none), mapped on first direct access */
+	struct fabric_window_desc win;
+	uint8_t *win_view;
+	bool win_tried;
 };
 
 /* A message that arrived before a receive was posted. */
@@ -207,6 +220,12 @@ void fabric_op_orphan(struct fabric_op *op);
 void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
 void fabric_recv_rndv(struct fabric_ep *ep, const struct fabric_am_hdr *hdr, void *desc, void *dst, size_t len,
 		      struct fabric_op *recv);
+
+/* fabric_window.c */
+bool fabric_window_enabled(void);
+doca_error_t fabric_window_create(void *addr, size_t len, struct fabric_window *w);
+void fabric_window_destroy(struct fabric_window *w);
+void *fabric_window_map(int pidfd, int remote_fd, uint64_t ino, uint64_t len);
 
 /* fabric_mem.c */
 struct fabric_mr *fabric_mr_lookup(struct fabric_dev *dev, uint32_t id);

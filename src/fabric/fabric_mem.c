@@ -7,6 +7,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
@@ -45,6 +47,14 @@ sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t p
 	err = sd_random_bytes(mr->key, sizeof(mr->key));
 	if (err != DOCA_SUCCESS)
 		goto cleanup_mr;
+
+	/*
+	 * Before UCX sees the range: the window replaces its pages.  Only for
+	 * remote access (a window is what a peer maps) and when shm may be used.
+	 */
+	mr->win.fd = -1;
+	if ((perms & (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_WRITE)) != 0 && dev->shm_enabled)
+		(void)fabric_window_create(addr, len, &mr->win);
 
 	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
 	mp.address = addr;
@@ -98,6 +108,15 @@ sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t p
 	b->mr_id = mr->id;
 	memcpy(b->key, mr->key, sizeof(b->key));
 	b->rkey_len = (uint32_t)rkey_len;
+	b->win.fd = -1;
+	if (mr->win.fd >= 0) {
+		b->win.addr = mr->win.addr;
+		b->win.len = mr->win.len;
+		b->win.ino = mr->win.ino;
+		b->win.fd = mr->win.fd;
+		b->win.pid = (uint32_t)getpid();
+		b->win.pid_ns = dev->pid_ns;
+	}
 	*out = mr;
 	return DOCA_SUCCESS;
 
@@ -108,6 +127,7 @@ cleanup_map:
 	ucp_mem_unmap(dev->ucp, mr->memh);
 	fabric_dev_unlock(dev);
 cleanup_mr:
+	fabric_window_destroy(&mr->win);
 	free(mr);
 	return err;
 }
@@ -135,6 +155,7 @@ sd_fabric_mr_deregister(struct fabric_mr *mr)
 	fabric_id_free((void **)dev->mrs, dev->mrs_cap, mr->id);
 	ucp_mem_unmap(dev->ucp, mr->memh);
 	fabric_dev_unlock(dev);
+	fabric_window_destroy(&mr->win);
 	free(mr->blob);
 	free(mr);
 }
@@ -157,7 +178,7 @@ sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struc
 
 	if (dev == NULL || blob == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (len < sizeof(b->hdr) || len > FABRIC_BLOB_MAX || b->hdr.magic != FABRIC_MR_MAGIC) {
+	if (len < FABRIC_MR_BLOB_V1_LEN || len > FABRIC_BLOB_MAX || b->hdr.magic != FABRIC_MR_MAGIC) {
 		DOCA_LOG_ERR("Failed to import memory: not a memory descriptor (%zu bytes)", len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -166,9 +187,10 @@ sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struc
 			     FABRIC_PROTO_VERSION);
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (len < sizeof(*b) || b->hdr.hdr_len < sizeof(*b) || b->hdr.total_len != len || b->rkey_len == 0 ||
-	    b->rkey_len > len - b->hdr.hdr_len || b->len == 0 || b->addr + b->len < b->addr ||
-	    (b->perms & ~FABRIC_PERM_ALL) != 0 || b->mr_id == 0) {
+	if (b->hdr.hdr_len < FABRIC_MR_BLOB_V1_LEN || b->hdr.total_len != len || b->hdr.hdr_len > len ||
+	    b->rkey_len == 0 || b->rkey_len > len - b->hdr.hdr_len || b->len == 0 || b->addr + b->len < b->addr ||
+	    (b->perms & ~FABRIC_PERM_ALL) != 0 || b->mr_id == 0 ||
+	    (b->hdr.hdr_len >= sizeof(*b) && !sd_fabric_window_desc_ok(b))) {
 		DOCA_LOG_ERR("Failed to import memory: malformed descriptor (%zu bytes)", len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -188,6 +210,8 @@ sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struc
 	rmr->perms = b->perms;
 	rmr->mr_id = b->mr_id;
 	memcpy(rmr->key, b->key, sizeof(rmr->key));
+	if (b->hdr.hdr_len >= sizeof(*b) && fabric_window_enabled())
+		rmr->win = b->win;
 	fabric_dev_lock(dev);
 	sd_list_insert_tail(&dev->rmrs, &rmr->node);
 	fabric_dev_unlock(dev);
@@ -217,6 +241,8 @@ sd_fabric_rmr_destroy(struct fabric_rmr *rmr)
 	fabric_dev_unlock(dev);
 	free(rmr->rkeys);
 	free(rmr->rkey_buf);
+	if (rmr->win_view != NULL)
+		munmap(rmr->win_view, rmr->win.len);
 	free(rmr);
 }
 

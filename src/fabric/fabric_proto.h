@@ -9,6 +9,7 @@
 #define SD_FABRIC_PROTO_H_
 
 #include <assert.h>
+#include <stdbool.h>
 #include <endian.h>
 #include <stdint.h>
 
@@ -104,7 +105,25 @@ struct fabric_conn_blob {
 };
 static_assert(sizeof(struct fabric_conn_blob) == 56, "fabric_conn_blob is a wire format");
 
-/* Memory blob: then rkey_len bytes of packed UCP rkey. */
+/*
+ * A shared window: a memfd in the exporter that a same-host peer may map
+ * (fabric_window.c).  len 0: none.
+ */
+struct fabric_window_desc {
+	uint64_t addr; /* inside the blob's [addr, addr + len), page-aligned */
+	uint64_t len;
+	uint64_t ino; /* the memfd's inode: tells a reused fd number apart */
+	int32_t fd;   /* fd number in the exporter */
+	uint32_t pid; /* exporter pid, in the pid namespace pid_ns */
+	uint64_t pid_ns;
+};
+static_assert(sizeof(struct fabric_window_desc) == 40, "fabric_window_desc is a wire format");
+
+/*
+ * Memory blob: then rkey_len bytes of packed UCP rkey (at hdr_len).  The
+ * window extends version 1: a parser reads it only when hdr_len covers it,
+ * and older parsers skip it.
+ */
 struct fabric_mr_blob {
 	struct fabric_blob_hdr hdr;
 	uint64_t addr;
@@ -114,8 +133,21 @@ struct fabric_mr_blob {
 	uint8_t key[16];
 	uint32_t rkey_len;
 	uint32_t reserved;
+	struct fabric_window_desc win;
 };
-static_assert(sizeof(struct fabric_mr_blob) == 64, "fabric_mr_blob is a wire format");
+static_assert(sizeof(struct fabric_mr_blob) == 104, "fabric_mr_blob is a wire format");
+#define FABRIC_MR_BLOB_V1_LEN 64u
+
+/* A blob's window, when it has one, lies inside its range and names an fd. */
+static inline bool
+sd_fabric_window_desc_ok(const struct fabric_mr_blob *b)
+{
+	const struct fabric_window_desc *w = &b->win;
+
+	if (w->len == 0)
+		return true;
+	return w->fd >= 0 && w->addr >= b->addr && w->addr + w->len > w->addr && w->addr + w->len <= b->addr + b->len;
+}
 
 /* The soft NIC only runs where the CPU is little-endian (x86-64, aarch64). */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "wire formats are little-endian");

@@ -50,9 +50,10 @@ sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_
 {
 	struct fabric_mr_blob b;
 
-	if (blob == NULL || len < sizeof(b))
+	if (blob == NULL || len < FABRIC_MR_BLOB_V1_LEN)
 		return refuse(reason, "fabric memory blob shorter than its header");
-	memcpy(&b, blob, sizeof(b));
+	memset(&b, 0, sizeof(b));
+	memcpy(&b, blob, len < sizeof(b) ? len : sizeof(b));
 	if (b.hdr.magic != FABRIC_MR_MAGIC)
 		return refuse(reason, "fabric memory blob has a bad magic");
 	if (b.hdr.version != FABRIC_PROTO_VERSION) {
@@ -60,7 +61,7 @@ sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_
 			*reason = "fabric memory blob of another version";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (b.hdr.hdr_len < sizeof(b) || b.hdr.hdr_len > len || b.hdr.total_len != len)
+	if (b.hdr.hdr_len < FABRIC_MR_BLOB_V1_LEN || b.hdr.hdr_len > len || b.hdr.total_len != len)
 		return refuse(reason, "fabric memory blob lengths disagree");
 	if (b.rkey_len == 0 || b.rkey_len > len - b.hdr.hdr_len)
 		return refuse(reason, "fabric memory blob rkey does not fit");
@@ -68,6 +69,8 @@ sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_
 		return refuse(reason, "fabric memory blob range is empty or wraps");
 	if ((b.perms & ~FABRIC_PERM_ALL) != 0 || b.mr_id == 0)
 		return refuse(reason, "fabric memory blob has unknown permission bits or region id 0");
+	if (b.hdr.hdr_len >= sizeof(b) && !sd_fabric_window_desc_ok(&b))
+		return refuse(reason, "fabric memory blob has a shared window outside its range");
 	*addr = b.addr;
 	*mr_len = b.len;
 	*perms = b.perms;
