@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include <ucp/api/ucp.h>
 
@@ -27,6 +28,14 @@
 /* op->pending bits: what still has to happen before the op completes. */
 #define FABRIC_OPP_UCX (1u << 0) /* a UCX request is outstanding */
 #define FABRIC_OPP_ACK (1u << 1) /* the peer's ack is awaited */
+
+/* Links a free UCX callback ticket (fabric_ep.c) in dev->ticket_cache; first member of the ticket. */
+struct fabric_ticket_link {
+	struct fabric_ticket_link *next;
+};
+
+/* Ticket cache bound: enough for a window of sends whose UCX requests are out. */
+#define FABRIC_TICKET_CACHE_MAX FABRIC_WINDOW
 
 struct fabric_dev {
 	pthread_mutex_t lock;
@@ -55,6 +64,9 @@ struct fabric_dev {
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
 	uint64_t next_liveness_ns; /* when to poll those pidfds next */
+	/* recycled UCX callback tickets (fabric_ep.c), freed when the last ctx goes */
+	struct fabric_ticket_link *ticket_cache;
+	uint32_t n_ticket_cache;
 	/* process-wide registry */
 	char netdev[64];
 	uint32_t refcnt;
@@ -71,6 +83,12 @@ struct fabric_ctx {
 	uint32_t max_unexpected;
 	uint64_t rnr_timeout_ns;
 	struct sd_list completions; /* ops ready for cb */
+	/*
+	 * Ops taken off completions by the running sd_fabric_ctx_progress(), whose
+	 * callbacks it runs with the lock released; empty outside that call.  Only
+	 * the ctx's own thread touches the list (ep destroy walks it too, for src_ep).
+	 */
+	struct sd_list delivering;
 	struct sd_list err_eps;	    /* eps whose error is to be reported */
 	fabric_ep_error_cb ep_error_cb;
 	void *user;
@@ -188,6 +206,19 @@ struct fabric_unexp {
 	void *data;	 /* eager: malloc'd copy */
 	void *rndv_desc; /* rendezvous: UCP descriptor, data still remote */
 };
+
+/* Free the cached tickets (dev->lock held, or no other thread left). */
+static inline void
+fabric_ticket_cache_free(struct fabric_dev *dev)
+{
+	while (dev->ticket_cache != NULL) {
+		struct fabric_ticket_link *t = dev->ticket_cache;
+
+		dev->ticket_cache = t->next;
+		free(t);
+	}
+	dev->n_ticket_cache = 0;
+}
 
 /* fabric_ucx.c */
 uint64_t fabric_now_ns(void);

@@ -171,6 +171,7 @@ sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
 	sd_list_init(&ctx->posted);
 	sd_list_init(&ctx->unexpected);
 	sd_list_init(&ctx->completions);
+	sd_list_init(&ctx->delivering);
 	sd_list_init(&ctx->err_eps);
 	ctx->max_unexpected = (attr && attr->max_unexpected) ? attr->max_unexpected : 64;
 	ctx->rnr_timeout_ns = ((attr && attr->rnr_timeout_ms) ? attr->rnr_timeout_ms : 2000) * 1000000ull;
@@ -212,6 +213,9 @@ sd_fabric_ctx_destroy(struct fabric_ctx *ctx)
 		fabric_complete(op, DOCA_ERROR_CONNECTION_ABORTED);
 	}
 	sd_list_del(&ctx->node);
+	/* tickets cached for this device's sends: none is taken without a ctx */
+	if (sd_list_empty(&dev->ctxs))
+		fabric_ticket_cache_free(dev);
 	fabric_dev_unlock(dev);
 	/* flushed receives get their callbacks before the ctx goes away */
 	while ((pos = sd_list_pop_head(&ctx->completions)) != NULL) {
@@ -267,13 +271,35 @@ sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf,
 	return DOCA_SUCCESS;
 }
 
+/* Slow path: connection errors, reported one by one with the lock released (dev->lock held). */
+static uint32_t
+deliver_ep_errors(struct fabric_ctx *ctx)
+{
+	struct fabric_dev *dev = ctx->dev;
+	struct sd_list *pos;
+	uint32_t n = 0;
+
+	while ((pos = sd_list_pop_head(&ctx->err_eps)) != NULL) {
+		struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, err_node);
+		doca_error_t err = ep->err;
+
+		fabric_dev_unlock(dev);
+		if (ctx->ep_error_cb != NULL)
+			ctx->ep_error_cb(ep, err, ctx->user);
+		n++;
+		fabric_dev_lock(dev);
+	}
+	return n;
+}
+
 uint32_t
 sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 {
 	struct fabric_dev *dev = ctx->dev;
-	struct sd_list *pos, *last = NULL;
+	struct sd_list *pos;
 	uint64_t coarse = coarse_now_ns();
 	uint32_t n = 0;
+	bool errors;
 
 	atomic_store_explicit(&dev->app_progress_ns, coarse, memory_order_relaxed);
 	fabric_dev_lock(dev);
@@ -303,41 +329,36 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 			v = 0;
 	}
 	/*
-	 * Deliver what was queued when this call started, one op at a time with
-	 * the lock released around its callback (callbacks may post, and an op
-	 * that completes at once is delivered by the next call, so a callback
-	 * that resubmits cannot keep this loop going).  Ops stay on the ctx's
-	 * queue until delivered, where sd_fabric_ep_destroy() can see them.
+	 * Deliver what was queued when this call started (an op that completes
+	 * inside a callback is delivered by the next call, so a callback that
+	 * resubmits cannot keep this loop going).  The batch moves to
+	 * ctx->delivering under the lock and its callbacks run without it, one
+	 * lock round per call instead of one per op: callbacks may post (taking
+	 * the lock), and only this ctx's thread touches ctx->delivering, where
+	 * sd_fabric_ep_destroy() still finds the receives of an ep it destroys.
 	 */
-	if (!sd_list_empty(&ctx->completions))
-		last = ctx->completions.prev;
-	while (last != NULL) {
-		struct fabric_op *op;
-
-		pos = sd_list_pop_head(&ctx->completions);
-		op = sd_container_of(pos, struct fabric_op, node);
+	while ((pos = sd_list_pop_head(&ctx->completions)) != NULL)
+		sd_list_insert_tail(&ctx->delivering, pos);
+	errors = !sd_list_empty(&ctx->err_eps);
+	if (sd_list_empty(&ctx->delivering) && !errors) {
+		/* nothing delivered: no reply can carry the acks queued meanwhile */
+		if (!sd_list_empty(&dev->ack_eps))
+			fabric_acks_flush(dev);
 		fabric_dev_unlock(dev);
+		return 0;
+	}
+	fabric_dev_unlock(dev);
+	while ((pos = sd_list_pop_head(&ctx->delivering)) != NULL) {
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
 		op->cb(op);
 		n++;
-		fabric_dev_lock(dev);
-		if (pos == last)
-			break;
 	}
-
-	while ((pos = sd_list_pop_head(&ctx->err_eps)) != NULL) {
-		struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, err_node);
-		doca_error_t err = ep->err;
-
+	if (sd_unlikely(errors)) {
+		fabric_dev_lock(dev);
+		n += deliver_ep_errors(ctx);
 		fabric_dev_unlock(dev);
-		if (ctx->ep_error_cb != NULL)
-			ctx->ep_error_cb(ep, err, ctx->user);
-		n++;
-		fabric_dev_lock(dev);
 	}
-	/* nothing delivered: no reply can carry the acks queued meanwhile */
-	if (n == 0 && !sd_list_empty(&dev->ack_eps))
-		fabric_acks_flush(dev);
-	fabric_dev_unlock(dev);
 	return n;
 }
 
