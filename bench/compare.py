@@ -806,6 +806,15 @@ def write_outputs(b, outdir, page_dir, smoke):
                 "peer alternate in short slices and the tables show medians." %
                 (hw["cpu"], hw["nproc"], hw["memory"], hw["kernel"], hw["loadavg_at_end"]), "",
                 "Raw numbers: [results.json](results.json)."]
+        if any(x["workload"] == "rdma-write-netns" for x in RAW):
+            page += ["", "**Across namespaces = over TCP.** Both namespaces share this kernel, so "
+                     "`rdma-write-netns` runs doca_perf with `UCX_TLS=tcp SD_FABRIC_CMA=0` on both sides "
+                     "(no shared memory, no process_vm_writev: every byte crosses the veth over TCP, as "
+                     "between two hosts; each round checks that the veth received at least the bytes "
+                     "doca_perf reports). `rdma-write-netns-samekernel` is the default shared-memory path "
+                     "containers on one kernel get, not a network number. Wherever doca_perf meets "
+                     "ucx_perftest it uses `--buffers 1` (one buffer a side, as ucx_perftest). "
+                     "See [../benchmarks.md](../benchmarks.md)."]
         if made:
             page += ["", "![bandwidth vs size](bw.png)", "", "![latency vs size](lat.png)" if "lat.png" in made else ""]
         page += ["", text]
