@@ -9,13 +9,17 @@
  *           buffer, 32 in flight (peer: a process_vm_readv loop on the same memory)
  *
  * Each row alternates ROUNDS short slices of the DOCA path and of the peer, so both
- * see the same noise from whatever else runs on the machine.
+ * see the same noise from whatever else runs on the machine, and prints the median
+ * of the per-round ratios twice: by wall-clock rate, and by work per CPU-second of
+ * the process (user + system, every thread; robust against the preemption a shared
+ * machine inflicts, blind to a worker thread that waits for a core).
  *
  * Usage: dma_bench [seconds-per-row (default 1)] [row filter substring]
  * Not a test: numbers depend on the machine; docs/dma.md records ours.
  */
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +46,78 @@
 static double seconds = 1.0;
 
 static double
-now(void)
+clock_s(clockid_t id)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static double
+now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* Work done in the slices of one side of a row, per round: wall and CPU seconds. */
+struct side {
+	double work[ROUNDS];
+	double wall[ROUNDS];
+	double cpu[ROUNDS];
+	double t0, c0;
+};
+
+static void
+side_start(struct side *sd)
+{
+	sd->c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	sd->t0 = now();
+}
+
+static void
+side_stop(struct side *sd, int round, double work)
+{
+	sd->wall[round] = now() - sd->t0;
+	sd->cpu[round] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - sd->c0;
+	sd->work[round] = work;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Median over the rounds of per[round] = a's rate / b's rate, by wall or CPU time. */
+static double
+ratio(const struct side *a, const struct side *b, bool cpu)
+{
+	double r[ROUNDS];
+
+	for (int i = 0; i < ROUNDS; i++)
+		r[i] = (a->work[i] / (cpu ? a->cpu[i] : a->wall[i])) / (b->work[i] / (cpu ? b->cpu[i] : b->wall[i]));
+	return median(r, ROUNDS);
+}
+
+/* Median rate of one side (work per wall second). */
+static double
+rate(const struct side *a)
+{
+	double r[ROUNDS];
+
+	for (int i = 0; i < ROUNDS; i++)
+		r[i] = a->work[i] / a->wall[i];
+	return median(r, ROUNDS);
 }
 
 static void
@@ -128,10 +198,10 @@ ctx_open(struct doca_dev *dev, uint32_t tasks)
 
 /*
  * Submit n tasks (src[i] -> dst[i]) and keep them cycling for `slice` seconds, then
- * drain; adds the completions and the time to *done and *elapsed.
+ * drain; records the completions (times unit) and the times of round `round`.
  */
 static void
-ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n, double slice, double *done, double *elapsed)
+ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n, double slice, struct side *sd, int round, double unit)
 {
 	double t0, t1;
 	size_t inflight;
@@ -145,7 +215,8 @@ ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n, double slice, 
 		check(doca_dma_task_memcpy_alloc_init(B.dma, src[i], dst[i], ud, &t), "alloc_init");
 		check(doca_task_submit(doca_dma_task_memcpy_as_task(t)), "submit");
 	}
-	t0 = now();
+	side_start(sd);
+	t0 = sd->t0;
 	do {
 		for (int k = 0; k < 64; k++)
 			doca_pe_progress(B.pe);
@@ -161,8 +232,7 @@ ctx_run(struct doca_buf **src, struct doca_buf **dst, unsigned n, double slice, 
 		exit(1);
 	}
 	/* The drain's completions took time too: count both. */
-	*done += (double)B.done;
-	*elapsed += now() - t0;
+	side_stop(sd, round, (double)B.done * unit);
 }
 
 static void
@@ -187,10 +257,11 @@ local_mmap(struct doca_dev *dev, void *mem, size_t len)
 }
 
 static void
-row(const char *name, const char *size, const char *unit, double doca, double peer)
+row(const char *name, const char *size, const char *unit, double scale, const struct side *doca,
+    const struct side *peer)
 {
-	printf("| %-22s | %7s | %12.3f %-5s | %12.3f %-5s | %6.3f |\n", name, size, doca, unit, peer, unit,
-	       peer > 0 ? doca / peer : 0.0);
+	printf("| %-22s | %7s | %12.3f %-5s | %12.3f %-5s | %6.3f | %6.3f |\n", name, size, rate(doca) / scale, unit,
+	       rate(peer) / scale, unit, ratio(doca, peer, false), ratio(doca, peer, true));
 	fflush(stdout);
 }
 
@@ -206,8 +277,8 @@ bench_small(struct doca_dev *dev, unsigned depth)
 	uint8_t *mem = aligned_alloc(4096, (size_t)2 * depth * SZ);
 	struct doca_buf *src[1024], *dst[1024];
 	struct doca_mmap *m;
-	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
-	uint64_t ops = 0;
+	struct side doca, peer;
+	double t1;
 	char label[64];
 
 	memset(mem, 1, (size_t)2 * depth * SZ);
@@ -218,8 +289,10 @@ bench_small(struct doca_dev *dev, unsigned depth)
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (depth + i) * SZ, SZ, &dst[i]), "buf");
 	}
 	for (int r = 0; r < ROUNDS; r++) {
-		ctx_run(src, dst, depth, seconds / ROUNDS, &done, &dt);
-		t0 = now();
+		uint64_t ops = 0;
+
+		ctx_run(src, dst, depth, seconds / ROUNDS, &doca, r, 1.0);
+		side_start(&peer);
 		do {
 			for (unsigned k = 0; k < 64; k++)
 				for (unsigned i = 0; i < depth; i++) {
@@ -228,15 +301,13 @@ bench_small(struct doca_dev *dev, unsigned depth)
 				}
 			ops += 64u * depth;
 			t1 = now();
-		} while (t1 - t0 < seconds / ROUNDS);
-		pt += t1 - t0;
+		} while (t1 - peer.t0 < seconds / ROUNDS);
+		side_stop(&peer, r, (double)ops);
 	}
 	ctx_close();
 	sink = mem[depth * SZ];
-	doca = done / dt;
-	peer = (double)ops / pt;
 	snprintf(label, sizeof(label), "small, %u in flight", depth);
-	row(label, "64 B", "Mop/s", doca / 1e6, peer / 1e6);
+	row(label, "64 B", "Mop/s", 1e6, &doca, &peer);
 }
 
 /* ---- local: large tasks, 32 in flight ---------------------------------------------------- */
@@ -247,8 +318,8 @@ bench_local(struct doca_dev *dev, size_t sz, const char *size_label, const char 
 	uint8_t *mem = aligned_alloc(4096, 2 * INFLIGHT * sz);
 	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
 	struct doca_mmap *m;
-	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
-	uint64_t bytes = 0;
+	struct side doca, peer;
+	double t1;
 	char label[64];
 
 	memset(mem, 7, 2 * INFLIGHT * sz);
@@ -262,22 +333,22 @@ bench_local(struct doca_dev *dev, size_t sz, const char *size_label, const char 
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (INFLIGHT + i) * sz, sz, &dst[i]), "buf");
 	}
 	for (int r = 0; r < ROUNDS; r++) {
-		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &done, &dt);
-		t0 = now();
+		uint64_t bytes = 0;
+
+		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &doca, r, (double)sz);
+		side_start(&peer);
 		do {
 			for (unsigned i = 0; i < INFLIGHT; i++)
 				memcpy(mem + (INFLIGHT + i) * sz, mem + i * sz, sz);
 			bytes += INFLIGHT * sz;
 			t1 = now();
-		} while (t1 - t0 < seconds / ROUNDS);
-		pt += t1 - t0;
+		} while (t1 - peer.t0 < seconds / ROUNDS);
+		side_stop(&peer, r, (double)bytes);
 	}
 	ctx_close();
 	sink = mem[INFLIGHT * sz];
-	doca = done * (double)sz / dt;
-	peer = (double)bytes / pt;
 	snprintf(label, sizeof(label), "local, %s", engine != NULL ? engine : "auto");
-	row(label, size_label, "GB/s", doca / 1e9, peer / 1e9);
+	row(label, size_label, "GB/s", 1e9, &doca, &peer);
 }
 
 /* ---- xproc: a forked exporter ---------------------------------------------------------- */
@@ -340,8 +411,8 @@ bench_xproc(struct doca_dev *dev, struct exporter *x, size_t sz, const char *siz
 	uint8_t *mem = aligned_alloc(4096, INFLIGHT * sz);
 	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
 	struct doca_mmap *m, *remote;
-	double doca, peer, t0, t1, done = 0, dt = 0, pt = 0;
-	uint64_t bytes = 0;
+	struct side doca, peer;
+	double t1;
 
 	memset(mem, 0, INFLIGHT * sz);
 	ctx_open(dev, INFLIGHT);
@@ -352,8 +423,10 @@ bench_xproc(struct doca_dev *dev, struct exporter *x, size_t sz, const char *siz
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + i * sz, sz, &dst[i]), "buf");
 	}
 	for (int round = 0; round < ROUNDS; round++) {
-		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &done, &dt);
-		t0 = now();
+		uint64_t bytes = 0;
+
+		ctx_run(src, dst, INFLIGHT, seconds / ROUNDS, &doca, round, (double)sz);
+		side_start(&peer);
 		do {
 			for (unsigned i = 0; i < INFLIGHT; i++) {
 				struct iovec l = {mem + i * sz, sz}, r = {x->addr + i * sz, sz};
@@ -365,13 +438,11 @@ bench_xproc(struct doca_dev *dev, struct exporter *x, size_t sz, const char *siz
 			}
 			bytes += INFLIGHT * sz;
 			t1 = now();
-		} while (t1 - t0 < seconds / ROUNDS);
-		pt += t1 - t0;
+		} while (t1 - peer.t0 < seconds / ROUNDS);
+		side_stop(&peer, round, (double)bytes);
 	}
 	ctx_close();
-	doca = done * (double)sz / dt;
-	peer = (double)bytes / pt;
-	row("xproc (read), 32 infl.", size_label, "GB/s", doca / 1e9, peer / 1e9);
+	row("xproc (read), 32 infl.", size_label, "GB/s", 1e9, &doca, &peer);
 }
 
 static bool
@@ -393,9 +464,9 @@ main(int argc, char **argv)
 	host = open_dev(HOST_PCI);
 	dpu = open_dev(DPU_PCI);
 
-	printf("| %-22s | %7s | %18s | %18s | %6s |\n", "row", "size", "softdoca DMA", "peer", "ratio");
-	printf("|%s|%s|%s|%s|%s|\n", "------------------------", "---------", "--------------------",
-	       "--------------------", "--------");
+	printf("| %-22s | %7s | %18s | %18s | %6s | %6s |\n", "row", "size", "softdoca DMA", "peer", "ratio", "/cpu");
+	printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "---------", "--------------------",
+	       "--------------------", "--------", "--------");
 	if (want(filter, "small")) {
 		bench_small(host, 32);
 		bench_small(host, 256);

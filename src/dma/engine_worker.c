@@ -76,6 +76,28 @@ worker_wait_for_job(struct worker_engine *e, uint32_t tail)
 	return !stop;
 }
 
+/*
+ * Completion moderation: is it time to wake an application sleeping on the PE's
+ * notification handle?  A wake costs the application a sleep/wake cycle and, on a
+ * VM, an inter-processor interrupt for the eventfd write (measured: a wake per
+ * 1 MiB completion cost the process ~25 % more CPU per byte than inline copies).
+ * So the worker wakes once the completions waiting for the application are at least
+ * as many as the jobs it still has queued (the application then refills the ring
+ * before the worker runs dry: 32 in flight -> a wake every 16 completions), and
+ * always when it has nothing left to copy (one task in flight -> a wake per
+ * completion, as before).  A busy-polling application never sleeps and sees every
+ * completion at its next progress call; this only delays the wake of a sleeping one
+ * while the worker still has at least as many of its jobs to copy as are done.
+ */
+static inline bool
+worker_should_wake(struct worker_engine *e, uint32_t tail, uint32_t chead)
+{
+	uint32_t queued = atomic_load_explicit(&e->sq_head, memory_order_acquire) - tail;
+	uint32_t waiting = chead - atomic_load_explicit(&e->cq_tail, memory_order_relaxed);
+
+	return queued == 0 || waiting >= queued;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -100,7 +122,7 @@ worker_main(void *arg)
 
 		e->cq[chead & e->mask] = job;
 		atomic_store_explicit(&e->cq_head, ++chead, memory_order_release);
-		if (e->base.conf.wake != NULL)
+		if (e->base.conf.wake != NULL && worker_should_wake(e, tail, chead))
 			e->base.conf.wake(e->base.conf.wake_arg);
 	}
 	return NULL;
