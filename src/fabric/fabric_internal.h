@@ -62,6 +62,7 @@ struct fabric_dev {
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	int write_mode_override;   /* -1 auto, else enum fabric_write_mode */
 	uint64_t pid_ns;	   /* our pid namespace inode */
+	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
 	uint64_t next_liveness_ns; /* when to poll those pidfds next */
 	/* recycled UCX callback tickets (fabric_ep.c), freed when the last ctx goes */

@@ -10,6 +10,7 @@
 
 #include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <endian.h>
 #include <stdint.h>
 
@@ -102,8 +103,20 @@ struct fabric_conn_blob {
 	uint32_t addr_len;
 	uint32_t pid;	 /* exporting process, for liveness on the same host */
 	uint64_t pid_ns; /* inode of its pid namespace: pid means something only if equal */
+	/*
+	 * Extension of version 1 (read only when hdr_len covers it): the
+	 * exporter's UCX tcp receive segment in bytes.  UCX sends AM fragments
+	 * as large as its own segment and a receiver with a smaller one aborts,
+	 * so tcp peers must agree.  A blob without it comes from a build that
+	 * left UCX's default (FABRIC_TCP_SEG_UCX_DEFAULT).
+	 */
+	uint32_t tcp_seg;
+	uint32_t reserved;
 };
-static_assert(sizeof(struct fabric_conn_blob) == 56, "fabric_conn_blob is a wire format");
+#define FABRIC_CONN_BLOB_V1_LEN 56 /* fixed part before tcp_seg */
+#define FABRIC_TCP_SEG_UCX_DEFAULT (64u << 10)
+static_assert(sizeof(struct fabric_conn_blob) == 64, "fabric_conn_blob is a wire format");
+static_assert(offsetof(struct fabric_conn_blob, tcp_seg) == FABRIC_CONN_BLOB_V1_LEN, "v1 prefix kept");
 
 /*
  * A shared window: a memfd in the exporter that a same-host peer may map

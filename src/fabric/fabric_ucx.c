@@ -194,6 +194,50 @@ tcp_allowed(void)
 	return tls_mentions(tls, all_names, SD_ARRAY_SIZE(all_names));
 }
 
+/*
+ * The tcp receive segment our UCP contexts use, in bytes (it travels in the
+ * connection blob so that mismatched tcp peers refuse to connect instead of
+ * aborting): the user's UCX_TCP_RX_SEG_SIZE (UCX memory units: a number with
+ * an optional b/k/m/g suffix), else our default; 0 when tcp is not allowed or
+ * the value does not parse (no check then).
+ */
+static uint32_t
+tcp_seg_bytes(void)
+{
+	const char *v = getenv("UCX_TCP_RX_SEG_SIZE");
+	unsigned long long n;
+	char *end;
+
+	if (!tcp_allowed())
+		return 0;
+	if (v == NULL)
+		v = FABRIC_TCP_RX_SEG_SIZE;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno != 0 || end == v)
+		return 0;
+	switch (*end) {
+	case 'g':
+	case 'G':
+		n <<= 10;
+		/* fallthrough */
+	case 'm':
+	case 'M':
+		n <<= 10;
+		/* fallthrough */
+	case 'k':
+	case 'K':
+		n <<= 10;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	return (*end == '\0' && n <= UINT32_MAX) ? (uint32_t)n : 0;
+}
+
 static doca_error_t
 ucx_open(struct fabric_dev *dev, const char *netdev)
 {
@@ -302,6 +346,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 		dev->pid_ns = stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 	}
 	dev->shm_enabled = shm_allowed();
+	dev->tcp_seg = tcp_seg_bytes();
 	dev->write_mode_override = -1;
 	if (wm != NULL && strcmp(wm, "put") == 0)
 		dev->write_mode_override = FABRIC_WRITE_PUT;

@@ -25,9 +25,10 @@ sd_rdma_fabric_conn_check(const uint8_t *blob, size_t len, const char **reason)
 {
 	struct fabric_conn_blob b;
 
-	if (blob == NULL || len < sizeof(b))
+	if (blob == NULL || len < FABRIC_CONN_BLOB_V1_LEN)
 		return refuse(reason, "fabric connection blob shorter than its header");
-	memcpy(&b, blob, sizeof(b));
+	memset(&b, 0, sizeof(b));
+	memcpy(&b, blob, len < sizeof(b) ? len : sizeof(b));
 	if (b.hdr.magic != FABRIC_CONN_MAGIC)
 		return refuse(reason, "fabric connection blob has a bad magic");
 	if (b.hdr.version != FABRIC_PROTO_VERSION) {
@@ -35,7 +36,7 @@ sd_rdma_fabric_conn_check(const uint8_t *blob, size_t len, const char **reason)
 			*reason = "fabric connection blob of another version";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
-	if (b.hdr.hdr_len < sizeof(b) || b.hdr.hdr_len > len || b.hdr.total_len != len)
+	if (b.hdr.hdr_len < FABRIC_CONN_BLOB_V1_LEN || b.hdr.hdr_len > len || b.hdr.total_len != len)
 		return refuse(reason, "fabric connection blob lengths disagree");
 	if (b.addr_len == 0 || b.addr_len > len - b.hdr.hdr_len)
 		return refuse(reason, "fabric connection blob worker address does not fit");

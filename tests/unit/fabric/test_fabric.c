@@ -1051,6 +1051,43 @@ TEST(mr_blob_window_parsing)
 	free(mem);
 }
 
+/*
+ * tcp peers must use the same UCX receive segment (UCX aborts a receiver sent
+ * a larger fragment): a blob naming another one, or an older blob without
+ * the field (UCX's 64 KiB), is refused with NOT_SUPPORTED before UCX sees it.
+ */
+TEST(tcp_segment_mismatch_refused)
+{
+	struct side s = {0}, t = {0};
+	struct fabric_conn_blob *b;
+	uint8_t copy[FABRIC_BLOB_MAX], v1[FABRIC_BLOB_MAX];
+	const void *blob;
+	size_t len, tail;
+
+	use_transport(1);
+	side_open(&s, 0);
+	side_open(&t, 0);
+	ASSERT_OK(sd_fabric_ep_export(s.ep, &blob, &len));
+	memcpy(copy, blob, len);
+	b = (struct fabric_conn_blob *)copy;
+	ASSERT_EQ(b->hdr.hdr_len, sizeof(*b));
+	ASSERT_EQ(b->tcp_seg, 512u << 10);
+	b->tcp_seg = 64u << 10;
+	ASSERT_ERR(sd_fabric_ep_connect(t.ep, copy, len), DOCA_ERROR_NOT_SUPPORTED);
+	/* the version-1 layout: 56-byte fixed part, worker address right after */
+	memcpy(copy, blob, len);
+	tail = len - sizeof(*b);
+	memcpy(v1, copy, FABRIC_CONN_BLOB_V1_LEN);
+	memcpy(v1 + FABRIC_CONN_BLOB_V1_LEN, copy + sizeof(*b), tail);
+	((struct fabric_blob_hdr *)v1)->hdr_len = FABRIC_CONN_BLOB_V1_LEN;
+	((struct fabric_blob_hdr *)v1)->total_len = (uint32_t)(FABRIC_CONN_BLOB_V1_LEN + tail);
+	ASSERT_ERR(sd_fabric_ep_connect(t.ep, v1, FABRIC_CONN_BLOB_V1_LEN + tail), DOCA_ERROR_NOT_SUPPORTED);
+	/* the same segment connects */
+	ASSERT_OK(sd_fabric_ep_connect(t.ep, blob, len));
+	side_close(&t);
+	side_close(&s);
+}
+
 /* Descriptors: malformed connection blobs are refused before UCX sees them. */
 TEST(conn_blob_parsing)
 {
