@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -468,6 +469,75 @@ TEST(worker_wakes_and_sleeps)
 	clock_gettime(cpu, &t1);
 	ASSERT((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 50 * 1000000L);
 	eng->ops->destroy(eng);
+}
+
+/*
+ * Wake moderation (engine_worker.c): a sleeping application is woken at the latest by
+ * the completion after which the worker has nothing left to copy, so a batch never
+ * ends without a wake; a lone job always wakes.
+ */
+#define MOD_JOBS 8
+#define MOD_BYTES (1u << 20)
+
+static struct sd_dma_job mod_jobs[MOD_JOBS];
+static atomic_uint mod_wakes;
+static atomic_uint mod_done_at_last_wake;
+
+/* Runs on the worker thread, which set each finished job's status before waking. */
+static void
+mod_wake(void *arg)
+{
+	unsigned n = 0;
+
+	(void)arg;
+	for (unsigned i = 0; i < MOD_JOBS; i++)
+		n += mod_jobs[i].status == DOCA_SUCCESS;
+	atomic_store(&mod_done_at_last_wake, n);
+	atomic_fetch_add(&mod_wakes, 1);
+}
+
+TEST(worker_wake_moderation)
+{
+	struct sd_dma_engine_conf conf = {.depth = 16, .flush_status = FLUSH_STATUS, .wake = mod_wake};
+	uint8_t *src = malloc(MOD_BYTES), *dst = malloc((size_t)MOD_JOBS * MOD_BYTES);
+	struct doca_buf s, d[MOD_JOBS];
+	struct sd_dma_engine *eng = NULL;
+	struct sd_dma_jobq done;
+
+	ASSERT_NOT_NULL(src);
+	ASSERT_NOT_NULL(dst);
+	fill_pattern(src, MOD_BYTES, 5);
+	buf_init(&s, &local_mmap, src, MOD_BYTES, 0, MOD_BYTES);
+	ASSERT_OK(sd_dma_engine_worker_ops.create(&conf, &eng));
+
+	/* One job at a time: every completion leaves the worker idle and wakes. */
+	for (unsigned i = 0; i < 3; i++) {
+		buf_init(&d[0], &local_mmap, dst, MOD_BYTES, 0, 0);
+		mod_jobs[0] = (struct sd_dma_job){.src = &s, .dst = &d[0], .len = MOD_BYTES,
+						  .status = DOCA_ERROR_UNKNOWN};
+		run_one(eng, &mod_jobs[0]);
+		ASSERT_EQ(atomic_load(&mod_wakes), i + 1);
+	}
+
+	/* A batch: however the wakes were spread, the last one saw every job done. */
+	atomic_store(&mod_wakes, 0);
+	sd_dma_jobq_init(&done);
+	for (unsigned i = 0; i < MOD_JOBS; i++) {
+		buf_init(&d[i], &local_mmap, dst + (size_t)i * MOD_BYTES, MOD_BYTES, 0, 0);
+		mod_jobs[i] = (struct sd_dma_job){.src = &s, .dst = &d[i], .len = MOD_BYTES,
+						  .status = DOCA_ERROR_UNKNOWN};
+	}
+	for (unsigned i = 0; i < MOD_JOBS; i++)
+		ASSERT_OK(eng->ops->enqueue(eng, &mod_jobs[i]));
+	poll_until(eng, &done, MOD_JOBS);
+	ASSERT_EQ(done.count, MOD_JOBS);
+	ASSERT_EQ(atomic_load(&mod_done_at_last_wake), MOD_JOBS);
+	ASSERT(atomic_load(&mod_wakes) >= 1 && atomic_load(&mod_wakes) <= MOD_JOBS);
+	for (unsigned i = 0; i < MOD_JOBS; i++)
+		ASSERT_MEM_EQ(dst + (size_t)i * MOD_BYTES, src, MOD_BYTES);
+	eng->ops->destroy(eng);
+	free(dst);
+	free(src);
 }
 
 /* ---- xproc against another process ------------------------------------------------- */
