@@ -22,6 +22,7 @@
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
+#include "../util/sd_copy.h"
 #include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.ep);
@@ -426,9 +427,9 @@ cma_copy(struct fabric_ep *ep, struct fabric_rmr *rmr, void *buf, size_t len, ui
 
 	if (view != NULL) {
 		if (write)
-			memcpy(view, buf, len);
+			sd_copy(view, buf, len);
 		else
-			memcpy(buf, view, len);
+			sd_copy(buf, view, len);
 		/* the bytes before whatever tells the peer about them (a send, an imm) */
 		atomic_thread_fence(memory_order_release);
 		return true;

@@ -16,6 +16,7 @@
 #include "sd_test.h"
 #include "fabric.h"
 #include "fabric_proto.h"
+#include "sd_copy.h"
 
 /* ---- helpers ---- */
 
@@ -1086,6 +1087,29 @@ TEST(tcp_segment_mismatch_refused)
 	ASSERT_OK(sd_fabric_ep_connect(t.ep, blob, len));
 	side_close(&t);
 	side_close(&s);
+}
+
+/* The windows' copy kernel: memmove semantics at every size, overlapping either way. */
+TEST(copy_kernel_overlaps)
+{
+	static const size_t sizes[] = {1, 4095, SD_COPY_MOVSB_MIN - 1, SD_COPY_MOVSB_MIN, 1u << 20};
+	static const long shifts[] = {0, 1, -1, 4096, -4096, 1l << 21};
+	size_t cap = 3u << 21;
+	uint8_t *buf = malloc(cap), *ref = malloc(cap);
+
+	for (size_t i = 0; i < SD_ARRAY_SIZE(sizes); i++) {
+		for (size_t j = 0; j < SD_ARRAY_SIZE(shifts); j++) {
+			size_t src = 1u << 21, dst = (size_t)((long)src + shifts[j]);
+
+			fill(buf, cap, (uint8_t)(i * 7 + j));
+			memcpy(ref, buf, cap);
+			memmove(ref + dst, ref + src, sizes[i]);
+			sd_copy(buf + dst, buf + src, sizes[i]);
+			ASSERT_MEM_EQ(buf, ref, cap);
+		}
+	}
+	free(buf);
+	free(ref);
 }
 
 /* Descriptors: malformed connection blobs are refused before UCX sees them. */
