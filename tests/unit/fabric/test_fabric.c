@@ -1013,6 +1013,35 @@ TEST(window_forged_inode)
 	run_window_rma(1);
 }
 
+/*
+ * The application frees a window's memory before deregistering it and the
+ * addresses are mapped again for something else: deregistration must leave
+ * that new mapping alone (no restore over it, no crash).
+ */
+TEST(window_freed_before_deregister)
+{
+	size_t len = 2u << 20;
+	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *again;
+	struct fabric_dev *dev;
+	struct fabric_mr *mr;
+
+	ASSERT(mem != MAP_FAILED);
+	memset(mem, 0x11, len);
+	ASSERT_OK(sd_fabric_dev_open(NULL, &dev));
+	ASSERT_OK(sd_fabric_mr_register(dev, mem, len, FABRIC_PERM_REMOTE_WRITE, &mr));
+	ASSERT_EQ(window_bytes((uintptr_t)mem, (uintptr_t)mem + len), len);
+	ASSERT_EQ(munmap(mem, len), 0);
+	again = mmap(mem, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT(again == mem);
+	memset(again, 0x22, len);
+	sd_fabric_mr_deregister(mr);
+	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
+	for (size_t i = 0; i < len; i += 4096)
+		ASSERT_EQ(again[i], 0x22);
+	munmap(again, len);
+	sd_fabric_dev_close(dev);
+}
+
 /* Memory blobs: the window must lie inside the range; a version-1 blob without one is fine. */
 TEST(mr_blob_window_parsing)
 {
