@@ -1226,6 +1226,29 @@ ep_ucx_pending(const struct fabric_ep *ep)
 	return false;
 }
 
+/*
+ * Progress until a UCP close request completes, for at most 2 s (dev->lock
+ * held): a forced close normally ends at once, but the library must not
+ * hang if UCX never finishes one.  The request is released either way
+ * (UCX lets an unfinished request go on without telling us).
+ */
+static void
+close_wait(struct fabric_ep *ep, ucs_status_ptr_t req)
+{
+	struct fabric_dev *dev = ep->ctx->dev;
+	uint64_t deadline = fabric_now_ns() + 2000000000ull;
+
+	while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+		if (fabric_now_ns() > deadline) {
+			DOCA_LOG_WARN("Connection %u: UCX did not finish closing its endpoint in 2 s; going on",
+				      ep->id);
+			break;
+		}
+		ucp_worker_progress(dev->worker);
+	}
+	ucp_request_free(req);
+}
+
 void
 sd_fabric_ep_destroy(struct fabric_ep *ep)
 {
@@ -1268,9 +1291,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		sd_list_del(&ep->err_node);
 	fabric_rmr_forget_ep(dev, ep);
 	if (ep->close_req != NULL) {
-		while (ucp_request_check_status(ep->close_req) == UCS_INPROGRESS)
-			ucp_worker_progress(dev->worker);
-		ucp_request_free(ep->close_req);
+		close_wait(ep, ep->close_req);
 		ep->close_req = NULL;
 	}
 	if (ep->pidfd >= 0) {
@@ -1282,11 +1303,8 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 		prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
 		req = ucp_ep_close_nbx(ep->uep, &prm);
-		if (UCS_PTR_IS_PTR(req)) {
-			while (ucp_request_check_status(req) == UCS_INPROGRESS)
-				ucp_worker_progress(dev->worker);
-			ucp_request_free(req);
-		}
+		if (UCS_PTR_IS_PTR(req))
+			close_wait(ep, req);
 		ep->uep = NULL;
 	}
 	/* rendezvous receives into this ep's messages must not outlive it */
