@@ -61,6 +61,12 @@ fuzz_fabric_mr(uint8_t *buf, uint64_t addr, uint64_t len, uint32_t perms, uint32
 	b.perms = perms;
 	b.mr_id = 7;
 	b.rkey_len = rkey_len;
+	/* a shared window over the whole range, so mutations reach its checks */
+	b.win.addr = addr;
+	b.win.len = len;
+	b.win.ino = 99;
+	b.win.fd = 3;
+	b.win.pid = 4242;
 	for (int i = 0; i < 16; i++)
 		b.key[i] = (uint8_t)(0xa0 + i);
 	memcpy(buf, &b, sizeof(b));

@@ -109,6 +109,24 @@ TEST(mmap_verdicts)
 	memcpy(d + 40 + 24, &v, 8);
 	d[40 + 32] = 0x80; /* unknown fabric permission bit */
 	ASSERT_ERR(parse(FUZZ_MMAP, d, len), DOCA_ERROR_INVALID_VALUE);
+	d[40 + 32] = FABRIC_PERM_REMOTE_WRITE;
+	ASSERT_OK(parse(FUZZ_MMAP, d, len));
+	/* the shared window (fabric blob offset 64: addr, len, ino, fd) must lie in the range */
+	v = 0x7f0000002000ull;
+	memcpy(d + 40 + 64, &v, 8);
+	ASSERT_ERR(parse(FUZZ_MMAP, d, len), DOCA_ERROR_INVALID_VALUE);
+	v = 0x7f0000001000ull;
+	memcpy(d + 40 + 64, &v, 8);
+	v = ~0ull - 100;
+	memcpy(d + 40 + 72, &v, 8);
+	ASSERT_ERR(parse(FUZZ_MMAP, d, len), DOCA_ERROR_INVALID_VALUE);
+	v = 4096;
+	memcpy(d + 40 + 72, &v, 8);
+	memset(d + 40 + 88, 0xff, 4); /* fd -1 */
+	ASSERT_ERR(parse(FUZZ_MMAP, d, len), DOCA_ERROR_INVALID_VALUE);
+	v = 0; /* no window: the fd is not looked at */
+	memcpy(d + 40 + 72, &v, 8);
+	ASSERT_OK(parse(FUZZ_MMAP, d, len));
 }
 
 TEST(sync_event_verdicts)
