@@ -155,7 +155,8 @@ struct fabric_window {
 	uintptr_t addr; /* page-aligned; 0: no window */
 	size_t len;
 	int fd; /* -1: no window */
-	uint64_t ino;
+	uint64_t ino; /* the memfd's inode and device, to recognise its mappings */
+	uint64_t dev;
 };
 
 struct fabric_mr {

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fabric_internal.h"
@@ -53,10 +54,10 @@ fabric_window_enabled(void)
 /*
  * Does every byte of [start, end) lie in mappings of the kind `want`?
  * want_ino == 0: private anonymous read-write (heap or unnamed, not the
- * stack); else: shared mappings of the file with that inode.
+ * stack); else: shared mappings of the file with that device and inode.
  */
 static bool
-range_is(uintptr_t start, uintptr_t end, uint64_t want_ino)
+range_is(uintptr_t start, uintptr_t end, uint64_t want_ino, uint64_t want_dev)
 {
 	char line[512];
 	uintptr_t covered = start;
@@ -68,10 +69,10 @@ range_is(uintptr_t start, uintptr_t end, uint64_t want_ino)
 		uintptr_t lo, hi;
 		char perms[8], path[256] = "";
 		unsigned long long off, ino;
-		char dev[32];
+		unsigned int maj, min;
 
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %31s %llu %255[^\n]", &lo, &hi, perms, &off,
-			   dev, &ino, path) < 6)
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu %255[^\n]", &lo, &hi, perms, &off,
+			   &maj, &min, &ino, path) < 7)
 			continue;
 		if (hi <= covered)
 			continue;
@@ -82,7 +83,7 @@ range_is(uintptr_t start, uintptr_t end, uint64_t want_ino)
 
 			if (strncmp(perms, "rw-p", 4) != 0 || ino != 0 || (p[0] != '\0' && strcmp(p, "[heap]") != 0))
 				break;
-		} else if (perms[3] != 's' || ino != want_ino) {
+		} else if (perms[3] != 's' || ino != want_ino || makedev(maj, min) != want_dev) {
 			break;
 		}
 		covered = hi;
@@ -107,7 +108,7 @@ fabric_window_create(void *addr, size_t len, struct fabric_window *w)
 	if (!fabric_window_enabled() || end <= start || end - start < WINDOW_MIN_BYTES)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	wlen = end - start;
-	if (!range_is(start, end, 0)) {
+	if (!range_is(start, end, 0, 0)) {
 		DOCA_LOG_DBG("No shared window for [%p, +%zu): not private anonymous memory", addr, len);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -133,6 +134,7 @@ fabric_window_create(void *addr, size_t len, struct fabric_window *w)
 	w->len = wlen;
 	w->fd = fd;
 	w->ino = (uint64_t)st.st_ino;
+	w->dev = (uint64_t)st.st_dev;
 	DOCA_LOG_DBG("Shared window [%#" PRIxPTR ", +%zu) on memfd %d", start, wlen, fd);
 	return DOCA_SUCCESS;
 
@@ -161,7 +163,7 @@ fabric_window_destroy(struct fabric_window *w)
 	 * application freed the memory first, the addresses may belong to
 	 * someone else by now.
 	 */
-	if (range_is(w->addr, w->addr + w->len, w->ino)) {
+	if (range_is(w->addr, w->addr + w->len, w->ino, w->dev)) {
 		tmp = mmap(NULL, w->len, PROT_READ, MAP_SHARED, w->fd, 0);
 		if (tmp != MAP_FAILED &&
 		    mmap((void *)w->addr, w->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
