@@ -363,9 +363,11 @@ main(int argc, char **argv)
 		argv++;
 		argc--;
 	} else if (strcmp(argv[1], "rdma") == 0) {
-		if (argc < 3 || (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 &&
-				 strcmp(argv[2], "send") != 0 && strcmp(argv[2], "atomic") != 0))
+		if (argc < 3)
 			return bad("rdma needs an operation: write, read, send or atomic");
+		if (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 && strcmp(argv[2], "send") != 0 &&
+		    strcmp(argv[2], "atomic") != 0)
+			return bad("rdma: '%s' is not an operation (write, read, send or atomic)", argv[2]);
 		o.test = argv[2];
 		argv += 2;
 		argc -= 2;
