@@ -53,6 +53,13 @@ cpu_now(void)
 }
 
 /* The source pattern doca_perf uses too. */
+/* Page-aligned, as doca_perf's perf_page_alloc (aligned_alloc wants a multiple of the alignment). */
+static void *
+page_alloc(size_t n)
+{
+	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+}
+
 static void
 fill(uint8_t *p, size_t n)
 {
@@ -133,7 +140,7 @@ main(int argc, char **argv)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(down[1]);
 			close(up[0]);
-			src = aligned_alloc(4096, side);
+			src = page_alloc(side);
 			if (src == NULL)
 				_exit(1);
 			fill(src, side);
@@ -156,12 +163,12 @@ main(int argc, char **argv)
 		 * as doca_perf fills its local buffer (zeros here, so that the check at the
 		 * end sees copied bytes).
 		 */
-		dst = aligned_alloc(4096, side);
+		dst = page_alloc(side);
 		if (dst == NULL)
 			return 1;
 		memset(dst, 0, side);
 	} else {
-		src = aligned_alloc(4096, 2 * side);
+		src = page_alloc(2 * side);
 		if (src == NULL)
 			return 1;
 		fill(src, 2 * side);

@@ -127,6 +127,9 @@ double perf_hist_quantile(const struct perf_hist *h, double q);
  */
 size_t perf_slots(const struct perf_opts *o, size_t size, size_t depth);
 
+/* Page-aligned memory of at least n bytes (aligned_alloc wants a multiple of the alignment). */
+void *perf_page_alloc(size_t n);
+
 void perf_progress(const struct perf_opts *o, size_t size, double done_fraction);
 void perf_progress_end(const struct perf_opts *o);
 

@@ -106,7 +106,7 @@ struct exporter {
 static void
 exporter_main(int down, int up, size_t area, bool writable)
 {
-	uint8_t *buf = aligned_alloc(4096, area);
+	uint8_t *buf = perf_page_alloc(area);
 	struct doca_dev *dev;
 	struct doca_mmap *m;
 	const void *desc;
@@ -262,7 +262,7 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 	uint32_t slots = slots_for(o, size), depth = o->depth;
 	size_t side = (size_t)slots * size;
 	bool remote = o->dma_mode == PERF_DMA_REMOTE;
-	uint8_t *mem = aligned_alloc(4096, remote ? side : 2 * side);
+	uint8_t *mem = perf_page_alloc(remote ? side : 2 * side);
 	uint8_t *src_base, *dst_base;
 	struct doca_mmap *lm, *rm = NULL, *src_m, *dst_m;
 	double t, cpu1;

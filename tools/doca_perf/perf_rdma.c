@@ -518,8 +518,7 @@ ctx_open(void)
 	PERF_TRY(doca_buf_inventory_create((size_t)tasks * 2 + recvs + 16, &R.inv));
 	PERF_TRY(doca_buf_inventory_start(R.inv));
 
-	/* C11: the size of an aligned_alloc is a multiple of the alignment */
-	R.mem = aligned_alloc(4096, (R.area + 2 * CTL_BYTES + 4095) & ~(size_t)4095);
+	R.mem = perf_page_alloc(R.area + 2 * CTL_BYTES);
 	if (R.mem == NULL) {
 		fprintf(stderr, "doca_perf: cannot allocate %zu bytes\n", R.area);
 		exit(1);

@@ -288,3 +288,9 @@ perf_slots(const struct perf_opts *o, size_t size, size_t depth)
 		s = depth;
 	return s < 1 ? 1 : s;
 }
+
+void *
+perf_page_alloc(size_t n)
+{
+	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+}
