@@ -78,6 +78,39 @@ sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_
 	return DOCA_SUCCESS;
 }
 
+/*
+ * The prefix every softdoca RDMA descriptor starts with (le32 magic, le16
+ * version, le16 hdr_len, le32 total_len): magic and version first, so a
+ * foreign or newer descriptor is named as such, then the lengths against the
+ * bytes given and the fixed part of this version.
+ */
+static doca_error_t
+prefix_check(const uint8_t *p, size_t len, uint32_t magic, uint16_t version, size_t fixed, const char *bad_magic,
+	     const char *other_version, const char **reason)
+{
+	uint32_t m, total;
+	uint16_t v, hdr;
+
+	if (len < 12 || len > SD_RDMA_DESC_MAX)
+		return refuse(reason, "length outside [header, 4096]");
+	memcpy(&m, p, 4);
+	memcpy(&v, p + 4, 2);
+	memcpy(&hdr, p + 6, 2);
+	memcpy(&total, p + 8, 4);
+	if (le32toh(m) != magic)
+		return refuse(reason, bad_magic);
+	if (le16toh(v) != version) {
+		if (reason != NULL)
+			*reason = other_version;
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (len < fixed)
+		return refuse(reason, "shorter than the version-1 header");
+	if (le16toh(hdr) < fixed || le16toh(hdr) > len || le32toh(total) != len)
+		return refuse(reason, "header or total length disagrees with the descriptor's length");
+	return DOCA_SUCCESS;
+}
+
 doca_error_t
 sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdma_conn_info *out, const char **reason)
 {
@@ -87,21 +120,12 @@ sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdma_conn_info *
 
 	if (desc == NULL || out == NULL)
 		return refuse(reason, "NULL descriptor");
-	if (len < 8 || len > SD_RDMA_DESC_MAX)
-		return refuse(reason, "length outside [48, 4096]");
-	memcpy(&d, p, 8);
-	if (le32toh(d.magic) != SD_RDMA_CONN_MAGIC)
-		return refuse(reason, "not a softdoca connection descriptor (bad magic)");
-	if (le16toh(d.version) != SD_RDMA_CONN_VERSION) {
-		if (reason != NULL)
-			*reason = "connection descriptor of another version";
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
-	if (len < sizeof(d))
-		return refuse(reason, "shorter than the version-1 header");
+	err = prefix_check(p, len, SD_RDMA_CONN_MAGIC, SD_RDMA_CONN_VERSION, sizeof(d),
+			   "not a softdoca connection descriptor (bad magic)", "connection descriptor of another version",
+			   reason);
+	if (err != DOCA_SUCCESS)
+		return err;
 	memcpy(&d, p, sizeof(d));
-	if (le16toh(d.hdr_len) < sizeof(d) || le16toh(d.hdr_len) > len || le32toh(d.total_len) != len)
-		return refuse(reason, "header or total length disagrees with the descriptor's length");
 	if (le32toh(d.fabric_len) != len - le16toh(d.hdr_len))
 		return refuse(reason, "fabric part length disagrees with the total length");
 	if (d.reserved != 0)
@@ -176,21 +200,12 @@ sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out
 
 	if (desc == NULL || out == NULL)
 		return refuse(reason, "NULL descriptor");
-	if (len < 8 || len > SD_RDMA_DESC_MAX)
-		return refuse(reason, "length outside [32, 4096]");
-	memcpy(&d, p, 8);
-	if (le32toh(d.magic) != SD_RDMA_SE_MAGIC)
-		return refuse(reason, "not a softdoca sync-event descriptor (bad magic)");
-	if (le16toh(d.version) != SD_RDMA_SE_VERSION) {
-		if (reason != NULL)
-			*reason = "sync-event descriptor of another version";
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
-	if (len < sizeof(d))
-		return refuse(reason, "shorter than the version-1 header");
+	err = prefix_check(p, len, SD_RDMA_SE_MAGIC, SD_RDMA_SE_VERSION, sizeof(d),
+			   "not a softdoca sync-event descriptor (bad magic)", "sync-event descriptor of another version",
+			   reason);
+	if (err != DOCA_SUCCESS)
+		return err;
 	memcpy(&d, p, sizeof(d));
-	if (le16toh(d.hdr_len) < sizeof(d) || le16toh(d.hdr_len) > len || le32toh(d.total_len) != len)
-		return refuse(reason, "header or total length disagrees with the descriptor's length");
 	if (le32toh(d.fabric_len) != len - le16toh(d.hdr_len) || d.reserved != 0)
 		return refuse(reason, "fabric part length disagrees with the total length, or reserved is set");
 	if ((le64toh(d.addr) & 7) != 0)
