@@ -123,7 +123,17 @@ fabric_window_create(void *addr, size_t len, struct fabric_window *w)
 	memcpy(tmp, (void *)start, wlen);
 	/* Replaces the pages in one step; the application's pointers stay valid. */
 	if (mmap((void *)start, wlen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		int e = errno;
+
+		/*
+		 * A failed MAP_FIXED may already have dropped the old pages: put
+		 * private ones back from the copy, so the bytes survive either way.
+		 */
+		if (mmap((void *)start, wlen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+		    MAP_FAILED)
+			memcpy((void *)start, tmp, wlen);
 		munmap(tmp, wlen);
+		errno = e;
 		goto close_fd;
 	}
 	munmap(tmp, wlen);
