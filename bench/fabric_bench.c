@@ -327,7 +327,7 @@ main(int argc, char **argv)
 
 		sd_fabric_ep_get_stats(p.ep, &st);
 		printf("transport %s, writes as %s%s\n", tcp ? "tcp (loopback)" : "shm/cma",
-		       st.write_mode == FABRIC_WRITE_PUT ? "put" : "rendezvous AM",
+		       st.direct ? "kernel copies checked against the target's record" : "rendezvous AM",
 		       blocked ? ", target blocked (service thread)" : "");
 	}
 	peer_close(&p);

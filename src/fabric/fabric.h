@@ -14,8 +14,10 @@
  *               (one per doca_rdma context)
  *   fabric_ep   a queue pair: a UCP endpoint + sequence/ack/ordering state,
  *               belongs to one ctx; export() -> blob -> the peer's connect()
- *   fabric_mr   a registered local range (ucp_mem_map) with permissions and a
- *               random 128-bit key; export() -> blob -> fabric_rmr on the peer
+ *   fabric_mr   a registered local range with permissions and a random 128-bit
+ *               key; export() -> blob -> fabric_rmr on the peer.  Every remote
+ *               access is checked against the owner's own record of it
+ *               (key, range, permission) before memory is touched.
  *   fabric_op   one operation, embedded in the caller's task; the caller sets
  *               cb/user, posts it, and gets exactly one cb(op) from
  *               fabric_ctx_progress() on its own thread with op->status set.
@@ -79,12 +81,6 @@ enum fabric_recv_opcode {
 	FABRIC_RECV_WRITE_IMM = 2,
 };
 
-/* How writes travel on an ep (chosen at connect time, see docs/rdma-ucx.md). */
-enum fabric_write_mode {
-	FABRIC_WRITE_PUT, /* ucp_put_nbx + ep flush: best over shm/cma */
-	FABRIC_WRITE_AM,  /* rendezvous active message into the range: best over tcp */
-};
-
 struct fabric_op;
 typedef void (*fabric_op_cb)(struct fabric_op *op);
 
@@ -117,12 +113,17 @@ struct fabric_op {
 	uint64_t raddr;
 	uint64_t operand[2];
 	uint64_t *result;
-	uint64_t wire[10];	      /* AM header, alive until UCX is done with it */
+	uint64_t wire[12];	      /* AM header, alive until UCX is done with it */
 	struct fabric_ticket *ticket; /* what UCX's callback holds while a request is out */
 };
 
 struct fabric_ep_stats {
-	enum fabric_write_mode write_mode;
+	/*
+	 * Writes and reads may be copied by the kernel straight into the peer
+	 * (same host and pid namespace, the peer's own record checked first);
+	 * otherwise they travel as active messages the peer serves.
+	 */
+	bool direct;
 	uint32_t inflight; /* ops waiting for an ack or a UCX completion */
 	uint32_t deferred; /* ops held back by ordering or the window */
 };
@@ -200,7 +201,13 @@ bool sd_fabric_ep_is_idle(struct fabric_ep *ep);
 doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);
 doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
 				   uint32_t imm);
-/* One-sided into [raddr, raddr+len) of rmr; write_imm also consumes a receive. */
+/*
+ * One-sided into [raddr, raddr+len) of rmr; write_imm also consumes a receive.
+ * The initiator checks the imported range (INVALID_VALUE / NOT_PERMITTED,
+ * nothing sent); the target checks its own record again and refuses a
+ * forged or revoked one: the op completes with NOT_PERMITTED, the
+ * connection fails on both sides, the target's memory is untouched.
+ */
 doca_error_t sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
 				struct fabric_rmr *rmr, uint64_t raddr);
 doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
@@ -232,9 +239,9 @@ doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t le
 				   struct fabric_mr **mr);
 /* Install (or with cb NULL remove) the change notification of a registered range. */
 void sd_fabric_mr_set_notify(struct fabric_mr *mr, fabric_mr_notify_cb cb, void *arg);
-/* Deregister; remote accesses through its blob fail from now on. */
+/* Deregister; remote accesses through its blob are refused from now on (the target's record is gone). */
 void sd_fabric_mr_deregister(struct fabric_mr *mr);
-/* The blob (owned by the mr) carrying rkey, range, permissions and key. */
+/* The blob (owned by the mr) carrying range, permissions, region id and key. */
 doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t *len);
 /* Parse a peer's mr blob (INVALID_VALUE if malformed, UNSUPPORTED_VERSION if newer). */
 doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struct fabric_rmr **rmr);

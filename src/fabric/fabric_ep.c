@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue pairs: a UCP endpoint plus the state that turns UCP into RC semantics
- * (sequence numbers, cumulative acks, the ordering rule, the ack window), the
- * posting of every op type, and the active-message handler of the receiver.
+ * Queue pairs, sender side: a UCP endpoint plus the state that turns UCP into
+ * RC semantics (sequence numbers, cumulative acks, the ordering rule, the ack
+ * window), the posting of every op type, failure and teardown.  The receiver
+ * side (the AM handler and the target's checks) is fabric_rx.c.
  *
  * Op life cycle (all under dev->lock):
  *   post -> deferred   while not connected, held by ordering or the window
- *        -> inflight   issued; op->pending says what is awaited (UCX, ACK)
+ *        -> inflight   issued; op->pending says what is awaited (UCX, ACK, RESP)
  *        -> ctx->completions when pending reaches 0 or on error
+ * Every one-sided op is checked by the target against its own record: writes
+ * are AMs the target places (acked like messages), reads and atomics are
+ * requests it answers; same-host writes and reads may instead be copied by
+ * the kernel after the initiator read that record (fabric_direct.c).
  * Ordering: ep->onesided counts writes/atomics not yet remotely complete;
- * SEND/SEND_IMM/WRITE_IMM notifications are not issued while it is non-zero,
- * and once anything is deferred, later ops queue behind it (FIFO).
+ * SEND/SEND_IMM/WRITE_IMM notifications are not issued while it is non-zero;
+ * reads and atomics wait for earlier writes (ep->writes), so they see them;
+ * once anything is deferred, later ops queue behind it (FIFO).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +24,9 @@
 #include <unistd.h>
 #include <errno.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
-#include "../util/sd_copy.h"
 #include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.ep);
@@ -33,20 +37,18 @@ seq_before(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) < 0;
 }
 
+/* Sends and writes are acked; reads and atomics are answered. */
 static bool
-needs_ack(const struct fabric_op *op, enum fabric_write_mode mode)
+needs_ack(const struct fabric_op *op)
 {
-	switch (op->type) {
-	case FABRIC_OP_SEND:
-	case FABRIC_OP_SEND_IMM:
-		return true;
-	case FABRIC_OP_WRITE:
-		return mode == FABRIC_WRITE_AM;
-	case FABRIC_OP_WRITE_IMM:
-		return op->stage == 1 || mode == FABRIC_WRITE_AM;
-	default:
-		return false;
-	}
+	return op->type == FABRIC_OP_SEND || op->type == FABRIC_OP_SEND_IMM || op->type == FABRIC_OP_WRITE ||
+	       op->type == FABRIC_OP_WRITE_IMM;
+}
+
+static bool
+is_request(const struct fabric_op *op)
+{
+	return op->type == FABRIC_OP_READ || op->type == FABRIC_OP_FETCH_ADD || op->type == FABRIC_OP_CMP_SWP;
 }
 
 static bool
@@ -54,12 +56,6 @@ is_message(const struct fabric_op *op)
 {
 	return op->type == FABRIC_OP_SEND || op->type == FABRIC_OP_SEND_IMM ||
 	       (op->type == FABRIC_OP_WRITE_IMM && op->stage == 1);
-}
-
-static ucp_ep_h
-ep_uep(const struct fabric_ep *ep)
-{
-	return ep->uep != NULL ? ep->uep : ep->reply_uep;
 }
 
 static void
@@ -87,22 +83,19 @@ static void ep_kick(struct fabric_ep *ep);
 static bool
 is_am_write_stage(const struct fabric_op *op)
 {
-	return op->ep->write_mode == FABRIC_WRITE_AM &&
-	       (op->type == FABRIC_OP_WRITE || (op->type == FABRIC_OP_WRITE_IMM && op->stage == 0));
+	return op->type == FABRIC_OP_WRITE || (op->type == FABRIC_OP_WRITE_IMM && op->stage == 0);
 }
 
 /*
  * UCX callbacks get a ticket, not the op: when an op must complete before UCX
  * is done with its request (forced close of a dead or torn-down endpoint; UCX
  * 1.13 may call back a request that waited for wireup even after that), the
- * ticket is orphaned and the late callback only frees it.  Atomic replies land
- * in the ticket for the same reason.
+ * ticket is orphaned and the late callback only frees it.
  */
 struct fabric_ticket {
 	struct fabric_ticket_link link; /* in dev->ticket_cache while free */
 	struct fabric_dev *dev;
 	struct fabric_op *op;
-	uint64_t reply;
 };
 
 /*
@@ -197,67 +190,7 @@ op_ucx_cb(void *request, ucs_status_t st, void *user)
 }
 
 static void
-put_flush_cb(void *request, ucs_status_t st, void *user)
-{
-	struct fabric_op *op = ticket_take(request, user);
-
-	if (op == NULL)
-		return;
-	op->pending &= (uint16_t)~FABRIC_OPP_UCX;
-	write_stage_done(op, fabric_ucs_to_doca(st));
-}
-
-static void
-atomic_cb(void *request, ucs_status_t st, void *user)
-{
-	uint64_t reply = ((struct fabric_ticket *)user)->reply;
-	struct fabric_op *op = ticket_take(request, user);
-	struct fabric_ep *ep;
-
-	if (op == NULL)
-		return;
-	ep = op->ep;
-	*op->result = reply;
-	ep->onesided--;
-	fabric_op_done_bits(op, FABRIC_OPP_UCX, fabric_ucs_to_doca(st));
-	ep_kick(ep);
-}
-
-static void
 ctrl_cb(void *request, ucs_status_t st, void *user)
-{
-	ucp_request_free(request);
-	free(user);
-}
-
-/* Send a header-only control message (ACK/NAK); its header lives until UCX is done. */
-static void
-send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux)
-{
-	ucp_request_param_t prm = {0};
-	struct fabric_am_hdr *h;
-	ucs_status_ptr_t req;
-	ucp_ep_h uep = ep_uep(ep);
-
-	if (uep == NULL)
-		return;
-	h = malloc(sizeof(*h));
-	if (h == NULL)
-		return;
-	hdr_init(ep, h, type);
-	h->seq = seq;
-	h->aux = aux;
-	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = ctrl_cb;
-	prm.user_data = h;
-	prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-	req = ucp_am_send_nbx(uep, FABRIC_AM_ID, h, sizeof(*h), NULL, 0, &prm);
-	if (!UCS_PTR_IS_PTR(req))
-		free(h);
-}
-
-static void
-ctrl_changed_cb(void *request, ucs_status_t st, void *user)
 {
 	(void)st;
 	ucp_request_free(request);
@@ -265,54 +198,90 @@ ctrl_changed_cb(void *request, ucs_status_t st, void *user)
 }
 
 void
+fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux, const void *ext, size_t ext_len,
+		    const void *payload, size_t len, bool copy)
+{
+	ucp_request_param_t prm = {0};
+	struct fabric_am_hdr *h;
+	ucs_status_ptr_t req;
+	ucp_ep_h uep = fabric_ep_uep(ep);
+	uint8_t *m;
+
+	if (uep == NULL)
+		return;
+	m = malloc(sizeof(*h) + ext_len + (copy ? len : 0));
+	if (m == NULL)
+		return;
+	h = (struct fabric_am_hdr *)m;
+	hdr_init(ep, h, type);
+	h->seq = seq;
+	h->aux = aux;
+	if (ext_len > 0)
+		memcpy(m + sizeof(*h), ext, ext_len);
+	if (copy && len > 0) {
+		memcpy(m + sizeof(*h) + ext_len, payload, len);
+		payload = m + sizeof(*h) + ext_len;
+	}
+	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = ctrl_cb;
+	prm.user_data = m;
+	prm.flags = UCP_AM_SEND_FLAG_REPLY | (len == 0 || copy ? UCP_AM_SEND_FLAG_EAGER : 0);
+	req = ucp_am_send_nbx(uep, FABRIC_AM_ID, h, sizeof(*h) + ext_len, payload, len, &prm);
+	if (!UCS_PTR_IS_PTR(req))
+		free(m);
+}
+
+void
 sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr)
 {
-	struct {
-		struct fabric_am_hdr h;
-		struct fabric_am_write w;
-	} *m;
-	ucp_request_param_t prm = {0};
-	ucs_status_ptr_t req;
-	ucp_ep_h uep;
+	struct fabric_am_rma w = {.raddr = raddr};
 
 	if (ep == NULL || rmr == NULL)
 		return;
+	w.mr_id = rmr->mr_id;
+	memcpy(w.key, rmr->key, sizeof(w.key));
 	fabric_dev_lock(ep->ctx->dev);
-	uep = ep->state == FABRIC_EP_CONNECTED ? ep_uep(ep) : NULL;
-	m = uep != NULL ? calloc(1, sizeof(*m)) : NULL;
-	if (m != NULL) {
-		hdr_init(ep, &m->h, FABRIC_AM_CHANGED);
-		m->w.raddr = raddr;
-		m->w.mr_id = rmr->mr_id;
-		memcpy(m->w.key, rmr->key, sizeof(m->w.key));
-		prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-		prm.cb.send = ctrl_changed_cb;
-		prm.user_data = m;
-		prm.flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-		req = ucp_am_send_nbx(uep, FABRIC_AM_ID, m, sizeof(*m), NULL, 0, &prm);
-		if (!UCS_PTR_IS_PTR(req))
-			free(m);
-	}
+	if (ep->state == FABRIC_EP_CONNECTED)
+		fabric_ep_send_ctrl(ep, FABRIC_AM_CHANGED, 0, 0, &w, sizeof(w), NULL, 0, false);
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
-/* A peer's atomic changed one of our ranges: its owner may have waiters. */
-static void
-rx_changed(struct fabric_dev *dev, const struct fabric_am_write *w)
+/* Tell the peer what we are, in our own words (fabric_direct.c reads it). */
+void
+fabric_ep_send_hello(struct fabric_ep *ep)
 {
-	struct fabric_mr *mr = fabric_mr_lookup(dev, w->mr_id);
+	struct fabric_dev *dev = ep->ctx->dev;
+	struct fabric_am_hello hello = {
+		.pid = (uint32_t)getpid(),
+		.pid_ns = dev->pid_ns,
+		.recs_addr = (uintptr_t)dev->recs,
+		.recs_cap = dev->recs != NULL ? FABRIC_RECS_CAP : 0,
+	};
 
-	if (mr == NULL || memcmp(mr->key, w->key, sizeof(mr->key)) != 0 || mr->notify == NULL)
-		return;
-	if (w->raddr < (uint64_t)(uintptr_t)mr->addr || w->raddr - (uint64_t)(uintptr_t)mr->addr >= mr->len)
-		return;
-	mr->notify(mr->notify_arg);
+	fabric_ep_send_ctrl(ep, FABRIC_AM_HELLO, 0, 0, &hello, sizeof(hello), NULL, 0, false);
+}
+
+doca_error_t
+fabric_nak_to_doca(uint32_t status)
+{
+	switch (status) {
+	case FABRIC_NAK_RNR_TIMEOUT:
+		return DOCA_ERROR_TIME_OUT;
+	case FABRIC_NAK_TOO_LONG:
+		return DOCA_ERROR_INVALID_VALUE;
+	case FABRIC_NAK_ACCESS:
+		return DOCA_ERROR_NOT_PERMITTED;
+	case FABRIC_NAK_QUEUE_FULL:
+		return DOCA_ERROR_FULL;
+	default:
+		return DOCA_ERROR_IO_FAILED;
+	}
 }
 
 void
 fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status)
 {
-	send_ctrl(ep, FABRIC_AM_NAK, seq, status);
+	fabric_ep_send_ctrl(ep, FABRIC_AM_NAK, seq, status, NULL, 0, NULL, 0, false);
 }
 
 void
@@ -325,7 +294,7 @@ fabric_acks_flush(struct fabric_dev *dev)
 
 		ep->ack_queued = false;
 		if (ep->state != FABRIC_EP_ERROR && ep->ack_sent != ep->rx_base)
-			send_ctrl(ep, FABRIC_AM_ACK, 0, 0);
+			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
 	}
 }
 
@@ -352,8 +321,10 @@ fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq)
 static bool
 op_blocked(const struct fabric_ep *ep, const struct fabric_op *op)
 {
-	if (needs_ack(op, ep->write_mode) && ep->n_inflight_acked >= FABRIC_WINDOW)
+	if (needs_ack(op) && ep->n_inflight_acked >= FABRIC_WINDOW)
 		return true;
+	if (is_request(op))
+		return ep->n_requests >= FABRIC_WINDOW || ep->writes > 0;
 	return is_message(op) && ep->onesided > 0;
 }
 
@@ -376,7 +347,7 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	op->pending = FABRIC_OPP_ACK | FABRIC_OPP_UCX;
 	ep->n_inflight_acked++;
 	sd_list_insert_tail(&ep->inflight, &op->node);
-	req = ucp_am_send_nbx(ep_uep(ep), FABRIC_AM_ID, h, hlen, buf, len, &prm);
+	req = ucp_am_send_nbx(fabric_ep_uep(ep), FABRIC_AM_ID, h, hlen, buf, len, &prm);
 	if (UCS_PTR_IS_ERR(req)) {
 		ticket_drop(op);
 		sd_list_del(&op->node);
@@ -391,94 +362,23 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	return DOCA_SUCCESS;
 }
 
-/*
- * Where [raddr, +len) of the peer's range shows in our address space when it
- * lies in the peer's shared window (fabric_window.c), mapped on first use;
- * NULL: not in a window, or the window cannot be had.
- */
-static uint8_t *
-window_view(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr, size_t len)
-{
-	const struct fabric_window_desc *w = rmr != NULL ? &rmr->win : NULL;
-
-	if (w == NULL || w->len == 0 || raddr < w->addr || len > w->len || raddr - w->addr > w->len - len)
-		return NULL;
-	if (!rmr->win_tried) {
-		rmr->win_tried = true;
-		if (w->pid == ep->peer_pid && w->pid_ns == ep->ctx->dev->pid_ns)
-			rmr->win_view = fabric_window_map(ep->pidfd, w->fd, w->ino, w->len);
-	}
-	if (rmr->win_view == NULL || w->pid != ep->peer_pid)
-		return NULL;
-	return rmr->win_view + (raddr - w->addr);
-}
-
-/*
- * Copy between local memory and the same-host peer's memory with the kernel
- * (one copy, the peer is not involved).  Returns false when the kernel
- * refused or the range is not fully mapped: the caller falls back to UCX,
- * which reports the error the peer's memory deserves.
- */
-static bool
-cma_copy(struct fabric_ep *ep, struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr, bool write)
-{
-	size_t done = 0;
-	uint8_t *view = window_view(ep, rmr, raddr, len);
-
-	if (view != NULL) {
-		if (write)
-			sd_copy(view, buf, len);
-		else
-			sd_copy(buf, view, len);
-		/* the bytes before whatever tells the peer about them (a send, an imm) */
-		atomic_thread_fence(memory_order_release);
-		return true;
-	}
-
-	while (done < len) {
-		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
-		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
-		ssize_t n = write ? process_vm_writev((pid_t)ep->peer_pid, &l, 1, &r, 1, 0)
-				  : process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
-
-		if (n <= 0) {
-			if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == ESRCH)) {
-				DOCA_LOG_INFO("Connection %u: direct copy to peer refused (%s); using UCX", ep->id,
-					      strerror(errno));
-				ep->cma = false;
-			}
-			return false;
-		}
-		done += (size_t)n;
-	}
-	return true;
-}
-
 static doca_error_t issue(struct fabric_ep *ep, struct fabric_op *op);
+
+/* Nothing of ours is still on its way to the peer's memory: a direct copy cannot overtake it. */
+static bool
+direct_ok(const struct fabric_ep *ep)
+{
+	return ep->direct && ep->onesided == 0 && ep->n_requests == 0;
+}
 
 static doca_error_t
 issue_write(struct fabric_ep *ep, struct fabric_op *op)
 {
-	ucp_request_param_t prm = {0};
-	ucs_status_ptr_t req;
-	ucp_rkey_h rkey;
+	struct fabric_am_hdr *h = (struct fabric_am_hdr *)op->wire;
+	struct fabric_am_rma *w = (struct fabric_am_rma *)(h + 1);
+	doca_error_t err;
 
-	if (ep->write_mode == FABRIC_WRITE_AM) {
-		struct fabric_am_hdr *h = (struct fabric_am_hdr *)op->wire;
-		struct fabric_am_write *w = (struct fabric_am_write *)(h + 1);
-		doca_error_t err;
-
-		hdr_init(ep, h, FABRIC_AM_WRITE);
-		memset(w, 0, sizeof(*w));
-		w->raddr = op->raddr;
-		w->mr_id = op->rmr->mr_id;
-		memcpy(w->key, op->rmr->key, sizeof(w->key));
-		err = issue_am(ep, op, FABRIC_AM_WRITE, op->buf, op->buf_len, sizeof(*h) + sizeof(*w));
-		if (err == DOCA_SUCCESS)
-			ep->onesided++;
-		return err;
-	}
-	if (ep->cma && ep->onesided == 0 && cma_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, true)) {
+	if (direct_ok(ep) && fabric_direct_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, true)) {
 		/* visible at the target as the syscall returns: complete now */
 		if (op->type == FABRIC_OP_WRITE) {
 			fabric_complete(op, DOCA_SUCCESS);
@@ -492,91 +392,105 @@ issue_write(struct fabric_ep *ep, struct fabric_op *op)
 		}
 		return issue(ep, op);
 	}
-	rkey = fabric_rmr_rkey(op->rmr, ep);
-	if (rkey == NULL)
-		return DOCA_ERROR_NOT_PERMITTED;
-	req = ucp_put_nbx(ep->uep, op->buf, op->buf_len, op->raddr, rkey, &prm);
-	if (UCS_PTR_IS_ERR(req))
-		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
-	if (req != NULL)
-		ucp_request_free(req); /* completes in the background; the flush below covers it */
-	/* A write completes when its data is visible remotely: flush the ep. */
-	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	prm.cb.send = put_flush_cb;
-	prm.user_data = ticket_new(op);
-	if (prm.user_data == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	op->pending = FABRIC_OPP_UCX;
-	sd_list_insert_tail(&ep->inflight, &op->node);
-	ep->onesided++;
-	req = ucp_ep_flush_nbx(ep->uep, &prm);
-	if (UCS_PTR_IS_ERR(req)) {
-		ticket_drop(op);
-		sd_list_del(&op->node);
-		ep->onesided--;
-		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
+	/* the target checks key, range and permission, then receives into its range */
+	hdr_init(ep, h, FABRIC_AM_WRITE);
+	memset(w, 0, sizeof(*w));
+	w->raddr = op->raddr;
+	w->mr_id = op->rmr->mr_id;
+	memcpy(w->key, op->rmr->key, sizeof(w->key));
+	err = issue_am(ep, op, FABRIC_AM_WRITE, op->buf, op->buf_len, sizeof(*h) + sizeof(*w));
+	if (err == DOCA_SUCCESS) {
+		ep->onesided++;
+		ep->writes++;
 	}
-	if (req == NULL) {
-		ticket_drop(op);
-		op->pending = 0;
-		write_stage_done(op, DOCA_SUCCESS);
-	}
-	return DOCA_SUCCESS;
+	return err;
 }
 
+/* A READ or an atomic: a request the target checks and answers (fabric_rx.c). */
 static doca_error_t
-issue_rma(struct fabric_ep *ep, struct fabric_op *op)
+issue_request(struct fabric_ep *ep, struct fabric_op *op)
 {
+	struct fabric_am_hdr *h = (struct fabric_am_hdr *)op->wire;
+	struct fabric_am_atomic *a = (struct fabric_am_atomic *)(h + 1);
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
-	ucp_rkey_h rkey;
+	size_t hlen;
 
-	if (op->type == FABRIC_OP_READ && ep->cma && cma_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, false)) {
+	if (op->type == FABRIC_OP_READ && direct_ok(ep) &&
+	    fabric_direct_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, false)) {
 		op->len = (uint32_t)op->buf_len;
 		fabric_complete(op, DOCA_SUCCESS);
 		return DOCA_SUCCESS;
 	}
-	rkey = fabric_rmr_rkey(op->rmr, ep);
-	if (rkey == NULL)
-		return DOCA_ERROR_NOT_PERMITTED;
-	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	hdr_init(ep, h, op->type == FABRIC_OP_READ ? FABRIC_AM_READ : FABRIC_AM_ATOMIC);
+	memset(a, 0, sizeof(*a));
+	a->rma.raddr = op->raddr;
+	a->rma.mr_id = op->rmr->mr_id;
+	memcpy(a->rma.key, op->rmr->key, sizeof(a->rma.key));
+	if (op->type == FABRIC_OP_READ) {
+		h->aux = (uint32_t)op->buf_len;
+		hlen = sizeof(*h) + sizeof(a->rma);
+	} else {
+		a->op = op->type == FABRIC_OP_FETCH_ADD ? FABRIC_ATOMIC_FETCH_ADD : FABRIC_ATOMIC_CMP_SWP;
+		a->operand[0] = op->operand[0];
+		a->operand[1] = op->operand[1];
+		hlen = sizeof(*h) + sizeof(*a);
+	}
+	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = op_ucx_cb;
 	prm.user_data = ticket_new(op);
 	if (prm.user_data == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	op->pending = FABRIC_OPP_UCX;
-	sd_list_insert_tail(&ep->inflight, &op->node);
-	if (op->type == FABRIC_OP_READ) {
-		prm.cb.send = op_ucx_cb;
-		op->len = (uint32_t)op->buf_len;
-		req = ucp_get_nbx(ep->uep, op->buf, op->buf_len, op->raddr, rkey, &prm);
-	} else {
-		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-		prm.cb.send = atomic_cb;
-		prm.datatype = ucp_dt_make_contig(8);
-		prm.reply_buffer = &op->ticket->reply;
-		if (op->type == FABRIC_OP_CMP_SWP)
-			op->ticket->reply = op->operand[1]; /* UCX: reply buffer holds the swap value in */
+	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	op->seq = ep->tx_rid++;
+	h->seq = op->seq;
+	op->pending = FABRIC_OPP_UCX | FABRIC_OPP_RESP;
+	ep->n_requests++;
+	if (op->type != FABRIC_OP_READ)
 		ep->onesided++;
-		req = ucp_atomic_op_nbx(ep->uep,
-					op->type == FABRIC_OP_CMP_SWP ? UCP_ATOMIC_OP_CSWAP : UCP_ATOMIC_OP_ADD,
-					&op->operand[0], 1, op->raddr, rkey, &prm);
-	}
+	sd_list_insert_tail(&ep->inflight, &op->node);
+	req = ucp_am_send_nbx(fabric_ep_uep(ep), FABRIC_AM_ID, h, hlen, NULL, 0, &prm);
 	if (UCS_PTR_IS_ERR(req)) {
 		ticket_drop(op);
 		sd_list_del(&op->node);
+		ep->n_requests--;
 		if (op->type != FABRIC_OP_READ)
 			ep->onesided--;
 		return fabric_ucs_to_doca(UCS_PTR_STATUS(req));
 	}
 	if (req == NULL) {
-		if (op->type != FABRIC_OP_READ) {
-			*op->result = op->ticket->reply;
-			ep->onesided--;
-		}
 		ticket_drop(op);
-		fabric_op_done_bits(op, FABRIC_OPP_UCX, DOCA_SUCCESS);
+		op->pending &= (uint16_t)~FABRIC_OPP_UCX;
 	}
 	return DOCA_SUCCESS;
+}
+
+struct fabric_op *
+fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid)
+{
+	struct sd_list *pos;
+
+	sd_list_for_each(pos, &ep->inflight)
+	{
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		if ((op->pending & FABRIC_OPP_RESP) && op->seq == rid)
+			return op;
+	}
+	return NULL;
+}
+
+/* The answer to a request arrived (its data placed, or the refusal): the op may complete. */
+void
+fabric_ep_request_answered(struct fabric_op *op, doca_error_t status)
+{
+	struct fabric_ep *ep = op->ep;
+
+	ep->n_requests--;
+	if (op->type != FABRIC_OP_READ)
+		ep->onesided--;
+	fabric_op_done_bits(op, FABRIC_OPP_RESP, status);
+	ep_kick(ep);
 }
 
 static doca_error_t
@@ -603,7 +517,7 @@ issue(struct fabric_ep *ep, struct fabric_op *op)
 	case FABRIC_OP_WRITE:
 		return issue_write(ep, op);
 	default:
-		return issue_rma(ep, op);
+		return issue_request(ep, op);
 	}
 }
 
@@ -626,8 +540,8 @@ ep_kick(struct fabric_ep *ep)
 }
 
 /*
- * The data part of a write finished (put flushed or AM write acked): a
- * WRITE_IMM goes on with its notification, ahead of everything deferred.
+ * The data part of a write finished (the AM write acked): a WRITE_IMM goes on
+ * with its notification, ahead of everything deferred.
  */
 static void
 write_stage_done(struct fabric_op *op, doca_error_t status)
@@ -635,6 +549,7 @@ write_stage_done(struct fabric_op *op, doca_error_t status)
 	struct fabric_ep *ep = op->ep;
 
 	ep->onesided--;
+	ep->writes--;
 	if (status != DOCA_SUCCESS || op->type == FABRIC_OP_WRITE || op->status != DOCA_SUCCESS) {
 		fabric_op_done_bits(op, 0, status);
 		ep_kick(ep);
@@ -648,8 +563,8 @@ write_stage_done(struct fabric_op *op, doca_error_t status)
 }
 
 /* Everything below seq `ack` was placed by the peer. */
-static void
-ep_acked(struct fabric_ep *ep, uint32_t ack)
+void
+fabric_ep_acked(struct fabric_ep *ep, uint32_t ack)
 {
 	struct sd_list *pos, *tmp;
 
@@ -858,6 +773,11 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 			op->pending &= (uint16_t)~FABRIC_OPP_ACK;
 			ep->n_inflight_acked--;
 		}
+		/* no answer will come; a payload being fetched finishes from its callback */
+		if (op->pending & FABRIC_OPP_RESP) {
+			op->pending &= (uint16_t)~FABRIC_OPP_RESP;
+			ep->n_requests--;
+		}
 		if (op->status == DOCA_SUCCESS)
 			op->status = err;
 		if (op->pending == 0) {
@@ -938,7 +858,6 @@ fabric_liveness_check(struct fabric_dev *dev)
 				continue;
 			DOCA_LOG_INFO("Connection %u lost: peer process exited", ep->id);
 			fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_RESET);
-			fabric_rmr_forget_ep(dev, ep);
 			prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 			prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
 			req = ucp_ep_close_nbx(ep->uep, &prm);
@@ -1072,43 +991,27 @@ same_host(const struct fabric_dev *dev, const struct fabric_conn_blob *peer)
 	return dev->shm_enabled && memcmp(peer->host_id, dev->host_id, sizeof(dev->host_id)) == 0;
 }
 
-static enum fabric_write_mode
-pick_write_mode(const struct fabric_dev *dev, const struct fabric_conn_blob *peer)
-{
-	if (dev->write_mode_override >= 0)
-		return (enum fabric_write_mode)dev->write_mode_override;
-	/* puts through shm/cma run at tens of GB/s */
-	if (same_host(dev, peer))
-		return FABRIC_WRITE_PUT;
-	/* Over tcp UCX puts are an order of magnitude slower than rendezvous AMs. */
-	return FABRIC_WRITE_AM;
-}
-
 doca_error_t
 sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 {
-	const struct fabric_conn_blob *b = blob;
+	struct fabric_conn_blob pb, *b = &pb;
 	ucp_ep_params_t params = {0};
 	struct fabric_dev *dev;
+	const char *why = NULL;
+	doca_error_t err;
 	ucs_status_t st;
 
 	if (ep == NULL || blob == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (len < FABRIC_CONN_BLOB_V1_LEN || len > FABRIC_BLOB_MAX || b->hdr.magic != FABRIC_CONN_MAGIC ||
-	    b->hdr.hdr_len < FABRIC_CONN_BLOB_V1_LEN || b->hdr.hdr_len > len || b->hdr.total_len != len ||
-	    b->addr_len == 0 ||
-	    b->addr_len > len - b->hdr.hdr_len || b->conn_id == 0) {
-		DOCA_LOG_ERR("Failed to connect: malformed connection descriptor (%zu bytes)", len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (b->hdr.version != FABRIC_PROTO_VERSION) {
-		DOCA_LOG_ERR("Failed to connect: descriptor version %u, this build speaks %u", b->hdr.version,
-			     FABRIC_PROTO_VERSION);
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	/* the caller logged the reason when it parsed the descriptor around the blob */
+	err = sd_fabric_conn_blob_parse(blob, len, b, &why);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_DBG("Connection %u: peer blob refused: %s", ep->id, why);
+		return err;
 	}
 	dev = ep->ctx->dev;
 	if (!same_host(dev, b)) {
-		uint32_t peer_seg = b->hdr.hdr_len >= sizeof(*b) ? b->tcp_seg : FABRIC_TCP_SEG_UCX_DEFAULT;
+		uint32_t peer_seg = b->tcp_seg;
 
 		if (peer_seg != 0 && dev->tcp_seg != 0 && peer_seg != dev->tcp_seg) {
 			DOCA_LOG_ERR("Failed to connect: UCX tcp receive segment differs (peer %u B, here %u B); "
@@ -1158,13 +1061,8 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 		dev->n_watched++;
 	ep->peer_id = b->conn_id;
 	ep->peer_cookie = b->cookie;
-	ep->write_mode = pick_write_mode(dev, b);
-	{
-		const char *cma = getenv("SD_FABRIC_CMA");
-
-		ep->cma = ep->pidfd >= 0 && ep->write_mode == FABRIC_WRITE_PUT && !(cma != NULL && cma[0] == '0');
-	}
 	ep->state = FABRIC_EP_CONNECTED;
+	fabric_ep_send_hello(ep);
 	ep_kick(ep);
 	fabric_dev_unlock(dev);
 	return DOCA_SUCCESS;
@@ -1177,7 +1075,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 
 	memset(stats, 0, sizeof(*stats));
 	fabric_dev_lock(ep->ctx->dev);
-	stats->write_mode = ep->write_mode;
+	stats->direct = ep->direct;
 	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
 	fabric_dev_unlock(ep->ctx->dev);
@@ -1277,7 +1175,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 			ucp_worker_progress(dev->worker);
 		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
 		if (ep->ack_sent != ep->rx_base)
-			send_ctrl(ep, FABRIC_AM_ACK, 0, 0);
+			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
 		freq = ucp_ep_flush_nbx(ep->uep, &fprm);
 		if (UCS_PTR_IS_PTR(freq)) {
 			while (ucp_request_check_status(freq) == UCS_INPROGRESS && fabric_now_ns() < deadline)
@@ -1289,7 +1187,6 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	/* no error callback for a connection the owner is tearing down */
 	if (ep->err_reported)
 		sd_list_del(&ep->err_node);
-	fabric_rmr_forget_ep(dev, ep);
 	if (ep->close_req != NULL) {
 		close_wait(ep, ep->close_req);
 		ep->close_req = NULL;
@@ -1344,306 +1241,3 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	free(ep);
 }
 
-/* ---- receiver side ---- */
-
-static void
-recv_fill(struct fabric_op *recv, struct fabric_ep *ep, const struct fabric_am_hdr *h, size_t len)
-{
-	recv->len = (uint32_t)len;
-	recv->imm = h->imm;
-	recv->src_ep = ep;
-	recv->src_user = ep->user;
-	recv->opcode = h->type == FABRIC_AM_SEND       ? FABRIC_RECV_SEND
-		       : h->type == FABRIC_AM_SEND_IMM ? FABRIC_RECV_SEND_IMM
-						       : FABRIC_RECV_WRITE_IMM;
-}
-
-struct rndv_ctx {
-	struct fabric_ep *ep;
-	struct fabric_op *recv; /* NULL for an AM write */
-	uint32_t seq;
-};
-
-static void
-rndv_done_cb(void *request, ucs_status_t st, size_t length, void *user)
-{
-	struct rndv_ctx *rc = user;
-	struct fabric_ep *ep = rc->ep;
-
-	ucp_request_free(request);
-	ep->pending_rx--;
-	if (rc->recv != NULL)
-		fabric_complete(rc->recv, fabric_ucs_to_doca(st));
-	if (st == UCS_OK)
-		fabric_ep_rx_placed(ep, rc->seq);
-	else
-		fabric_ep_fail(ep, fabric_ucs_to_doca(st));
-	free(rc);
-}
-
-/* Fetch a rendezvous payload into dst; recv (if any) completes when it lands. */
-void
-fabric_recv_rndv(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *desc, void *dst, size_t len,
-		 struct fabric_op *recv)
-{
-	struct fabric_dev *dev = ep->ctx->dev;
-	ucp_request_param_t prm = {0};
-	struct rndv_ctx *rc;
-	ucs_status_ptr_t req;
-
-	rc = malloc(sizeof(*rc));
-	if (rc == NULL) {
-		ucp_am_data_release(dev->worker, desc);
-		if (recv != NULL)
-			fabric_complete(recv, DOCA_ERROR_NO_MEMORY);
-		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_INTERNAL);
-		fabric_ep_fail(ep, DOCA_ERROR_NO_MEMORY);
-		return;
-	}
-	rc->ep = ep;
-	rc->recv = recv;
-	rc->seq = h->seq;
-	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	prm.cb.recv_am = rndv_done_cb;
-	prm.user_data = rc;
-	ep->pending_rx++;
-	req = ucp_am_recv_data_nbx(dev->worker, desc, dst, len, &prm);
-	if (UCS_PTR_IS_PTR(req))
-		return;
-	ep->pending_rx--;
-	if (recv != NULL)
-		fabric_complete(recv, req == NULL ? DOCA_SUCCESS : fabric_ucs_to_doca(UCS_PTR_STATUS(req)));
-	if (req == NULL)
-		fabric_ep_rx_placed(ep, h->seq);
-	else
-		fabric_ep_fail(ep, fabric_ucs_to_doca(UCS_PTR_STATUS(req)));
-	free(rc);
-}
-
-/*
- * Place a message into a posted receive.  data is the payload (eager) or the
- * rendezvous descriptor (rndv).  A receive too short for the message fails
- * with INVALID_VALUE, the sender gets a NAK and the connection fails.
- */
-static void
-place(struct fabric_ep *ep, struct fabric_op *recv, const struct fabric_am_hdr *h, void *data, size_t len, bool rndv,
-      bool in_handler)
-{
-	size_t placed = h->type == FABRIC_AM_WRITE_IMM ? h->aux : len;
-
-	if (len > recv->buf_len) {
-		DOCA_LOG_WARN("Message of %zu bytes on connection %u exceeds the posted receive of %zu bytes", len,
-			      ep->id, recv->buf_len);
-		/* a rendezvous payload the handler does not fetch is dropped by UCX */
-		if (rndv && !in_handler)
-			ucp_am_data_release(ep->ctx->dev->worker, data);
-		recv_fill(recv, ep, h, 0);
-		fabric_complete(recv, DOCA_ERROR_INVALID_VALUE);
-		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_TOO_LONG);
-		fabric_ep_fail(ep, DOCA_ERROR_INVALID_VALUE);
-		return;
-	}
-	recv_fill(recv, ep, h, placed);
-	if (rndv) {
-		fabric_recv_rndv(ep, h, data, recv->buf, len, recv);
-		return;
-	}
-	if (len > 0)
-		memcpy(recv->buf, data, len);
-	fabric_complete(recv, DOCA_SUCCESS);
-	fabric_ep_rx_placed(ep, h->seq);
-}
-
-/* Hand queued messages to receives posted since they arrived (dev->lock held). */
-void
-fabric_ctx_deliver_unexpected(struct fabric_ctx *ctx)
-{
-	struct sd_list *pos;
-
-	while (!sd_list_empty(&ctx->posted) && (pos = sd_list_pop_head(&ctx->unexpected)) != NULL) {
-		struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);
-		struct fabric_op *recv = sd_container_of(sd_list_pop_head(&ctx->posted), struct fabric_op, node);
-
-		ctx->n_unexpected--;
-		if (u->rndv_desc != NULL) {
-			place(u->ep, recv, &u->hdr, u->rndv_desc, u->len, true, false);
-			u->rndv_desc = NULL;
-		} else {
-			place(u->ep, recv, &u->hdr, u->data, u->len, false, false);
-		}
-		fabric_unexp_free(ctx->dev, u);
-	}
-}
-
-static ucs_status_t
-rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size_t len, bool rndv)
-{
-	struct fabric_ctx *ctx = ep->ctx;
-	struct fabric_unexp *u;
-
-	if (sd_list_empty(&ctx->unexpected) && !sd_list_empty(&ctx->posted)) {
-		struct fabric_op *recv = sd_container_of(sd_list_pop_head(&ctx->posted), struct fabric_op, node);
-
-		place(ep, recv, h, data, len, rndv, true);
-		return UCS_OK;
-	}
-	if (ctx->n_unexpected >= ctx->max_unexpected || (u = calloc(1, sizeof(*u))) == NULL) {
-		DOCA_LOG_WARN("Connection %u: %u messages already wait for receives; refusing seq %u", ep->id,
-			      ctx->n_unexpected, h->seq);
-		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_QUEUE_FULL);
-		fabric_ep_fail(ep, DOCA_ERROR_FULL);
-		return UCS_OK;
-	}
-	u->ep = ep;
-	u->hdr = *h;
-	u->len = len;
-	u->deadline_ns = fabric_now_ns() + ctx->rnr_timeout_ns;
-	if (rndv) {
-		u->rndv_desc = data;
-	} else if (len > 0) {
-		u->data = malloc(len);
-		if (u->data == NULL) {
-			free(u);
-			fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_INTERNAL);
-			fabric_ep_fail(ep, DOCA_ERROR_NO_MEMORY);
-			return UCS_OK;
-		}
-		memcpy(u->data, data, len);
-	}
-	sd_list_insert_tail(&ctx->unexpected, &u->node);
-	ctx->n_unexpected++;
-	/* the service thread must wake for the deadline */
-	if (ctx->dev->in_service == false) {
-		uint64_t one = 1;
-
-		if (write(ctx->dev->wake_fd, &one, sizeof(one)) < 0)
-			DOCA_LOG_DBG("Failed to wake the service thread");
-	}
-	return rndv ? UCS_INPROGRESS : UCS_OK;
-}
-
-/* Target side of an AM write: the key, range and permission decide. */
-static ucs_status_t
-rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_write *w, void *data, size_t len,
-	 bool rndv)
-{
-	struct fabric_dev *dev = ep->ctx->dev;
-	struct fabric_mr *mr = fabric_mr_lookup(dev, w->mr_id);
-	uint64_t base;
-
-	if (mr == NULL || memcmp(mr->key, w->key, sizeof(mr->key)) != 0 || !(mr->perms & FABRIC_PERM_REMOTE_WRITE) ||
-	    w->raddr < (uintptr_t)mr->addr || len > mr->len || w->raddr - (uintptr_t)mr->addr > mr->len - len) {
-		DOCA_LOG_WARN("Connection %u: remote write of %zu bytes at 0x%llx refused (%s)", ep->id, len,
-			      (unsigned long long)w->raddr,
-			      mr == NULL				      ? "no such registration"
-			      : memcmp(mr->key, w->key, sizeof(mr->key)) != 0 ? "wrong key"
-			      : !(mr->perms & FABRIC_PERM_REMOTE_WRITE)	      ? "no remote write permission"
-									      : "outside the range");
-		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_ACCESS);
-		fabric_ep_fail(ep, DOCA_ERROR_NOT_PERMITTED);
-		return UCS_OK; /* a rendezvous payload not fetched is dropped */
-	}
-	base = w->raddr;
-	if (rndv) {
-		fabric_recv_rndv(ep, h, data, (void *)(uintptr_t)base, len, NULL);
-		return UCS_OK;
-	}
-	if (len > 0)
-		memcpy((void *)(uintptr_t)base, data, len);
-	fabric_ep_rx_placed(ep, h->seq);
-	return UCS_OK;
-}
-
-static doca_error_t
-nak_to_doca(uint32_t status)
-{
-	switch (status) {
-	case FABRIC_NAK_RNR_TIMEOUT:
-		return DOCA_ERROR_TIME_OUT;
-	case FABRIC_NAK_TOO_LONG:
-		return DOCA_ERROR_INVALID_VALUE;
-	case FABRIC_NAK_ACCESS:
-		return DOCA_ERROR_NOT_PERMITTED;
-	case FABRIC_NAK_QUEUE_FULL:
-		return DOCA_ERROR_FULL;
-	default:
-		return DOCA_ERROR_IO_FAILED;
-	}
-}
-
-static void
-rx_nak(struct fabric_ep *ep, const struct fabric_am_hdr *h)
-{
-	doca_error_t err = nak_to_doca(h->aux);
-	struct sd_list *pos;
-
-	sd_list_for_each(pos, &ep->inflight)
-	{
-		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
-
-		if ((op->pending & FABRIC_OPP_ACK) && op->seq == h->seq) {
-			op->status = err;
-			break;
-		}
-	}
-	fabric_ep_fail(ep, err);
-}
-
-ucs_status_t
-fabric_am_handler(void *arg, const void *header, size_t header_length, void *data, size_t length,
-		  const ucp_am_recv_param_t *param)
-{
-	struct fabric_dev *dev = arg;
-	/* UCX hands the header at any alignment: work on an aligned copy */
-	struct {
-		struct fabric_am_hdr h;
-		struct fabric_am_write w;
-	} copy;
-	const struct fabric_am_hdr *h = &copy.h;
-	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-	struct fabric_ep *ep;
-
-	if (header_length >= sizeof(copy.h))
-		memcpy(&copy, header, SD_MIN(header_length, sizeof(copy)));
-	if (header_length < sizeof(*h) || h->magic != FABRIC_AM_MAGIC || h->version != FABRIC_PROTO_VERSION) {
-		DOCA_LOG_DBG("Dropping a message with a bad header (%zu bytes)", header_length);
-		return UCS_OK;
-	}
-	ep = fabric_id_lookup((void **)dev->eps, dev->eps_cap, h->dst_id);
-	if (ep == NULL || ep->cookie != h->cookie || ep->state == FABRIC_EP_ERROR) {
-		DOCA_LOG_DBG("Dropping a message for unknown or failed connection %u", h->dst_id);
-		return UCS_OK;
-	}
-	if (ep->uep == NULL && ep->reply_uep == NULL && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-		ep->reply_uep = param->reply_ep;
-	if (ep->uep == NULL) {
-		/* a peer we never connected back to: learn how to address our answers */
-		ep->peer_id = h->src_id;
-		ep->peer_cookie = h->src_cookie;
-	}
-	if (ep->n_inflight_acked > 0)
-		ep_acked(ep, h->ack);
-
-	switch (h->type) {
-	case FABRIC_AM_ACK:
-		return UCS_OK;
-	case FABRIC_AM_NAK:
-		rx_nak(ep, h);
-		return UCS_OK;
-	case FABRIC_AM_SEND:
-	case FABRIC_AM_SEND_IMM:
-	case FABRIC_AM_WRITE_IMM:
-		return rx_message(ep, h, data, length, rndv);
-	case FABRIC_AM_WRITE:
-		if (header_length < sizeof(*h) + sizeof(struct fabric_am_write))
-			return UCS_OK;
-		return rx_write(ep, h, &copy.w, data, length, rndv);
-	case FABRIC_AM_CHANGED:
-		if (header_length >= sizeof(*h) + sizeof(struct fabric_am_write))
-			rx_changed(dev, &copy.w);
-		return UCS_OK;
-	default:
-		DOCA_LOG_DBG("Dropping a message of unknown type %u", h->type);
-		return UCS_OK;
-	}
-}

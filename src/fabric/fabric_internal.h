@@ -28,6 +28,11 @@
 /* op->pending bits: what still has to happen before the op completes. */
 #define FABRIC_OPP_UCX (1u << 0) /* a UCX request is outstanding */
 #define FABRIC_OPP_ACK (1u << 1) /* the peer's ack is awaited */
+#define FABRIC_OPP_RESP (1u << 2)  /* READ/ATOMIC: the peer's answer is awaited */
+#define FABRIC_OPP_FETCH (1u << 3) /* READ: the answer's rendezvous payload is being fetched */
+
+/* Registration records a process offers to same-host peers (fabric_direct.c). */
+#define FABRIC_RECS_CAP 4096u
 
 /* Links a free UCX callback ticket (fabric_ep.c) in dev->ticket_cache; first member of the ticket. */
 struct fabric_ticket_link {
@@ -56,11 +61,12 @@ struct fabric_dev {
 	struct fabric_mr **mrs;
 	uint32_t mrs_cap;
 	struct sd_list ctxs;
-	struct sd_list rmrs;	/* imported remote ranges (their rkeys are per ep) */
 	struct sd_list ack_eps; /* eps with an ack to send */
+	/* records of our registrations for same-host peers (fabric_direct.c); NULL: none */
+	struct fabric_mr_rec *recs;
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
-	int write_mode_override;   /* -1 auto, else enum fabric_write_mode */
+	bool direct_enabled;	   /* SD_FABRIC_CMA is not 0 (fabric_direct.c) */
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
@@ -117,10 +123,12 @@ struct fabric_ep {
 	ucp_ep_h reply_uep; /* to answer a peer that never connected back */
 	uint32_t peer_id;
 	uint32_t peer_cookie;
-	enum fabric_write_mode write_mode;
 	/* sender side */
 	uint32_t tx_seq;	   /* next seq to use */
+	uint32_t tx_rid;	   /* next READ/ATOMIC request id */
 	uint32_t onesided;	   /* writes/atomics not yet remotely complete */
+	uint32_t writes;	   /* of those, writes (reads and atomics wait for them) */
+	uint32_t n_requests;	   /* READ/ATOMIC requests awaiting their answer */
 	struct sd_list inflight;   /* ops waiting for ack (seq order) or UCX */
 	uint32_t n_inflight_acked; /* inflight ops that need an ack */
 	struct sd_list deferred;   /* ops held back (ordering, window, not connected) */
@@ -140,23 +148,17 @@ struct fabric_ep {
 	 */
 	int pidfd;
 	/*
-	 * Same host and pid namespace: writes and reads go straight into the peer
-	 * with process_vm_writev/readv (what UCX's cma does for rendezvous, but
-	 * UCX 1.13 emulates puts to user memory with active messages the target
-	 * has to serve).  Cleared when the kernel refuses (ptrace policy).
+	 * Same host and pid namespace: writes and reads may go straight into the
+	 * peer with process_vm_writev/readv once its HELLO said where its
+	 * registration records are (fabric_direct.c).  peer_pid comes from the
+	 * connection blob; direct is set only when the HELLO's own pid agrees,
+	 * and cleared when the kernel refuses (ptrace policy).
 	 */
 	uint32_t peer_pid;
-	bool cma;
+	bool direct;
+	uint32_t peer_recs_cap;
+	uint64_t peer_recs_addr;
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
-};
-
-/* A registered range's interior on a memfd a same-host peer can map (fabric_window.c). */
-struct fabric_window {
-	uintptr_t addr; /* page-aligned; 0: no window */
-	size_t len;
-	int fd; /* -1: no window */
-	uint64_t ino; /* the memfd's inode and device, to recognise its mappings */
-	uint64_t dev;
 };
 
 struct fabric_mr {
@@ -166,36 +168,19 @@ struct fabric_mr {
 	size_t len;
 	uint32_t perms;
 	uint8_t key[16];
-	ucp_mem_h memh;
-	uint8_t *blob;
-	size_t blob_len;
+	struct fabric_mr_blob blob;
 	fabric_mr_notify_cb notify; /* called (dev->lock held) on FABRIC_AM_CHANGED */
 	void *notify_arg;
-	struct fabric_window win;
 };
 
-struct fabric_rkey_cache {
-	struct fabric_ep *ep;
-	ucp_rkey_h rkey;
-};
-
+/* A peer's range as its blob describes it; the peer's record has the last word. */
 struct fabric_rmr {
 	struct fabric_dev *dev;
-	struct sd_list node; /* in dev->rmrs */
 	uint64_t addr;
 	uint64_t len;
 	uint32_t perms;
 	uint32_t mr_id;
 	uint8_t key[16];
-	void *rkey_buf;
-	size_t rkey_len;
-	/* rkeys are per UCP endpoint; unpacked lazily */
-	struct fabric_rkey_cache *rkeys;
-	uint32_t n_rkeys;
-	/* the exporter's shared window (win.len 0: none), mapped on first direct access */
-	struct fabric_window_desc win;
-	uint8_t *win_view;
-	bool win_tried;
 };
 
 /* A message that arrived before a receive was posted. */
@@ -235,34 +220,58 @@ void fabric_id_free(void **table, uint32_t cap, uint32_t id);
 void fabric_complete(struct fabric_op *op, doca_error_t status);
 void fabric_op_done_bits(struct fabric_op *op, uint16_t bits, doca_error_t status);
 void fabric_dev_progress_locked(struct fabric_dev *dev);
-void fabric_ctx_deliver_unexpected(struct fabric_ctx *ctx);
 uint64_t fabric_timers_run(struct fabric_dev *dev);
 doca_error_t fabric_svc_start(struct fabric_dev *dev);
 void fabric_svc_stop(struct fabric_dev *dev);
 
-/* fabric_ep.c */
-ucs_status_t fabric_am_handler(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			       const ucp_am_recv_param_t *param);
+/* The UCP endpoint answers go out on: ours, or the one a peer that never connected back came on. */
+static inline ucp_ep_h
+fabric_ep_uep(const struct fabric_ep *ep)
+{
+	return ep->uep != NULL ? ep->uep : ep->reply_uep;
+}
+
+/* fabric_ep.c: queue pairs, the sender side */
 void fabric_ep_fail(struct fabric_ep *ep, doca_error_t err);
 void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
+void fabric_ep_acked(struct fabric_ep *ep, uint32_t ack);
+void fabric_ep_send_hello(struct fabric_ep *ep);
+/*
+ * A control message (no seq of its own, no ack): header, ext_len bytes after
+ * it, then len bytes of payload.  Header and extension are copied; so is the
+ * payload with copy, else it must stay valid until UCX is done (a READ answer
+ * straight from a registered range).  Dropped if the ep cannot send.
+ */
+void fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux, const void *ext, size_t ext_len,
+			 const void *payload, size_t len, bool copy);
+struct fabric_op *fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid);
+void fabric_ep_request_answered(struct fabric_op *op, doca_error_t status);
 void fabric_acks_flush(struct fabric_dev *dev);
 void fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u);
 void fabric_liveness_check(struct fabric_dev *dev);
 void fabric_op_orphan(struct fabric_op *op);
 void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
-void fabric_recv_rndv(struct fabric_ep *ep, const struct fabric_am_hdr *hdr, void *desc, void *dst, size_t len,
-		      struct fabric_op *recv);
+doca_error_t fabric_nak_to_doca(uint32_t status);
 
-/* fabric_window.c */
-bool fabric_window_enabled(void);
-doca_error_t fabric_window_create(void *addr, size_t len, struct fabric_window *w);
-void fabric_window_destroy(struct fabric_window *w);
-void *fabric_window_map(int pidfd, int remote_fd, uint64_t ino, uint64_t len);
+/* fabric_rx.c: the receiver side (UCX's AM handler, placement, the target's checks) */
+ucs_status_t fabric_am_handler(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			       const ucp_am_recv_param_t *param);
+void fabric_ctx_deliver_unexpected(struct fabric_ctx *ctx);
+
+/* fabric_direct.c */
+void fabric_recs_init(struct fabric_dev *dev);
+void fabric_recs_fini(struct fabric_dev *dev);
+void fabric_rec_publish(struct fabric_dev *dev, const struct fabric_mr *mr);
+void fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr);
+void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello);
+bool fabric_direct_copy(struct fabric_ep *ep, const struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr,
+			bool write);
 
 /* fabric_mem.c */
 struct fabric_mr *fabric_mr_lookup(struct fabric_dev *dev, uint32_t id);
-ucp_rkey_h fabric_rmr_rkey(struct fabric_rmr *rmr, struct fabric_ep *ep);
-void fabric_rmr_forget_ep(struct fabric_dev *dev, struct fabric_ep *ep);
+/* The target's verdict on an access to one of its ranges: NULL (allowed, *mr set) or why not. */
+const char *fabric_mr_check(struct fabric_dev *dev, const struct fabric_am_rma *rma, uint64_t len, uint32_t perm,
+			    struct fabric_mr **mr);
 
 #endif /* SD_FABRIC_INTERNAL_H_ */

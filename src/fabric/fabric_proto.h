@@ -14,7 +14,15 @@
 #include <endian.h>
 #include <stdint.h>
 
-#define FABRIC_PROTO_VERSION 1
+#include <doca_error.h>
+
+/*
+ * Version 2: every remote access is checked by the target's own record of
+ * the range: served by the target as an active message, or (same host) copied
+ * by the initiator with the kernel after it read that record (no UCX
+ * put/get/atomics, no rkeys, no shared windows); see docs/security.md.
+ */
+#define FABRIC_PROTO_VERSION 2
 
 /* ---- active messages ---- */
 
@@ -27,15 +35,25 @@ enum fabric_am_type {
 	FABRIC_AM_SEND = 1,	 /* payload -> posted receive; needs ack */
 	FABRIC_AM_SEND_IMM = 2,	 /* same, imm valid */
 	FABRIC_AM_WRITE_IMM = 3, /* no payload; consumes a receive; aux = written length */
-	FABRIC_AM_WRITE = 4,	 /* payload -> registered range (struct fabric_am_write follows) */
+	FABRIC_AM_WRITE = 4,	 /* payload -> registered range (struct fabric_am_rma follows); needs ack */
 	FABRIC_AM_ACK = 5,	 /* no payload; ack field is the news */
 	FABRIC_AM_NAK = 6,	 /* seq failed with status aux (FABRIC_NAK_*); connection is dead */
 	/*
-	 * struct fabric_am_write follows, no payload, no ack: the initiator's
+	 * struct fabric_am_rma follows, no payload, no ack: the initiator's
 	 * atomic on that range completed; the target tells the range's owner
 	 * (sync events wake their waiters).  Unknown mr or wrong key: dropped.
 	 */
 	FABRIC_AM_CHANGED = 7,
+	/* struct fabric_am_rma follows; seq = request id, aux = length. Answered by READ_RESP. */
+	FABRIC_AM_READ = 8,
+	/* seq = request id, aux = 0 or a FABRIC_NAK_* status; payload: the bytes read. */
+	FABRIC_AM_READ_RESP = 9,
+	/* struct fabric_am_atomic follows; seq = request id. Answered by ATOMIC_RESP. */
+	FABRIC_AM_ATOMIC = 10,
+	/* seq = request id, aux = 0 or a FABRIC_NAK_* status; payload: the old value (8 bytes). */
+	FABRIC_AM_ATOMIC_RESP = 11,
+	/* struct fabric_am_hello follows: sent once by each side right after it connects. */
+	FABRIC_AM_HELLO = 12,
 };
 
 enum fabric_nak_status {
@@ -48,9 +66,10 @@ enum fabric_nak_status {
 
 /*
  * Header of every soft NIC active message (UCP carries it separately from the
- * payload).  seq numbers the messages that need an answer (SEND*, WRITE*) per
+ * payload).  seq numbers the messages that need an ack (SEND*, WRITE*) per
  * direction of a connection, from 1; ack says "every seq below this one was
- * placed successfully" (cumulative, piggybacked on any message).
+ * placed successfully" (cumulative, piggybacked on any message).  READ and
+ * ATOMIC requests number themselves separately (their answer is the ack).
  */
 struct fabric_am_hdr {
 	uint16_t magic;	 /* FABRIC_AM_MAGIC */
@@ -61,23 +80,74 @@ struct fabric_am_hdr {
 	uint32_t seq;
 	uint32_t ack;
 	uint32_t imm;	     /* opaque, never byte-swapped */
-	uint32_t aux;	     /* WRITE_IMM: length; NAK: status */
+	uint32_t aux;	     /* WRITE_IMM, READ: length; NAK, *_RESP: status */
 	uint32_t src_id;     /* sender's connection id: lets a receiver that never */
 	uint32_t src_cookie; /* connected back address its acks */
 	uint32_t reserved;
 };
 static_assert(sizeof(struct fabric_am_hdr) == 40, "fabric_am_hdr is a wire format");
 
-/* Follows the header of FABRIC_AM_WRITE: where the payload goes, and the proof. */
-struct fabric_am_write {
+/* Follows the header of WRITE, READ and CHANGED: which registered range, and the proof. */
+struct fabric_am_rma {
 	uint64_t raddr; /* target virtual address */
 	uint32_t mr_id;
 	uint32_t reserved;
 	uint8_t key[16];
 };
-static_assert(sizeof(struct fabric_am_write) == 32, "fabric_am_write is a wire format");
-/* An op embeds the largest header (struct fabric_op.wire). */
-#define FABRIC_AM_HDR_MAX (sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_write))
+static_assert(sizeof(struct fabric_am_rma) == 32, "fabric_am_rma is a wire format");
+
+enum fabric_atomic_op {
+	FABRIC_ATOMIC_FETCH_ADD = 1, /* operand[0] added */
+	FABRIC_ATOMIC_CMP_SWP = 2,   /* operand[1] stored if the value equals operand[0] */
+};
+
+/* Follows the header of ATOMIC: an 8-byte aligned word of a registered range. */
+struct fabric_am_atomic {
+	struct fabric_am_rma rma;
+	uint32_t op; /* enum fabric_atomic_op */
+	uint32_t reserved;
+	uint64_t operand[2];
+};
+static_assert(sizeof(struct fabric_am_atomic) == 56, "fabric_am_atomic is a wire format");
+
+/*
+ * Follows the header of HELLO.  What the sender is, in its own words (a
+ * descriptor file can be edited; a message from the process itself cannot):
+ * its pid and pid namespace, and where its registration records live
+ * (fabric_direct.c), so a same-host peer can verify a key, range and
+ * permission against the owner's own record before copying with the kernel.
+ * recs_cap 0: no records (direct copies into this process are not offered).
+ */
+struct fabric_am_hello {
+	uint32_t pid;
+	uint32_t recs_cap;
+	uint64_t pid_ns;
+	uint64_t recs_addr;
+};
+static_assert(sizeof(struct fabric_am_hello) == 24, "fabric_am_hello is a wire format");
+
+/*
+ * A registration as its owner records it (fabric_direct.c), in an array in
+ * the owner's memory at the address its HELLO gives, slot mr_id - 1.  A
+ * same-host peer reads the slot with process_vm_readv (one copy, lowest
+ * address first) before it copies into or out of the range itself.  The owner
+ * writes seq_end = odd, the fields, then seq = seq_end = even: a copy whose
+ * seq and seq_end are equal and even was not torn by an update.
+ */
+struct fabric_mr_rec {
+	uint64_t seq;
+	uint64_t addr;
+	uint64_t len;
+	uint32_t perms; /* 0: no registration */
+	uint32_t mr_id;
+	uint8_t key[16];
+	uint64_t seq_end;
+	uint64_t reserved;
+};
+static_assert(sizeof(struct fabric_mr_rec) == 64, "fabric_mr_rec is read by other processes");
+
+/* An op embeds the largest request header (struct fabric_op.wire). */
+#define FABRIC_AM_HDR_MAX (sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_atomic))
 
 /* ---- export blobs ---- */
 
@@ -94,7 +164,7 @@ struct fabric_blob_hdr {
 };
 static_assert(sizeof(struct fabric_blob_hdr) == 16, "fabric_blob_hdr is a wire format");
 
-/* Connection blob: then addr_len bytes of UCP worker address. */
+/* Connection blob: then addr_len bytes of UCP worker address (at hdr_len). */
 struct fabric_conn_blob {
 	struct fabric_blob_hdr hdr;
 	uint32_t conn_id;
@@ -104,38 +174,18 @@ struct fabric_conn_blob {
 	uint32_t pid;	 /* exporting process, for liveness on the same host */
 	uint64_t pid_ns; /* inode of its pid namespace: pid means something only if equal */
 	/*
-	 * Extension of version 1 (read only when hdr_len covers it): the
-	 * exporter's UCX tcp receive segment in bytes.  UCX sends AM fragments
-	 * as large as its own segment and a receiver with a smaller one aborts,
-	 * so tcp peers must agree.  A blob without it comes from a build that
-	 * left UCX's default (FABRIC_TCP_SEG_UCX_DEFAULT).
+	 * The exporter's UCX tcp receive segment in bytes (0: tcp not allowed
+	 * there).  UCX sends AM fragments as large as its own segment and a
+	 * receiver with a smaller one aborts, so tcp peers must agree.
 	 */
 	uint32_t tcp_seg;
 	uint32_t reserved;
 };
-#define FABRIC_CONN_BLOB_V1_LEN 56 /* fixed part before tcp_seg */
-#define FABRIC_TCP_SEG_UCX_DEFAULT (64u << 10)
 static_assert(sizeof(struct fabric_conn_blob) == 64, "fabric_conn_blob is a wire format");
-static_assert(offsetof(struct fabric_conn_blob, tcp_seg) == FABRIC_CONN_BLOB_V1_LEN, "v1 prefix kept");
 
 /*
- * A shared window: a memfd in the exporter that a same-host peer may map
- * (fabric_window.c).  len 0: none.
- */
-struct fabric_window_desc {
-	uint64_t addr; /* inside the blob's [addr, addr + len), page-aligned */
-	uint64_t len;
-	uint64_t ino; /* the memfd's inode: tells a reused fd number apart */
-	int32_t fd;   /* fd number in the exporter */
-	uint32_t pid; /* exporter pid, in the pid namespace pid_ns */
-	uint64_t pid_ns;
-};
-static_assert(sizeof(struct fabric_window_desc) == 40, "fabric_window_desc is a wire format");
-
-/*
- * Memory blob: then rkey_len bytes of packed UCP rkey (at hdr_len).  The
- * window extends version 1: a parser reads it only when hdr_len covers it,
- * and older parsers skip it.
+ * Memory blob: a registered range and the 128-bit key that proves the right
+ * to it.  The target checks key, range and permission on every access.
  */
 struct fabric_mr_blob {
 	struct fabric_blob_hdr hdr;
@@ -144,23 +194,23 @@ struct fabric_mr_blob {
 	uint32_t perms; /* FABRIC_PERM_* */
 	uint32_t mr_id;
 	uint8_t key[16];
-	uint32_t rkey_len;
-	uint32_t reserved;
-	struct fabric_window_desc win;
 };
-static_assert(sizeof(struct fabric_mr_blob) == 104, "fabric_mr_blob is a wire format");
-#define FABRIC_MR_BLOB_V1_LEN 64u
+static_assert(sizeof(struct fabric_mr_blob) == 56, "fabric_mr_blob is a wire format");
+static_assert(offsetof(struct fabric_mr_blob, perms) == 32 && offsetof(struct fabric_mr_blob, key) == 40,
+	      "fabric_mr_blob field offsets are a wire format");
 
-/* A blob's window, when it has one, lies inside its range and names an fd. */
-static inline bool
-sd_fabric_window_desc_ok(const struct fabric_mr_blob *b)
-{
-	const struct fabric_window_desc *w = &b->win;
-
-	if (w->len == 0)
-		return true;
-	return w->fd >= 0 && w->addr >= b->addr && w->addr + w->len > w->addr && w->addr + w->len <= b->addr + b->len;
-}
+/*
+ * Parsers of the blobs (fabric_blob.c), the only ones: pure functions over
+ * bytes from another process (fuzzed, tests/fuzz/rdma).  They check magic,
+ * version, every length and field, copy the fixed part into *out and return
+ * DOCA_SUCCESS; otherwise INVALID_VALUE (UNSUPPORTED_VERSION for another
+ * version) with *reason (may be NULL) saying what is wrong, for the caller
+ * that knows the DOCA call to log.  A connection blob's worker address is
+ * the addr_len bytes at blob + out->hdr.hdr_len.
+ */
+doca_error_t sd_fabric_conn_blob_parse(const void *blob, size_t len, struct fabric_conn_blob *out,
+				       const char **reason);
+doca_error_t sd_fabric_mr_blob_parse(const void *blob, size_t len, struct fabric_mr_blob *out, const char **reason);
 
 /* The soft NIC only runs where the CPU is little-endian (x86-64, aarch64). */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "wire formats are little-endian");

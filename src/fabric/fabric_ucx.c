@@ -163,7 +163,8 @@ tls_mentions(const char *tls, const char *const names[], size_t n)
 
 /*
  * Whether UCX may use shared memory for this process: UCX_TLS lists the
- * allowed transports ("^x" excludes).  Only used to pick the write mode.
+ * allowed transports ("^x" excludes).  Decides the error handling mode of
+ * same-host endpoints (sd_fabric_ep_connect).
  */
 static bool
 shm_allowed(void)
@@ -276,7 +277,13 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 		(void)ucp_config_modify(config, "RX_SEG_SIZE", FABRIC_TCP_RX_SEG_SIZE);
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+	/*
+	 * Active messages only: without RMA and AMO, UCX registers no handler
+	 * for its software put/get/atomics, which over tcp would write and read
+	 * any address a peer names without asking us.  Every remote access
+	 * reaches our memory through fabric_rx.c's checks or fabric_direct.c's.
+	 */
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	params.mt_workers_shared = 0;
 	params.name = "softdoca";
 	st = ucp_init(&params, config, &dev->ucp);
@@ -328,7 +335,7 @@ static doca_error_t
 dev_create(const char *netdev, struct fabric_dev **out)
 {
 	struct fabric_dev *dev;
-	const char *wm = getenv("SD_FABRIC_WRITE");
+	const char *direct = getenv("SD_FABRIC_CMA");
 	doca_error_t err;
 
 	dev = calloc(1, sizeof(*dev));
@@ -336,7 +343,6 @@ dev_create(const char *netdev, struct fabric_dev **out)
 		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_init(&dev->lock, NULL);
 	sd_list_init(&dev->ctxs);
-	sd_list_init(&dev->rmrs);
 	sd_list_init(&dev->ack_eps);
 	snprintf(dev->netdev, sizeof(dev->netdev), "%s", netdev ? netdev : "");
 	read_host_id(dev->host_id);
@@ -347,11 +353,8 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	}
 	dev->shm_enabled = shm_allowed();
 	dev->tcp_seg = tcp_seg_bytes();
-	dev->write_mode_override = -1;
-	if (wm != NULL && strcmp(wm, "put") == 0)
-		dev->write_mode_override = FABRIC_WRITE_PUT;
-	else if (wm != NULL && strcmp(wm, "am") == 0)
-		dev->write_mode_override = FABRIC_WRITE_AM;
+	dev->direct_enabled = !(direct != NULL && direct[0] == '0');
+	fabric_recs_init(dev);
 	dev->efd = -1;
 	dev->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (dev->wake_fd < 0) {
@@ -375,6 +378,7 @@ cleanup_ucx:
 cleanup_wake:
 	close(dev->wake_fd);
 cleanup_dev:
+	fabric_recs_fini(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 	return err;
@@ -453,6 +457,7 @@ sd_fabric_dev_close(struct fabric_dev *dev)
 	close(dev->wake_fd);
 	free(dev->eps);
 	free(dev->mrs);
+	fabric_recs_fini(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -2,8 +2,8 @@
 /*
  * Parsers of the descriptors in rdma_proto.h.  They trust nothing: every
  * length is checked before it is used, fields are copied out with memcpy (the
- * application's bytes may be unaligned), and the embedded fabric blob is
- * checked structurally so the fabric sees only well-formed blobs.
+ * application's bytes may be unaligned).  The embedded fabric blob is judged
+ * by the fabric's own parser (fabric_blob.c), whose reason the caller logs.
  */
 #include <endian.h>
 #include <string.h>
@@ -18,64 +18,6 @@ refuse(const char **reason, const char *why)
 	if (reason != NULL)
 		*reason = why;
 	return DOCA_ERROR_INVALID_VALUE;
-}
-
-doca_error_t
-sd_rdma_fabric_conn_check(const uint8_t *blob, size_t len, const char **reason)
-{
-	struct fabric_conn_blob b;
-
-	if (blob == NULL || len < FABRIC_CONN_BLOB_V1_LEN)
-		return refuse(reason, "fabric connection blob shorter than its header");
-	memset(&b, 0, sizeof(b));
-	memcpy(&b, blob, len < sizeof(b) ? len : sizeof(b));
-	if (b.hdr.magic != FABRIC_CONN_MAGIC)
-		return refuse(reason, "fabric connection blob has a bad magic");
-	if (b.hdr.version != FABRIC_PROTO_VERSION) {
-		if (reason != NULL)
-			*reason = "fabric connection blob of another version";
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
-	if (b.hdr.hdr_len < FABRIC_CONN_BLOB_V1_LEN || b.hdr.hdr_len > len || b.hdr.total_len != len)
-		return refuse(reason, "fabric connection blob lengths disagree");
-	if (b.addr_len == 0 || b.addr_len > len - b.hdr.hdr_len)
-		return refuse(reason, "fabric connection blob worker address does not fit");
-	if (b.conn_id == 0)
-		return refuse(reason, "fabric connection blob has connection id 0");
-	return DOCA_SUCCESS;
-}
-
-doca_error_t
-sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_t *mr_len, uint32_t *perms,
-			const char **reason)
-{
-	struct fabric_mr_blob b;
-
-	if (blob == NULL || len < FABRIC_MR_BLOB_V1_LEN)
-		return refuse(reason, "fabric memory blob shorter than its header");
-	memset(&b, 0, sizeof(b));
-	memcpy(&b, blob, len < sizeof(b) ? len : sizeof(b));
-	if (b.hdr.magic != FABRIC_MR_MAGIC)
-		return refuse(reason, "fabric memory blob has a bad magic");
-	if (b.hdr.version != FABRIC_PROTO_VERSION) {
-		if (reason != NULL)
-			*reason = "fabric memory blob of another version";
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
-	if (b.hdr.hdr_len < FABRIC_MR_BLOB_V1_LEN || b.hdr.hdr_len > len || b.hdr.total_len != len)
-		return refuse(reason, "fabric memory blob lengths disagree");
-	if (b.rkey_len == 0 || b.rkey_len > len - b.hdr.hdr_len)
-		return refuse(reason, "fabric memory blob rkey does not fit");
-	if (b.len == 0 || b.addr + b.len < b.addr)
-		return refuse(reason, "fabric memory blob range is empty or wraps");
-	if ((b.perms & ~FABRIC_PERM_ALL) != 0 || b.mr_id == 0)
-		return refuse(reason, "fabric memory blob has unknown permission bits or region id 0");
-	if (b.hdr.hdr_len >= sizeof(b) && !sd_fabric_window_desc_ok(&b))
-		return refuse(reason, "fabric memory blob has a shared window outside its range");
-	*addr = b.addr;
-	*mr_len = b.len;
-	*perms = b.perms;
-	return DOCA_SUCCESS;
 }
 
 /*
@@ -134,7 +76,7 @@ sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdma_conn_info *
 		return refuse(reason, "unknown transport type");
 	if (le32toh(d.conn_id) == 0)
 		return refuse(reason, "connection id 0");
-	err = sd_rdma_fabric_conn_check(p + le16toh(d.hdr_len), le32toh(d.fabric_len), reason);
+	err = sd_fabric_conn_blob_parse(p + le16toh(d.hdr_len), le32toh(d.fabric_len), NULL, reason);
 	if (err != DOCA_SUCCESS)
 		return err;
 	out->permissions = le32toh(d.permissions);
@@ -150,8 +92,7 @@ sd_rdma_mmap_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *o
 {
 	const uint8_t *p = desc;
 	struct sd_rdma_mmap_desc d;
-	uint64_t faddr, flen;
-	uint32_t fperms;
+	struct fabric_mr_blob fb;
 	doca_error_t err;
 
 	if (desc == NULL || out == NULL)
@@ -175,15 +116,15 @@ sd_rdma_mmap_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *o
 		return refuse(reason, "fabric part length disagrees with the total length");
 	if (d.len == 0 || le64toh(d.addr) + le64toh(d.len) < le64toh(d.addr))
 		return refuse(reason, "empty or wrapping range");
-	err = sd_rdma_fabric_mr_check(p + sizeof(d), le32toh(d.fabric_len), &faddr, &flen, &fperms, reason);
+	err = sd_fabric_mr_blob_parse(p + sizeof(d), le32toh(d.fabric_len), &fb, reason);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (faddr != le64toh(d.addr) || flen != le64toh(d.len))
+	if (fb.addr != le64toh(d.addr) || fb.len != le64toh(d.len))
 		return refuse(reason, "fabric range differs from the descriptor's range");
 	out->addr = le64toh(d.addr);
 	out->len = le64toh(d.len);
 	out->permissions = le32toh(d.permissions);
-	out->fabric_perms = fperms;
+	out->fabric_perms = fb.perms;
 	out->fabric = p + sizeof(d);
 	out->fabric_len = le32toh(d.fabric_len);
 	return DOCA_SUCCESS;
@@ -194,8 +135,7 @@ sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out
 {
 	const uint8_t *p = desc;
 	struct sd_rdma_se_desc d;
-	uint64_t faddr, flen;
-	uint32_t fperms;
+	struct fabric_mr_blob fb;
 	doca_error_t err;
 
 	if (desc == NULL || out == NULL)
@@ -210,18 +150,18 @@ sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out
 		return refuse(reason, "fabric part length disagrees with the total length, or reserved is set");
 	if ((le64toh(d.addr) & 7) != 0)
 		return refuse(reason, "event value address is not 8-byte aligned");
-	err = sd_rdma_fabric_mr_check(p + le16toh(d.hdr_len), le32toh(d.fabric_len), &faddr, &flen, &fperms, reason);
+	err = sd_fabric_mr_blob_parse(p + le16toh(d.hdr_len), le32toh(d.fabric_len), &fb, reason);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (faddr != le64toh(d.addr) || flen != 8)
+	if (fb.addr != le64toh(d.addr) || fb.len != 8)
 		return refuse(reason, "fabric range is not the event's 8-byte value");
-	if ((fperms & (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_ATOMIC)) !=
+	if ((fb.perms & (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_ATOMIC)) !=
 	    (FABRIC_PERM_REMOTE_READ | FABRIC_PERM_REMOTE_ATOMIC))
 		return refuse(reason, "fabric range does not grant read and atomic access");
-	out->addr = faddr;
+	out->addr = fb.addr;
 	out->len = 8;
 	out->permissions = 0;
-	out->fabric_perms = fperms;
+	out->fabric_perms = fb.perms;
 	out->fabric = p + le16toh(d.hdr_len);
 	out->fabric_len = le32toh(d.fabric_len);
 	return DOCA_SUCCESS;

@@ -131,9 +131,4 @@ doca_error_t sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdm
 doca_error_t sd_rdma_mmap_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out, const char **reason);
 doca_error_t sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out, const char **reason);
 
-/* Structural checks of the fabric blobs (same contract as the parsers). */
-doca_error_t sd_rdma_fabric_conn_check(const uint8_t *blob, size_t len, const char **reason);
-doca_error_t sd_rdma_fabric_mr_check(const uint8_t *blob, size_t len, uint64_t *addr, uint64_t *mr_len, uint32_t *perms,
-				     const char **reason);
-
 #endif /* SD_RDMA_PROTO_H_ */

@@ -87,6 +87,18 @@ sd_list_pop_head(struct sd_list *head)
 	return elem;
 }
 
+/* Compare secrets (keys) in constant time: how long it takes says nothing about where they differ. */
+static inline bool
+sd_secret_equal(const void *a, const void *b, size_t len)
+{
+	const volatile uint8_t *x = a, *y = b;
+	uint8_t d = 0;
+
+	for (size_t i = 0; i < len; i++)
+		d |= (uint8_t)(x[i] ^ y[i]);
+	return d == 0;
+}
+
 #define sd_list_for_each(pos, head) for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 
 #define sd_list_for_each_safe(pos, tmp, head) \

@@ -50,7 +50,7 @@ fuzz_one(enum fuzz_kind kind, const uint8_t *data, size_t size)
 		check_inside(data, size, info.fabric, info.fabric_len);
 		if (info.conn_id == 0 || info.transport > 1 || size > SD_RDMA_DESC_MAX)
 			abort();
-		if (sd_rdma_fabric_conn_check(info.fabric, info.fabric_len, NULL) != DOCA_SUCCESS)
+		if (sd_fabric_conn_blob_parse(info.fabric, info.fabric_len, NULL, NULL) != DOCA_SUCCESS)
 			abort();
 		return;
 	}

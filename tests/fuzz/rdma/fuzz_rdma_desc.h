@@ -48,31 +48,22 @@ fuzz_fabric_conn(uint8_t *buf, uint32_t addr_len)
 }
 
 static inline size_t
-fuzz_fabric_mr(uint8_t *buf, uint64_t addr, uint64_t len, uint32_t perms, uint32_t rkey_len)
+fuzz_fabric_mr(uint8_t *buf, uint64_t addr, uint64_t len, uint32_t perms)
 {
 	struct fabric_mr_blob b = {0};
 
 	b.hdr.magic = FABRIC_MR_MAGIC;
 	b.hdr.version = FABRIC_PROTO_VERSION;
 	b.hdr.hdr_len = sizeof(b);
-	b.hdr.total_len = (uint32_t)(sizeof(b) + rkey_len);
+	b.hdr.total_len = sizeof(b);
 	b.addr = addr;
 	b.len = len;
 	b.perms = perms;
 	b.mr_id = 7;
-	b.rkey_len = rkey_len;
-	/* a shared window over the whole range, so mutations reach its checks */
-	b.win.addr = addr;
-	b.win.len = len;
-	b.win.ino = 99;
-	b.win.fd = 3;
-	b.win.pid = 4242;
 	for (int i = 0; i < 16; i++)
 		b.key[i] = (uint8_t)(0xa0 + i);
 	memcpy(buf, &b, sizeof(b));
-	for (uint32_t i = 0; i < rkey_len; i++)
-		buf[sizeof(b) + i] = (uint8_t)(i * 7 + 1);
-	return sizeof(b) + rkey_len;
+	return sizeof(b);
 }
 
 /* A valid descriptor of kind into buf (>= 4096 bytes); returns its length. */
@@ -99,7 +90,7 @@ fuzz_valid_desc(enum fuzz_kind kind, uint8_t *buf)
 	if (kind == FUZZ_MMAP) {
 		struct sd_rdma_mmap_desc d = {0};
 
-		flen = fuzz_fabric_mr(buf + sizeof(d), 0x7f0000001000ull, 4096, FABRIC_PERM_REMOTE_WRITE, 90);
+		flen = fuzz_fabric_mr(buf + sizeof(d), 0x7f0000001000ull, 4096, FABRIC_PERM_REMOTE_WRITE);
 		d.hdr.magic = SD_MMAP_DESC_MAGIC;
 		d.hdr.version = SD_RDMA_MMAP_DESC_VERSION;
 		d.hdr.kind = SD_MMAP_DESC_KIND_RDMA;
@@ -114,7 +105,7 @@ fuzz_valid_desc(enum fuzz_kind kind, uint8_t *buf)
 	{
 		struct sd_rdma_se_desc d = {0};
 
-		flen = fuzz_fabric_mr(buf + sizeof(d), 0x7f0000002008ull, 8, FABRIC_PERM_ALL, 90);
+		flen = fuzz_fabric_mr(buf + sizeof(d), 0x7f0000002008ull, 8, FABRIC_PERM_ALL);
 		d.magic = SD_RDMA_SE_MAGIC;
 		d.version = SD_RDMA_SE_VERSION;
 		d.hdr_len = sizeof(d);

@@ -16,7 +16,6 @@
 #include "sd_test.h"
 #include "fabric.h"
 #include "fabric_proto.h"
-#include "sd_copy.h"
 
 /* ---- helpers ---- */
 
@@ -451,7 +450,8 @@ run_write_then_send(int tcp)
 	rmr = import_mr(&s, NULL, NULL);
 	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
 	sd_fabric_ep_get_stats(s.ep, &st);
-	ASSERT_EQ(st.write_mode, tcp ? FABRIC_WRITE_AM : FABRIC_WRITE_PUT);
+	if (tcp)
+		ASSERT(!st.direct); /* no kernel copies across the tcp "hosts" */
 	for (round = 0; round < 8; round++) {
 		struct fabric_op w = {.cb = op_done}, m = {.cb = op_done};
 		int wd = 0, md = 0;
@@ -655,7 +655,6 @@ run_access_refused(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	setenv("SD_FABRIC_WRITE", "am", 1); /* the target checks every write */
 	if (fork_peer(&s, &pid)) {
 		static uint8_t mem[4096], ro[4096];
 		struct fabric_mr *mr, *mr_ro;
@@ -728,7 +727,6 @@ run_wrong_key(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	setenv("SD_FABRIC_WRITE", "am", 1);
 	if (fork_peer(&s, &pid)) {
 		static uint8_t mem[4096];
 		struct fabric_mr *mr;
@@ -809,290 +807,18 @@ run_peer_killed(int tcp)
 }
 BOTH(peer_killed)
 
-/* ---- shared windows (fabric_window.c) ---- */
-
-/* Bytes of [lo, hi) mapped from our memfd ("softdoca-window") in this process. */
-static size_t
-window_bytes(uintptr_t lo, uintptr_t hi)
-{
-	char line[512];
-	size_t n = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	CHECK(f != NULL);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		uintptr_t a, b;
-
-		if (strstr(line, "softdoca-window") == NULL || sscanf(line, "%lx-%lx", &a, &b) != 2)
-			continue;
-		if (a < lo)
-			a = lo;
-		if (b > hi)
-			b = hi;
-		if (b > a)
-			n += b - a;
-	}
-	fclose(f);
-	return n;
-}
-
-/*
- * The exporter: the page-aligned interior of a registered range moves onto
- * the memfd with its bytes; deregistration puts private pages back, bytes
- * included.  Ranges without a 64 KiB interior, SD_FABRIC_WINDOW=0 and memory
- * that is not private anonymous get no window but register all the same.
- */
-TEST(window_exporter)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	uint8_t *mem = malloc(WLEN + 100), *want = malloc(WLEN);
-	uintptr_t lo = ((uintptr_t)(mem + 3) + pg - 1) & ~(uintptr_t)(pg - 1);
-	uintptr_t hi = ((uintptr_t)(mem + 3) + WLEN) & ~(uintptr_t)(pg - 1);
-	struct fabric_dev *dev;
-	struct fabric_mr *mr;
-	const struct fabric_mr_blob *b;
-	const void *blob;
-	size_t blen;
-	uint8_t *filemap;
-	FILE *tmp;
-
-	ASSERT_OK(sd_fabric_dev_open(NULL, &dev));
-	fill(mem, WLEN + 100, 5);
-	memcpy(want, mem + 3, WLEN);
-	ASSERT_OK(sd_fabric_mr_register(dev, mem + 3, WLEN, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), hi - lo);
-	ASSERT_EQ(window_bytes(lo, hi), hi - lo);
-	ASSERT_MEM_EQ(mem + 3, want, WLEN);
-	ASSERT_OK(sd_fabric_mr_export(mr, &blob, &blen));
-	b = blob;
-	ASSERT_EQ(b->hdr.hdr_len, sizeof(*b));
-	ASSERT_EQ(b->win.addr, lo);
-	ASSERT_EQ(b->win.len, hi - lo);
-	ASSERT_EQ(b->win.pid, (uint32_t)getpid());
-	ASSERT(b->win.fd >= 0);
-	/* the application writes through its own pointers as before */
-	mem[3 + WLEN / 2] ^= 0xff;
-	want[WLEN / 2] ^= 0xff;
-	sd_fabric_mr_deregister(mr);
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	ASSERT_MEM_EQ(mem + 3, want, WLEN);
-
-	/* too small an interior: no window */
-	ASSERT_OK(sd_fabric_mr_register(dev, mem, 60 << 10, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	sd_fabric_mr_deregister(mr);
-	/* local access only: no window */
-	ASSERT_OK(sd_fabric_mr_register(dev, mem, WLEN, FABRIC_PERM_REMOTE_ATOMIC, &mr));
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	sd_fabric_mr_deregister(mr);
-	/* turned off */
-	setenv("SD_FABRIC_WINDOW", "0", 1);
-	ASSERT_OK(sd_fabric_mr_register(dev, mem, WLEN, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	ASSERT_OK(sd_fabric_mr_export(mr, &blob, &blen));
-	ASSERT_EQ(((const struct fabric_mr_blob *)blob)->win.len, 0);
-	sd_fabric_mr_deregister(mr);
-	unsetenv("SD_FABRIC_WINDOW");
-	/* a file mapping is the file's, not ours to move */
-	tmp = tmpfile();
-	ASSERT(tmp != NULL);
-	ASSERT_EQ(ftruncate(fileno(tmp), WLEN), 0);
-	filemap = mmap(NULL, WLEN, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(tmp), 0);
-	ASSERT(filemap != MAP_FAILED);
-	ASSERT_OK(sd_fabric_mr_register(dev, filemap, WLEN, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	sd_fabric_mr_deregister(mr);
-	munmap(filemap, WLEN);
-	fclose(tmp);
-	sd_fabric_dev_close(dev);
-	free(mem);
-	free(want);
-}
-
-/*
- * Writes and reads between two processes through the window (the initiator
- * maps it), across its edges (process_vm_writev for the part outside), and
- * after deregistration: the target's memory no longer changes.
- */
-static void
-run_window_rma(int forge_ino)
-{
-	struct side s = {0};
-	pid_t pid;
-
-	if (fork_peer(&s, &pid)) {
-		uint8_t *mem = malloc(WLEN + 64), *want = malloc(WLEN + 64);
-		struct fabric_mr *mr;
-
-		side_open(&s, 0);
-		side_connect(&s);
-		memset(mem, 0xee, WLEN + 64);
-		memcpy(want, mem, WLEN + 64);
-		mr = export_mr(&s, mem + 32, WLEN, FABRIC_PERM_REMOTE_WRITE | FABRIC_PERM_REMOTE_READ);
-		sync_wait(s.sock); /* the initiator wrote */
-		fill(want + 32, WLEN, 9);
-		CHECK(memcmp(mem, want, WLEN + 64) == 0); /* guard bytes outside the range untouched */
-		memset(mem + 32 + 4096, 0x42, 100);	  /* for the initiator's read */
-		sync_send(s.sock);
-		sync_wait(s.sock); /* read done */
-		sd_fabric_mr_deregister(mr);
-		memcpy(want, mem, WLEN + 64);
-		sync_send(s.sock); /* revoked */
-		sync_wait(s.sock); /* the initiator wrote again */
-		CHECK(memcmp(mem, want, WLEN + 64) == 0);
-		side_close(&s);
-		_exit(0);
-	}
-	uint8_t *src = malloc(WLEN), got[100], blob[FABRIC_BLOB_MAX];
-	struct fabric_rmr *rmr;
-	struct fabric_mr_blob *b = (struct fabric_mr_blob *)blob;
-	uint64_t raddr;
-	size_t blen, off;
-
-	side_open(&s, 0);
-	side_connect(&s);
-	{
-		size_t len = recv_blob(s.sock, blob, sizeof(blob));
-
-		ASSERT_EQ(b->win.len > 0, 1);
-		if (forge_ino)
-			b->win.ino ^= 1; /* a reused fd number: the initiator must not map it */
-		ASSERT_OK(sd_fabric_rmr_import(s.dev, blob, len, &rmr));
-		blen = len;
-	}
-	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
-	fill(src, WLEN, 9);
-	/* pieces: inside the window, across its first edge, up to the last byte */
-	for (off = 0; off < WLEN; off += 256 << 10) {
-		struct fabric_op w = {.cb = op_done};
-		int d = 0;
-
-		w.user = &d;
-		ASSERT_OK(sd_fabric_ep_write(s.ep, &w, src + off, 256 << 10, rmr, raddr + off));
-		ASSERT_OK(wait_op(&s, &w, &d));
-	}
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), forge_ino ? 0 : b->win.len);
-	sync_send(s.sock);
-	sync_wait(s.sock);
-	{
-		struct fabric_op r = {.cb = op_done};
-		int d = 0;
-
-		r.user = &d;
-		ASSERT_OK(sd_fabric_ep_read(s.ep, &r, got, sizeof(got), rmr, raddr + 4096));
-		ASSERT_OK(wait_op(&s, &r, &d));
-		for (size_t i = 0; i < sizeof(got); i++)
-			ASSERT_EQ(got[i], 0x42);
-	}
-	sync_send(s.sock);
-	sync_wait(s.sock); /* revoked: a stray write must not reach the target */
-	if (!forge_ino) {
-		struct fabric_op w = {.cb = op_done};
-		int d = 0;
-
-		w.user = &d;
-		ASSERT_OK(sd_fabric_ep_write(s.ep, &w, src, 256 << 10, rmr, b->win.addr));
-		wait_op(&s, &w, &d);
-	}
-	sync_send(s.sock);
-	reap(pid);
-	sd_fabric_rmr_destroy(rmr);
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	(void)blen;
-	side_close(&s);
-	free(src);
-}
-
-TEST(window_rma)
-{
-	run_window_rma(0);
-}
-
-TEST(window_forged_inode)
-{
-	run_window_rma(1);
-}
-
-/*
- * The application frees a window's memory before deregistering it and the
- * addresses are mapped again for something else: deregistration must leave
- * that new mapping alone (no restore over it, no crash).
- */
-TEST(window_freed_before_deregister)
-{
-	size_t len = 2u << 20;
-	uint8_t *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *again;
-	struct fabric_dev *dev;
-	struct fabric_mr *mr;
-
-	ASSERT(mem != MAP_FAILED);
-	memset(mem, 0x11, len);
-	ASSERT_OK(sd_fabric_dev_open(NULL, &dev));
-	ASSERT_OK(sd_fabric_mr_register(dev, mem, len, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_EQ(window_bytes((uintptr_t)mem, (uintptr_t)mem + len), len);
-	ASSERT_EQ(munmap(mem, len), 0);
-	again = mmap(mem, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	ASSERT(again == mem);
-	memset(again, 0x22, len);
-	sd_fabric_mr_deregister(mr);
-	ASSERT_EQ(window_bytes(0, UINTPTR_MAX), 0);
-	for (size_t i = 0; i < len; i += 4096)
-		ASSERT_EQ(again[i], 0x22);
-	munmap(again, len);
-	sd_fabric_dev_close(dev);
-}
-
-/* Memory blobs: the window must lie inside the range; a version-1 blob without one is fine. */
-TEST(mr_blob_window_parsing)
-{
-	uint8_t *mem = malloc(WLEN), copy[FABRIC_BLOB_MAX], v1[FABRIC_BLOB_MAX];
-	struct fabric_mr_blob *b = (struct fabric_mr_blob *)copy;
-	struct fabric_dev *dev;
-	struct fabric_mr *mr;
-	struct fabric_rmr *rmr;
-	const void *blob;
-	size_t len, rk;
-
-	ASSERT_OK(sd_fabric_dev_open(NULL, &dev));
-	ASSERT_OK(sd_fabric_mr_register(dev, mem, WLEN, FABRIC_PERM_REMOTE_WRITE, &mr));
-	ASSERT_OK(sd_fabric_mr_export(mr, &blob, &len));
-	memcpy(copy, blob, len);
-	ASSERT(b->win.len > 0);
-	b->win.addr = b->addr + b->len - b->win.len + 4096;
-	ASSERT_ERR(sd_fabric_rmr_import(dev, copy, len, &rmr), DOCA_ERROR_INVALID_VALUE);
-	memcpy(copy, blob, len);
-	b->win.len = UINT64_MAX - 10;
-	ASSERT_ERR(sd_fabric_rmr_import(dev, copy, len, &rmr), DOCA_ERROR_INVALID_VALUE);
-	memcpy(copy, blob, len);
-	b->win.fd = -1;
-	ASSERT_ERR(sd_fabric_rmr_import(dev, copy, len, &rmr), DOCA_ERROR_INVALID_VALUE);
-	/* the version-1 layout: 64-byte fixed part, rkey right after */
-	memcpy(copy, blob, len);
-	rk = b->rkey_len;
-	memcpy(v1, copy, FABRIC_MR_BLOB_V1_LEN);
-	memcpy(v1 + FABRIC_MR_BLOB_V1_LEN, copy + b->hdr.hdr_len, rk);
-	((struct fabric_blob_hdr *)v1)->hdr_len = FABRIC_MR_BLOB_V1_LEN;
-	((struct fabric_blob_hdr *)v1)->total_len = (uint32_t)(FABRIC_MR_BLOB_V1_LEN + rk);
-	ASSERT_OK(sd_fabric_rmr_import(dev, v1, FABRIC_MR_BLOB_V1_LEN + rk, &rmr));
-	sd_fabric_rmr_destroy(rmr);
-	ASSERT_ERR(sd_fabric_rmr_import(dev, v1, FABRIC_MR_BLOB_V1_LEN - 1, &rmr), DOCA_ERROR_INVALID_VALUE);
-	sd_fabric_mr_deregister(mr);
-	sd_fabric_dev_close(dev);
-	free(mem);
-}
-
 /*
  * tcp peers must use the same UCX receive segment (UCX aborts a receiver sent
- * a larger fragment): a blob naming another one, or an older blob without
- * the field (UCX's 64 KiB), is refused with NOT_SUPPORTED before UCX sees it.
+ * a larger fragment): a blob naming another one is refused with
+ * NOT_SUPPORTED before UCX sees it.
  */
 TEST(tcp_segment_mismatch_refused)
 {
 	struct side s = {0}, t = {0};
 	struct fabric_conn_blob *b;
-	uint8_t copy[FABRIC_BLOB_MAX], v1[FABRIC_BLOB_MAX];
+	uint8_t copy[FABRIC_BLOB_MAX];
 	const void *blob;
-	size_t len, tail;
+	size_t len;
 
 	use_transport(1);
 	side_open(&s, 0);
@@ -1104,41 +830,10 @@ TEST(tcp_segment_mismatch_refused)
 	ASSERT_EQ(b->tcp_seg, 512u << 10);
 	b->tcp_seg = 64u << 10;
 	ASSERT_ERR(sd_fabric_ep_connect(t.ep, copy, len), DOCA_ERROR_NOT_SUPPORTED);
-	/* the version-1 layout: 56-byte fixed part, worker address right after */
-	memcpy(copy, blob, len);
-	tail = len - sizeof(*b);
-	memcpy(v1, copy, FABRIC_CONN_BLOB_V1_LEN);
-	memcpy(v1 + FABRIC_CONN_BLOB_V1_LEN, copy + sizeof(*b), tail);
-	((struct fabric_blob_hdr *)v1)->hdr_len = FABRIC_CONN_BLOB_V1_LEN;
-	((struct fabric_blob_hdr *)v1)->total_len = (uint32_t)(FABRIC_CONN_BLOB_V1_LEN + tail);
-	ASSERT_ERR(sd_fabric_ep_connect(t.ep, v1, FABRIC_CONN_BLOB_V1_LEN + tail), DOCA_ERROR_NOT_SUPPORTED);
 	/* the same segment connects */
 	ASSERT_OK(sd_fabric_ep_connect(t.ep, blob, len));
 	side_close(&t);
 	side_close(&s);
-}
-
-/* The windows' copy kernel: memmove semantics at every size, overlapping either way. */
-TEST(copy_kernel_overlaps)
-{
-	static const size_t sizes[] = {1, 4095, SD_COPY_MOVSB_MIN - 1, SD_COPY_MOVSB_MIN, 1u << 20};
-	static const long shifts[] = {0, 1, -1, 4096, -4096, 1l << 21};
-	size_t cap = 3u << 21;
-	uint8_t *buf = malloc(cap), *ref = malloc(cap);
-
-	for (size_t i = 0; i < SD_ARRAY_SIZE(sizes); i++) {
-		for (size_t j = 0; j < SD_ARRAY_SIZE(shifts); j++) {
-			size_t src = 1u << 21, dst = (size_t)((long)src + shifts[j]);
-
-			fill(buf, cap, (uint8_t)(i * 7 + j));
-			memcpy(ref, buf, cap);
-			memmove(ref + dst, ref + src, sizes[i]);
-			sd_copy(buf + dst, buf + src, sizes[i]);
-			ASSERT_MEM_EQ(buf, ref, cap);
-		}
-	}
-	free(buf);
-	free(ref);
 }
 
 /* Descriptors: malformed connection blobs are refused before UCX sees them. */
@@ -1158,9 +853,9 @@ TEST(conn_blob_parsing)
 	copy[0] ^= 1;
 	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_INVALID_VALUE);
 	copy[0] ^= 1;
-	copy[4] = 9; /* version */
+	copy[4] = 1; /* version 1 (rkeys and windows) is not spoken any more */
 	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_UNSUPPORTED_VERSION);
-	copy[4] = 1;
+	copy[4] = FABRIC_PROTO_VERSION;
 	memset(copy + 40, 0xff, 4); /* addr_len larger than the blob */
 	ASSERT_ERR(sd_fabric_ep_connect(s.ep, copy, len), DOCA_ERROR_INVALID_VALUE);
 	side_close(&s);
