@@ -166,6 +166,12 @@ uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
 bool sd_fabric_ctx_has_work(struct fabric_ctx *ctx);
 /* An fd that becomes readable when completions were queued by the service thread. */
 int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
+/*
+ * Complete every posted receive with err (delivered by the next progress), as
+ * a QP in error flushes its receive queue: for the owner that knows no
+ * connection can fill them any more.
+ */
+void sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err);
 /* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */
 doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len);
 

@@ -245,6 +245,17 @@ sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx)
 	return ctx ? ctx->event_fd : -1;
 }
 
+void
+sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err)
+{
+	struct sd_list *pos;
+
+	fabric_dev_lock(ctx->dev);
+	while ((pos = sd_list_pop_head(&ctx->posted)) != NULL)
+		fabric_complete(sd_container_of(pos, struct fabric_op, node), err);
+	fabric_dev_unlock(ctx->dev);
+}
+
 doca_error_t
 sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len)
 {

@@ -261,6 +261,22 @@ sd_rdma_conn_by_id(struct doca_rdma *rdma, uint32_t id)
  * callback, but only after the fabric's progress returned (a callback may stop
  * the context, which destroys the fabric ctx): they are queued on rdma->notify.
  */
+/* Can a connection of the context still deliver into its receives (established, or being made)? */
+static bool
+rdma_has_live_conn(const struct doca_rdma *rdma)
+{
+	const struct sd_list *pos;
+
+	sd_list_for_each(pos, &rdma->conns)
+	{
+		const struct doca_rdma_connection *conn = sd_container_of(pos, const struct doca_rdma_connection, node);
+
+		if (!conn_terminal(conn))
+			return true;
+	}
+	return false;
+}
+
 void
 sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user)
 {
@@ -284,6 +300,14 @@ sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user)
 		conn->state = SD_RDMA_CONN_FAILED;
 	}
 	conn_release_slot(conn);
+	/*
+	 * A program that only posted receives (a responder) has no failed task to
+	 * tell it: as a QP in error flushes its receive queue, the receives fail
+	 * once no connection of the context can fill them (CM programs are told
+	 * by their disconnect / failure callbacks and may accept new peers).
+	 */
+	if (!rdma_has_live_conn(rdma))
+		sd_fabric_ctx_flush_recvs(rdma->fctx, status);
 }
 
 unsigned
