@@ -261,7 +261,7 @@ doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
 			     (int)mode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	/* Stored only: progress visits every non-IDLE context in both modes. */
+	/* sd:no-effect: stored only; progress visits every non-IDLE context in both modes */
 	pe->event_mode = mode;
 	return DOCA_SUCCESS;
 }

@@ -294,9 +294,9 @@ doca_task_submit(struct doca_task *task)
 doca_error_t
 doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 {
+	/* sd:no-effect: flags ignored; FLUSH and OPTIMIZE_REPORTS are doorbell hints and a software queue has no doorbell */
 	doca_error_t err = submit_check(task, "doca_task_submit_ex");
 
-	/* FLUSH and OPTIMIZE_REPORTS are doorbell hints; a software queue has no doorbell. */
 	if (sd_unlikely(err != DOCA_SUCCESS))
 		return err;
 	return submit_checked(task, "doca_task_submit_ex");
