@@ -93,7 +93,12 @@ def render(repo, build):
              'fails when this file is stale or a declared function has no definition.', '',
              'Statuses: **implemented**; **accepted, no effect** (the call succeeds and its value is recorded',
              'and returned by the getter, but software has nothing it could change: the reason is given);',
-             '**NOT_SUPPORTED** (hardware-only path, the call refuses and logs why); **missing** (a defect).', '']
+             '**NOT_SUPPORTED** (hardware-only path, the call refuses and logs why); **missing** (a defect).', '',
+             'Headers: each public header brings the standard headers its DOCA counterpart brings, because',
+             'programs rely on them without including them: every header gives `<stdint.h>` and `<stddef.h>`',
+             '(and, through `doca_compat.h`, `<string.h> <stdlib.h> <assert.h>`); `doca_dma.h` and',
+             '`doca_rdma.h` also give `<inttypes.h>` (PRIu64 in log lines) and `doca_buf.h`, `doca_ctx.h`,',
+             '`doca_pe.h`. `tests/headers/uses_*.c` are built the way the samples are to keep this true.', '']
     totals = {'implemented': 0, 'accepted, no effect': 0, 'NOT_SUPPORTED': 0, 'missing': 0, 'inline': 0}
     for header, funcs in decls.items():
         lines += [f'## {header}', '', '| function | status | where / why |', '|---|---|---|']
