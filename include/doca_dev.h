@@ -36,6 +36,7 @@
 #ifndef DOCA_DEV_H_
 #define DOCA_DEV_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <doca_compat.h>

@@ -45,10 +45,14 @@
 #ifndef DOCA_DMA_H_
 #define DOCA_DMA_H_
 
+#include <inttypes.h>	/* as DOCA's: programs print task sizes with PRIu64 after this include alone */
 #include <stdint.h>
 
+#include <doca_buf.h>
 #include <doca_compat.h>
+#include <doca_ctx.h>
 #include <doca_error.h>
+#include <doca_pe.h>
 #include <doca_types.h>
 
 #ifdef __cplusplus

@@ -67,13 +67,17 @@
 #ifndef DOCA_RDMA_H_
 #define DOCA_RDMA_H_
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <rdma/rdma_cma.h>
 
+#include <doca_buf.h>
 #include <doca_compat.h>
+#include <doca_ctx.h>
 #include <doca_error.h>
+#include <doca_pe.h>
 #include <doca_types.h>
 
 #ifdef __cplusplus

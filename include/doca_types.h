@@ -5,6 +5,7 @@
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 

@@ -95,6 +95,12 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 	ctx->num_pools = 0;
 	ctx->num_inflight = 0;
 	sd_list_init(&ctx->completed);
+	ctx->next_seq = 0;
+	ctx->num_running = 0;
+	ctx->hold_seq = SD_NO_HOLD;
+	ctx->ahead = 0;
+	sd_list_init(&ctx->held);
+	ctx->stop_generation = 0;
 	ctx->failed = false;
 }
 
@@ -106,12 +112,10 @@ sd_ctx_fini(struct doca_ctx *ctx, const char *api)
 			     api, ctx->run_ops.name, sd_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
-	if (ctx->pe != NULL && ctx->pe->in_progress) {
-		DOCA_LOG_ERR("%s: called from a callback inside doca_pe_progress(); destroy the %s context after progress returns",
-			     api, ctx->run_ops.name);
-		return DOCA_ERROR_BAD_STATE;
-	}
 	if (ctx->pe != NULL) {
+		/* Destroyed from a callback inside doca_pe_progress(): its walk skips this ctx. */
+		if (ctx->pe->cursor == &ctx->pe_link)
+			ctx->pe->cursor = ctx->pe_link.next;
 		sd_list_del(&ctx->pe_link);
 		ctx->pe->num_ctxs--;
 		ctx->pe = NULL;
@@ -141,6 +145,8 @@ sd_ctx_transition(struct doca_ctx *ctx, enum doca_ctx_states next)
 void
 sd_ctx_enter_stopping(struct doca_ctx *ctx)
 {
+	/* Entered inside doca_pe_progress(): IDLE comes from a later progress call. */
+	ctx->stop_generation = ctx->pe != NULL && ctx->pe->in_progress ? ctx->pe->generation : 0;
 	sd_ctx_transition(ctx, DOCA_CTX_STATE_STOPPING);
 	if (ctx->state == DOCA_CTX_STATE_STOPPING)
 		ctx->run_ops.flush(ctx);
@@ -183,6 +189,13 @@ list_take_all(struct sd_list *dst, struct sd_list *src)
 	sd_list_init(src);
 }
 
+/* STOPPING began during the doca_pe_progress() call running now: not IDLE before the next. */
+static inline bool
+stop_is_fresh(const struct doca_ctx *ctx)
+{
+	return ctx->stop_generation != 0 && ctx->pe->in_progress && ctx->stop_generation == ctx->pe->generation;
+}
+
 unsigned
 sd_ctx_report(struct doca_ctx *ctx)
 {
@@ -216,7 +229,8 @@ sd_ctx_report(struct doca_ctx *ctx)
 			sd_ctx_enter_stopping(ctx);
 		}
 	}
-	if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0) {
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0 && !stop_is_fresh(ctx)) {
+		/* Last use of ctx: its IDLE callback may destroy it. */
 		sd_ctx_transition(ctx, DOCA_CTX_STATE_IDLE);
 		events++;
 	}
@@ -262,6 +276,7 @@ doca_ctx_start(struct doca_ctx *ctx)
 		return err;
 	}
 	ctx->failed = false;
+	ctx->stop_generation = 0;
 	sd_ctx_transition(ctx, running ? DOCA_CTX_STATE_RUNNING : DOCA_CTX_STATE_STARTING);
 	return DOCA_SUCCESS;
 }
@@ -284,15 +299,20 @@ doca_ctx_stop(struct doca_ctx *ctx)
 	default:
 		break;
 	}
-	if (ctx->num_inflight == 0) {
+	/*
+	 * Synchronous only when nothing is left to tear down and no progress call is
+	 * under way; a stop nested in doca_pe_progress() (a task or state callback)
+	 * is asynchronous: STOPPING now, IDLE from a later doca_pe_progress().
+	 */
+	if (ctx->num_inflight == 0 && !ctx->pe->in_progress) {
 		sd_ctx_transition(ctx, DOCA_CTX_STATE_IDLE);
 		return DOCA_SUCCESS;
 	}
 	sd_ctx_enter_stopping(ctx);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return DOCA_SUCCESS;
-	DOCA_LOG_DBG("doca_ctx_stop: %s context has %zu tasks in flight; they are flushed during doca_pe_progress()",
-		     ctx->run_ops.name, ctx->num_inflight);
+	DOCA_LOG_DBG("doca_ctx_stop: %s context STOPPING (%zu tasks in flight%s); IDLE follows from doca_pe_progress()",
+		     ctx->run_ops.name, ctx->num_inflight, ctx->pe->in_progress ? ", stop requested from a callback" : "");
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
@@ -370,6 +390,8 @@ doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
 void
 doca_ctx_flush_tasks(struct doca_ctx *ctx)
 {
+	struct doca_pe *pe;
+
 	if (ctx == NULL) {
 		DOCA_LOG_ERR("doca_ctx_flush_tasks: ctx is NULL");
 		return;
@@ -381,10 +403,11 @@ doca_ctx_flush_tasks(struct doca_ctx *ctx)
 	}
 	ctx->run_ops.flush(ctx);
 	/* Inside progress the ongoing doca_pe_progress() reports them; otherwise do it now. */
-	if (!ctx->pe->in_progress) {
-		ctx->pe->in_progress = true;
-		sd_ctx_report(ctx);
-		ctx->pe->in_progress = false;
+	pe = ctx->pe;
+	if (!pe->in_progress) {
+		pe->in_progress = true;
+		sd_ctx_report(ctx);	/* its IDLE callback may destroy ctx */
+		pe->in_progress = false;
 	}
 }
 

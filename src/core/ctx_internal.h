@@ -47,6 +47,9 @@
 
 struct sd_task_pool;
 
+/* ctx->hold_seq when no failed task waits for earlier ones. */
+#define SD_NO_HOLD UINT64_MAX
+
 /* Status given to tasks flushed by a stop or by an earlier task's failure. */
 #define SD_TASK_FLUSH_STATUS DOCA_ERROR_IO_FAILED
 
@@ -56,6 +59,7 @@ struct doca_task {
 	union doca_data user_data;
 	doca_error_t status;
 	struct sd_list link;	/* pool free list, backend queues, ctx completion queue */
+	uint64_t seq;		/* submission order within the ctx (in-order failure delivery) */
 	bool allocated;
 	bool in_flight;
 };
@@ -128,15 +132,31 @@ struct doca_ctx {
 	uint32_t num_pools;
 	size_t num_inflight;			/* submitted, callback not yet invoked */
 	struct sd_list completed;		/* tasks completed, callback not yet invoked */
+	/*
+	 * In-order failure delivery (sd_task_fail_in_order): tasks submitted and not
+	 * yet completed by the backend; while a failed task waits for the tasks
+	 * submitted before it, hold_seq is its seq, ahead the number of those still
+	 * running, and held the failed task plus every later task that finished,
+	 * in submission order.
+	 */
+	uint64_t next_seq;
+	size_t num_running;
+	uint64_t hold_seq;			/* SD_NO_HOLD when nothing is held */
+	size_t ahead;
+	struct sd_list held;
+	/* doca_pe_progress() call (pe->generation) during which STOPPING began; 0: outside */
+	uint64_t stop_generation;
 	bool failed;				/* a task failed while RUNNING, or sd_ctx_fail();
 						 * cleared at start */
 };
 
 /*
- * Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE, or when
- * called from a callback inside doca_pe_progress() (logged with api); on SUCCESS
- * it disconnects the ctx from its PE and frees its task pools (tasks still
- * allocated go with them).
+ * Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE (logged
+ * with api); on SUCCESS it disconnects the ctx from its PE and frees its task
+ * pools (tasks still allocated go with them).  It may be called from any callback
+ * of the PE, including the ctx's own IDLE state callback inside
+ * doca_pe_progress(): the PE's walk skips a ctx that leaves it.  The backend then
+ * frees its object, so nothing may touch the ctx after its IDLE callback.
  */
 SD_EXPORT void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev *dev);
 SD_EXPORT doca_error_t sd_ctx_fini(struct doca_ctx *ctx, const char *api);
@@ -166,6 +186,16 @@ SD_EXPORT doca_error_t sd_task_alloc(struct sd_task_pool *pool, union doca_data 
  * the callback is invoked from doca_pe_progress().
  */
 SD_EXPORT void sd_task_complete(struct doca_task *task, doca_error_t status);
+
+/*
+ * Backend, from ops->submit only (the task is the newest of its ctx): the task
+ * cannot run for a reason DOCA would find only when executing it (a data fault:
+ * empty source, range, permission...).  It is reported with this status after
+ * every task submitted before it has been reported; tasks submitted after it that
+ * finish earlier are held back and reported after it (core flushes them, since
+ * the failure stops the ctx).  doca_task_submit() still returns SUCCESS.
+ */
+SD_EXPORT void sd_task_fail_in_order(struct doca_task *task, doca_error_t status);
 
 /* Backend: STARTING -> RUNNING (ignored, logged at DBG, in any other state). */
 SD_EXPORT void sd_ctx_set_running(struct doca_ctx *ctx);

@@ -81,10 +81,23 @@ sd_log_level_syslog_priority(uint32_t level)
 	return prio[(level + 9) / 10];
 }
 
+/*
+ * A backend's lower limit as applied: DOCA_LOG_LEVEL raises (never lowers) that
+ * of every SDK backend the program made; the program's own calls
+ * (doca_log_backend_set_sdk_level, --sdk-log-level) act below that floor.
+ */
+static inline uint32_t
+effective_lower(const struct doca_log_backend *b)
+{
+	if (b->family == LOG_FAMILY_SDK && b != &sd_log_state.fallback)
+		return SD_MAX(b->lower, sd_log_state.env_sdk_floor);
+	return b->lower;
+}
+
 static bool
 backend_accepts(const struct doca_log_backend *b, uint32_t level)
 {
-	return level >= SD_MAX(b->upper, b->clamp_upper) && level <= SD_MIN(b->lower, b->clamp_lower);
+	return level >= SD_MAX(b->upper, b->clamp_upper) && level <= SD_MIN(effective_lower(b), b->clamp_lower);
 }
 
 /* Most verbose level a backend accepts, 0 when its window is empty. */
@@ -92,7 +105,7 @@ static uint32_t
 backend_max_level(const struct doca_log_backend *b)
 {
 	uint32_t up = SD_MAX(b->upper, b->clamp_upper);
-	uint32_t lo = SD_MIN(b->lower, b->clamp_lower);
+	uint32_t lo = SD_MIN(effective_lower(b), b->clamp_lower);
 
 	return up <= lo ? lo : 0;
 }
@@ -180,6 +193,7 @@ sd_log_ensure_init(void)
 		if (env != NULL && parse_level(env, &level)) {
 			sd_log_state.global_lower = level;
 			sd_log_state.global_sdk = level;
+			sd_log_state.env_sdk_floor = level;
 			sd_log_state.fallback.lower = level;
 		} else if (env != NULL) {
 			snprintf(bad, sizeof(bad), "%s", env);

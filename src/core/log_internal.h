@@ -71,6 +71,12 @@ struct sd_log_state {
 	uint32_t global_lower;
 	uint32_t global_upper;
 	uint32_t global_sdk;
+	/*
+	 * DOCA_LOG_LEVEL as the operator's override (0 when unset): every SDK backend
+	 * the program made takes SDK lines at least this verbose, whatever SDK level
+	 * the program gave it.
+	 */
+	uint32_t env_sdk_floor;
 	bool have_sdk_backend; /* once true, the fallback is gone */
 	bool standard_created;
 	bool syslog_opened;

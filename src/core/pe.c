@@ -100,18 +100,26 @@ doca_pe_progress(struct doca_pe *pe)
 		return 0;
 	}
 	pe->in_progress = true;
-	/* A callback may connect a ctx (appended: visited this round) but cannot destroy one. */
-	sd_list_for_each(elem, &pe->ctxs) {
+	pe->generation++;
+	/*
+	 * A callback may connect a ctx (appended: visited this round) or destroy any
+	 * IDLE one, its own ctx included from the IDLE callback (sd_ctx_fini moves the
+	 * cursor past it), so the next element is read through pe->cursor.
+	 */
+	for (elem = pe->ctxs.next; elem != &pe->ctxs; elem = pe->cursor) {
 		struct doca_ctx *ctx = sd_container_of(elem, struct doca_ctx, pe_link);
 		enum doca_ctx_states before = ctx->state;
 
+		pe->cursor = elem->next;
 		if (before == DOCA_CTX_STATE_IDLE)
 			continue;
 		events += ctx->run_ops.progress(ctx);
 		events += ctx->state != before;
+		/* Last use of ctx in this round: sd_ctx_report() may end with its destruction. */
 		if (!sd_list_empty(&ctx->completed) || ctx->state == DOCA_CTX_STATE_STOPPING)
 			events += sd_ctx_report(ctx);
 	}
+	pe->cursor = NULL;
 	pe->in_progress = false;
 	return events != 0;
 }
@@ -253,7 +261,7 @@ doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
 			     (int)mode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	/* Stored only: progress visits every non-IDLE context in both modes. */
+	/* sd:no-effect: stored only; progress visits every non-IDLE context in both modes */
 	pe->event_mode = mode;
 	return DOCA_SUCCESS;
 }

@@ -146,16 +146,88 @@ sd_task_alloc(struct sd_task_pool *pool, union doca_data user_data, const char *
 
 /* --- completion -------------------------------------------------------------------- */
 
+/* Queue a finished task for its callback. */
+static inline void
+report_later(struct doca_ctx *ctx, struct doca_task *task, doca_error_t status)
+{
+	if (sd_unlikely(status != DOCA_SUCCESS) && ctx->state == DOCA_CTX_STATE_RUNNING)
+		ctx->failed = true;
+	task->status = status;
+	sd_list_insert_tail(&ctx->completed, &task->link);
+}
+
+/* Insert a finished task into ctx->held, which is kept in submission order. */
+static void
+hold(struct doca_ctx *ctx, struct doca_task *task, doca_error_t status)
+{
+	struct sd_list *pos = ctx->held.prev;
+
+	task->status = status;
+	/* Usually the newest: the scan stops at once. */
+	while (pos != &ctx->held && sd_container_of(pos, struct doca_task, link)->seq > task->seq)
+		pos = pos->prev;
+	sd_list_insert_head(pos, &task->link);
+}
+
+/* Every task submitted before the held failure has finished: release them all, in order. */
+static void
+release_held(struct doca_ctx *ctx)
+{
+	struct sd_list *elem;
+
+	ctx->hold_seq = SD_NO_HOLD;
+	while ((elem = sd_list_pop_head(&ctx->held)) != NULL) {
+		struct doca_task *task = sd_container_of(elem, struct doca_task, link);
+
+		report_later(ctx, task, task->status);
+	}
+}
+
+static __attribute__((noinline, cold)) void
+complete_while_holding(struct doca_ctx *ctx, struct doca_task *task, doca_error_t status)
+{
+	if (task->seq > ctx->hold_seq) {
+		hold(ctx, task, status);
+		return;
+	}
+	report_later(ctx, task, status);
+	if (--ctx->ahead == 0)
+		release_held(ctx);
+}
+
 void
 sd_task_complete(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
 	sd_list_del(&task->link);
-	if (sd_unlikely(status != DOCA_SUCCESS) && ctx->state == DOCA_CTX_STATE_RUNNING)
-		ctx->failed = true;
-	task->status = status;
-	sd_list_insert_tail(&ctx->completed, &task->link);
+	ctx->num_running--;
+	if (sd_unlikely(ctx->hold_seq != SD_NO_HOLD)) {
+		complete_while_holding(ctx, task, status);
+		return;
+	}
+	report_later(ctx, task, status);
+}
+
+void
+sd_task_fail_in_order(struct doca_task *task, doca_error_t status)
+{
+	struct doca_ctx *ctx = task->ctx;
+
+	sd_list_del(&task->link);
+	ctx->num_running--;
+	if (ctx->hold_seq != SD_NO_HOLD) {
+		hold(ctx, task, status);
+		return;
+	}
+	/* The task is the newest: everything still running was submitted before it. */
+	if (ctx->num_running == 0) {
+		report_later(ctx, task, status);
+		return;
+	}
+	ctx->hold_seq = task->seq;
+	ctx->ahead = ctx->num_running;
+	hold(ctx, task, status);
 }
 
 /* --- submission -------------------------------------------------------------------- */
@@ -194,11 +266,14 @@ submit_checked(struct doca_task *task, const char *api)
 
 	/* In flight before the backend sees it: it may complete the task inside submit. */
 	task->in_flight = true;
+	task->seq = ctx->next_seq++;
 	ctx->num_inflight++;
+	ctx->num_running++;
 	err = ctx->run_ops.submit(task);
 	if (sd_unlikely(err != DOCA_SUCCESS)) {
 		task->in_flight = false;
 		ctx->num_inflight--;
+		ctx->num_running--;
 		/* The backend logged other refusals itself; AGAIN is expected under load. */
 		DOCA_LOG_DBG("%s: %s task not submitted: %s%s", api, task->pool->name, doca_error_get_name(err),
 			     err == DOCA_ERROR_AGAIN ? " (queue full; progress, then retry)" : "");
@@ -219,9 +294,9 @@ doca_task_submit(struct doca_task *task)
 doca_error_t
 doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 {
+	/* sd:no-effect: flags ignored; FLUSH and OPTIMIZE_REPORTS are doorbell hints and a software queue has no doorbell */
 	doca_error_t err = submit_check(task, "doca_task_submit_ex");
 
-	/* FLUSH and OPTIMIZE_REPORTS are doorbell hints; a software queue has no doorbell. */
 	if (sd_unlikely(err != DOCA_SUCCESS))
 		return err;
 	return submit_checked(task, "doca_task_submit_ex");

@@ -55,7 +55,6 @@ dma_progress(struct doca_ctx *ctx)
 		return 0;
 
 	sd_dma_jobq_init(&done);
-	sd_dma_jobq_splice(&done, &dma->rejected);
 	for (used = dma->used_engines; used != 0; used &= used - 1) {
 		struct sd_dma_engine *eng = dma->engines[__builtin_ctz(used)];
 
@@ -106,8 +105,6 @@ dma_arm(struct doca_ctx *ctx)
 
 	/* The application is about to sleep on the notification handle: event mode. */
 	dma->polls_since_arm = 0;
-	if (dma->rejected.count != 0)
-		return true;
 	for (uint32_t used = dma->used_engines; used != 0; used &= used - 1) {
 		struct sd_dma_engine *eng = dma->engines[__builtin_ctz(used)];
 
@@ -216,7 +213,6 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		(uint32_t)env_u64("SOFTDOCA_DMA_WORKER_MIN_CPUS", SD_DMA_WORKER_MIN_CPUS, 1, CPU_SETSIZE);
 	dma->ncpus = 1;
 	dma->polls_since_arm = UINT32_MAX;
-	sd_dma_jobq_init(&dma->rejected);
 
 	conf = (struct sd_dma_engine_conf){
 		.depth = dma->depth,

@@ -43,10 +43,9 @@ struct doca_dma {
 	 * between progress calls (event mode), large while it busy-polls.
 	 */
 	uint32_t polls_since_arm;
-	uint32_t queued;			/* jobs given to engines (or rejected), not yet reported */
+	uint32_t queued;			/* jobs given to engines, not yet reported */
 	uint32_t used_engines;			/* bit per engine that got a job since the last quiesce */
 	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
-	struct sd_dma_jobq rejected;		/* failed validation at submit: reported by progress */
 	uint32_t logged_statuses;		/* bit per doca_error_t already logged at ERR this run */
 	/* mmaps pinned while the ctx runs (doca_mmap_destroy -> BAD_STATE) */
 	struct doca_mmap **pinned;

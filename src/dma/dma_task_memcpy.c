@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DMA memcpy task: its API, the validation shared by doca_task_submit() (whose
- * refusals become the task's completion status) and doca_task_try_submit() (which
+ * refusals become the task's completion status, in submission order) and doca_task_try_submit() (which
  * returns them), the choice of an engine, and the pinning of every mmap a task
  * touches while the context runs.
  */
@@ -441,12 +441,14 @@ submit_slow(struct doca_dma *dma, struct doca_dma_task_memcpy *t)
 			log_refusal("doca_task_submit", &v, true);
 			return err;
 		}
-		/* Completion status is per task: the error callback reports it from progress. */
+		/*
+		 * A data fault, which hardware finds when its engine reaches the task:
+		 * accepted, and reported through the error callback after every task
+		 * submitted before it (then the context stops and flushes the rest).
+		 */
 		log_refusal("doca_task_submit", &v, !(dma->logged_statuses & (1u << (err & 31))));
 		dma->logged_statuses |= 1u << (err & 31);
-		t->job.status = err;
-		sd_dma_jobq_push(&dma->rejected, &t->job);
-		dma->queued++;
+		sd_task_fail_in_order(&t->task, err);
 		return DOCA_SUCCESS;
 	}
 	err = pin_list(dma, t->job.src);

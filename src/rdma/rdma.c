@@ -496,6 +496,7 @@ GETTER(doca_rdma_get_transport_type, const, enum doca_rdma_transport_type, trans
 DOCA_EXPERIMENTAL doca_error_t
 doca_rdma_set_mtu(struct doca_rdma *rdma, enum doca_mtu_size mtu)
 {
+	/* sd:no-effect: recorded for the getter; UCX chooses its own fragment size on each transport */
 	doca_error_t err = setter_check(rdma, "doca_rdma_set_mtu");
 
 	if (err == DOCA_SUCCESS)
@@ -528,6 +529,7 @@ GETTER(doca_rdma_get_permissions, , uint32_t, permissions)
 DOCA_EXPERIMENTAL doca_error_t
 doca_rdma_set_grh_enabled(struct doca_rdma *rdma, uint8_t grh_enabled)
 {
+	/* sd:no-effect: recorded for the getter; no InfiniBand routing header exists over UCX */
 	doca_error_t err = setter_check(rdma, "doca_rdma_set_grh_enabled");
 
 	if (err == DOCA_SUCCESS)
@@ -557,6 +559,7 @@ GETTER(doca_rdma_get_gid_index, const, uint32_t, gid_index)
 DOCA_EXPERIMENTAL doca_error_t
 doca_rdma_set_sl(struct doca_rdma *rdma, uint32_t sl)
 {
+	/* sd:no-effect: recorded for the getter; there is no fabric QoS to map a service level to */
 	doca_error_t err = setter_check(rdma, "doca_rdma_set_sl");
 
 	if (err == DOCA_SUCCESS)

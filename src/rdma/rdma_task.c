@@ -2,7 +2,7 @@
 /*
  * Running RDMA tasks: the validation shared by doca_task_submit() (a refusal
  * becomes the task's completion status, so the error reaches the error
- * callback as on hardware) and doca_task_try_submit() (which returns it), the
+ * callback as on hardware, after the tasks submitted before it) and doca_task_try_submit() (which returns it), the
  * translation of each family into fabric ops, buffer lists through a bounce
  * buffer, data placement at data + data_len, and completion.
  *
@@ -567,8 +567,9 @@ op_done(struct fabric_op *op)
 	task_finish(t, status);
 }
 
+/* Give back what submit took for the task (bounce buffer, pins, counts). */
 static void
-task_finish(struct sd_rdma_task *t, doca_error_t status)
+task_release(struct sd_rdma_task *t)
 {
 	struct doca_rdma *rdma = sd_rdma_from_ctx(t->task.ctx);
 
@@ -592,6 +593,12 @@ task_finish(struct sd_rdma_task *t, doca_error_t status)
 			t->event->inflight--;
 	}
 	rdma->inflight--;
+}
+
+static void
+task_finish(struct sd_rdma_task *t, doca_error_t status)
+{
+	task_release(t);
 	/* No per-task log line: even filtered, the call and the status name cost ~60 instructions a task. */
 	sd_task_complete(&t->task, status);
 }
@@ -708,8 +715,11 @@ sd_rdma_task_submit(struct doca_task *task)
 
 	if (sd_unlikely(!validate(rdma, t, &v))) {
 		log_refusal(rdma, NULL, t, &v);
-		/* Reported through the error callback by the next doca_pe_progress(). */
-		sd_task_complete(task, v.why == CONN_ENDED ? (doca_error_t)v.b : refusal_status[v.why]);
+		/*
+		 * Hardware takes the work request and fails it when it executes: the
+		 * error callback runs after those of every task submitted before it.
+		 */
+		sd_task_fail_in_order(task, v.why == CONN_ENDED ? (doca_error_t)v.b : refusal_status[v.why]);
 		return DOCA_SUCCESS;
 	}
 	/*
@@ -750,7 +760,8 @@ sd_rdma_task_submit(struct doca_task *task)
 				     "(doca_mmap_set_permissions before doca_mmap_export_rdma)",
 				     type_names[t->type], doca_error_get_name(err), doca_error_get_descr(err));
 		}
-		task_finish(t, err);
+		task_release(t);
+		sd_task_fail_in_order(task, err);
 	}
 	return DOCA_SUCCESS;
 }

@@ -502,8 +502,12 @@ TEST(failed_task_stops_ctx_by_itself)
 		ASSERT_OK(doca_task_submit(&t->task));
 	}
 	ASSERT_EQ(doca_pe_progress(pe), 1);
-	expect_events(exp, 8);
+	/* The failure stopped the ctx inside progress: IDLE comes from the next call. */
+	expect_events(exp, 7);
 	ASSERT_EQ(inflight(f), 0);
+	ASSERT_EQ(state_of(f), DOCA_CTX_STATE_STOPPING);
+	ASSERT_EQ(doca_pe_progress(pe), 1);
+	expect_events(exp, 8);
 	ASSERT_EQ(state_of(f), DOCA_CTX_STATE_IDLE);
 	/* A restart clears the failure. */
 	nev = 0;
@@ -676,20 +680,28 @@ TEST(stop_from_completion_callback)
 	ASSERT_EQ(inflight(f), 0);
 }
 
-TEST(stop_from_last_completion_is_immediate)
+TEST(stop_from_last_completion_is_asynchronous)
 {
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 8);
-	static const struct ev exp[] = {ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, IDLE)};
+	static const struct ev exp[] = {ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, STOPPING), ST(STOPPING, IDLE)};
 
+	/* Nothing in flight, but nested in progress: IN_PROGRESS, IDLE from a later progress. */
 	on_task = stop_at_second;
 	ASSERT_OK(doca_ctx_start(&f->ctx));
 	submit_n(f, 2, 0);
 	ASSERT_EQ(doca_pe_progress(pe), 1);
-	ASSERT_OK(stop_result);
+	ASSERT_ERR(stop_result, DOCA_ERROR_IN_PROGRESS);
 	expect_events(exp, 4);
+	ASSERT_EQ(state_of(f), DOCA_CTX_STATE_STOPPING);
+	ASSERT_EQ(doca_pe_progress(pe), 1);
+	expect_events(exp, 5);
 	/* DMA samples stop again in cleanup. */
 	ASSERT_OK(doca_ctx_stop(&f->ctx));
+	/* Outside progress with nothing in flight the stop stays synchronous. */
+	ASSERT_OK(doca_ctx_start(&f->ctx));
+	ASSERT_OK(doca_ctx_stop(&f->ctx));
+	ASSERT_EQ(state_of(f), DOCA_CTX_STATE_IDLE);
 }
 
 TEST(completed_but_unreported_tasks_are_flushed_by_stop)
@@ -707,6 +719,8 @@ TEST(completed_but_unreported_tasks_are_flushed_by_stop)
 	submit_n(f, 4, 0);
 	ASSERT_EQ(doca_pe_progress(pe), 1);
 	ASSERT_ERR(stop_result, DOCA_ERROR_IN_PROGRESS);
+	expect_events(exp, 6);
+	ASSERT_EQ(doca_pe_progress(pe), 1);
 	expect_events(exp, 7);
 }
 
@@ -877,27 +891,131 @@ static void
 progress_inside_callback(struct doca_task *task, bool ok)
 {
 	nested_progress_result = doca_pe_progress(the_pe);
-	/* Even an IDLE ctx cannot be destroyed while its PE runs callbacks. */
-	nested_fini_result = sd_ctx_fini(&idle_peer->ctx, "test");
+	/* An IDLE ctx of the same PE may be destroyed from a callback. */
+	if (idle_peer != NULL) {
+		nested_fini_result = sd_ctx_fini(&idle_peer->ctx, "test");
+		free(idle_peer);
+		idle_peer = NULL;
+	}
 	doca_task_free(task);
 }
 
-TEST(recursive_progress_and_destroy_in_callback_refused)
+TEST(recursive_progress_refused_destroy_of_idle_peer_allowed)
 {
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 4);
 
 	the_pe = pe;
-	idle_peer = fake_new(pe, 1);
+	nested_fini_result = DOCA_ERROR_UNKNOWN;
+	idle_peer = fake_new(pe, 1);	/* after f in the PE's list: the walk must skip it */
 	on_task = progress_inside_callback;
 	ASSERT_OK(doca_ctx_start(&f->ctx));
 	submit_n(f, 2, 0);
 	ASSERT_EQ(doca_pe_progress(pe), 1);
 	ASSERT_EQ(nested_progress_result, 0);
-	ASSERT_ERR(nested_fini_result, DOCA_ERROR_BAD_STATE);
-	/* Both tasks were still reported once each; the peer is destroyable afterwards. */
+	ASSERT_OK(nested_fini_result);
+	/* Both tasks were still reported once each. */
 	ASSERT_EQ(nev, 3);
-	ASSERT_OK(sd_ctx_fini(&idle_peer->ctx, "test"));
+	ASSERT_EQ(doca_pe_progress(pe), 0);
+}
+
+/* The reactive pattern: the IDLE state callback destroys its own ctx. */
+static struct fake *self_destroying;
+static doca_error_t self_fini_result = DOCA_ERROR_UNKNOWN;
+
+static void
+destroy_self_when_idle(struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next)
+{
+	if (next != DOCA_CTX_STATE_IDLE)
+		return;
+	self_fini_result = sd_ctx_fini(ctx, "test");
+	free(to_fake(ctx));
+	self_destroying = NULL;
+}
+
+TEST(ctx_destroyed_from_its_own_idle_callback_inside_progress)
+{
+	struct doca_pe *pe = pe_new();
+	struct fake *f = fake_new(pe, 4);
+	struct fake *after = fake_new(pe, 4);	/* visited after f in the same progress call */
+	int rounds = 0;
+
+	self_destroying = f;
+	on_state = destroy_self_when_idle;
+	ASSERT_OK(doca_ctx_start(&f->ctx));
+	submit_n(f, 2, 0);
+	ASSERT_ERR(doca_ctx_stop(&f->ctx), DOCA_ERROR_IN_PROGRESS);
+	on_state = NULL;
+	ASSERT_OK(doca_ctx_start(&after->ctx));
+	submit_n(after, 1, 10);
+	on_state = destroy_self_when_idle;
+	while (self_destroying != NULL && rounds++ < 10)
+		doca_pe_progress(pe);
+	on_state = NULL;
+	ASSERT_EQ(self_destroying == NULL, 1);
+	ASSERT_OK(self_fini_result);
+	/* The other ctx was progressed in the same round, and the PE now holds only it. */
+	ASSERT_EQ(inflight(after), 0);
+	ASSERT_OK(doca_ctx_stop(&after->ctx));
+	ASSERT_ERR(doca_pe_destroy(pe), DOCA_ERROR_IN_USE);
+	ASSERT_OK(sd_ctx_fini(&after->ctx, "test"));
+	free(after);
+	ASSERT_OK(doca_pe_destroy(pe));
+}
+
+/* Execution errors in submission order (pe_task_error on hardware). */
+static void
+fail_in_order_submit_hook(struct fake *f, struct fake_task *t)
+{
+	(void)f;
+	sd_list_del(&t->task.link);
+	f->queue_len--;
+	sd_task_fail_in_order(&t->task, DOCA_ERROR_INVALID_VALUE);
+}
+
+TEST(execution_error_reported_after_earlier_tasks)
+{
+	struct doca_pe *pe = pe_new();
+	struct fake *f = fake_new(pe, 8);
+	static const struct ev exp[] = {
+		ST(IDLE, RUNNING),
+		OK(0),
+		OK(1),
+		ERR(2, DOCA_ERROR_INVALID_VALUE),
+		ST(RUNNING, STOPPING),
+		ERR(3, DOCA_ERROR_IO_FAILED),
+		ERR(4, DOCA_ERROR_IO_FAILED),
+		ST(STOPPING, IDLE),
+	};
+	int rounds = 0;
+
+	/* One completion per progress: task 2 is refused at submit while 0 and 1 still run. */
+	f->per_progress = 1;
+	ASSERT_OK(doca_ctx_start(&f->ctx));
+	for (int i = 0; i < 5; i++) {
+		struct fake_task *t = fake_alloc(f, i);
+
+		ASSERT_OK(doca_task_submit(&t->task));
+		if (i == 2)
+			fail_in_order_submit_hook(f, t);
+	}
+	ASSERT_EQ(inflight(f), 5);
+	while (state_of(f) != DOCA_CTX_STATE_IDLE && rounds++ < 20)
+		doca_pe_progress(pe);
+	expect_events(exp, 8);
+	ASSERT_EQ(inflight(f), 0);
+	/* Nothing ahead of it: reported at the next progress. */
+	nev = 0;
+	ASSERT_OK(doca_ctx_start(&f->ctx));
+	{
+		struct fake_task *t = fake_alloc(f, 7);
+
+		ASSERT_OK(doca_task_submit(&t->task));
+		fail_in_order_submit_hook(f, t);
+	}
+	ASSERT_EQ(doca_pe_progress(pe), 1);
+	ASSERT_EQ(evs[1].kind, EV_ERR);
+	ASSERT_EQ(evs[1].a, 7);
 }
 
 TEST(progress_return_value)
