@@ -10,21 +10,27 @@
  * the access must be verified before the copy - and against what the target
  * says, not against the descriptor, which anyone may have edited.
  *
- * Each process keeps an array of records of its registrations (struct
- * fabric_mr_rec, slot mr_id - 1) and tells each peer where it is in its HELLO,
- * a message it sends itself over the connection right after connecting.  The
- * initiator reads the slot with process_vm_readv (one syscall), checks it as
- * the target would (fabric_mr_check) and only then copies.  Anything else -
- * no HELLO yet, a HELLO whose pid is not the descriptor's, a torn or
- * mismatching record - falls back to the active-message path, where the
- * target itself checks and refuses.  A revocation racing a copy that already
- * passed its check can still land, as a DMA already past the HCA's key check
- * does; docs/security.md.
+ * Each process keeps the records of its registrations (struct fabric_mr_rec,
+ * slot mr_id - 1) in a sealed memfd and names it (fd number, inode) in the
+ * HELLO it sends itself over each connection right after connecting.  The
+ * peer takes the fd with pidfd_getfd - granted under the same ptrace rule as
+ * process_vm_writev - checks the inode, maps it read-only and from then on
+ * checks each access against the record with a few loads (seqlock) before
+ * the one copy syscall.  Anything else - no HELLO yet, a HELLO whose pid is
+ * not the descriptor's, an fd that is not that memfd, a torn or mismatching
+ * record - falls back to the active-message path, where the target itself
+ * checks and refuses.  The application's memory is never remapped or shared.
+ * A revocation racing a copy that already passed its check can still land,
+ * as a DMA already past the HCA's key check does (docs/security.md).
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "fabric_internal.h"
@@ -32,22 +38,50 @@
 
 SD_LOG_REGISTER(fabric.direct);
 
+#define RECS_BYTES (FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec))
+
 void
 fabric_recs_init(struct fabric_dev *dev)
 {
-	void *p = mmap(NULL, FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct stat st;
+	void *p;
+	int fd;
 
+	dev->recs = NULL;
+	dev->recs_fd = -1;
+	fd = memfd_create("softdoca-mr-records", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, RECS_BYTES) != 0 || fstat(fd, &st) != 0)
+		goto no_records;
+	p = mmap(NULL, RECS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto no_records;
+	/* peers may map it, read-only: no one can resize it or map it writable again */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+		munmap(p, RECS_BYTES);
+		goto no_records;
+	}
+	dev->recs = p;
+	dev->recs_fd = fd;
+	dev->recs_ino = (uint64_t)st.st_ino;
+	return;
+
+no_records:
 	/* without records peers use active messages only: slower, never wrong */
-	dev->recs = p == MAP_FAILED ? NULL : p;
+	DOCA_LOG_INFO("No registration records for same-host peers (%s); they will use active messages",
+		      strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 void
 fabric_recs_fini(struct fabric_dev *dev)
 {
 	if (dev->recs != NULL)
-		munmap(dev->recs, FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec));
+		munmap(dev->recs, RECS_BYTES);
+	if (dev->recs_fd >= 0)
+		close(dev->recs_fd);
 	dev->recs = NULL;
+	dev->recs_fd = -1;
 }
 
 /* Rewrite a record so a concurrent reader sees the old or the new one whole, or a torn one it rejects. */
@@ -96,39 +130,62 @@ void
 fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 {
 	struct fabric_dev *dev = ep->ctx->dev;
+	struct stat st;
+	void *view;
+	int fd;
 
-	if (!dev->direct_enabled || ep->pidfd < 0 || hello->recs_cap == 0 || hello->recs_addr == 0 ||
-	    hello->pid != ep->peer_pid || hello->pid_ns != dev->pid_ns)
+	if (!dev->direct_enabled || ep->pidfd < 0 || ep->peer_recs != NULL || hello->recs_cap == 0 ||
+	    hello->recs_cap > FABRIC_RECS_CAP || hello->recs_fd < 0 || hello->pid != ep->peer_pid ||
+	    hello->pid_ns != dev->pid_ns)
 		return;
-	ep->peer_recs_addr = hello->recs_addr;
+	fd = (int)syscall(SYS_pidfd_getfd, ep->pidfd, hello->recs_fd, 0);
+	if (fd < 0) {
+		DOCA_LOG_INFO("Connection %u: cannot take the peer's record table (%s); using active messages", ep->id,
+			      strerror(errno));
+		return;
+	}
+	/* the number must still be that memfd (checked by inode), of the size a table has */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != hello->recs_ino ||
+	    (uint64_t)st.st_size < hello->recs_cap * sizeof(struct fabric_mr_rec)) {
+		DOCA_LOG_INFO("Connection %u: the peer's fd %d is not its record table; using active messages", ep->id,
+			      hello->recs_fd);
+		close(fd);
+		return;
+	}
+	view = mmap(NULL, hello->recs_cap * sizeof(struct fabric_mr_rec), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (view == MAP_FAILED)
+		return;
+	ep->peer_recs = view;
 	ep->peer_recs_cap = hello->recs_cap;
 	ep->direct = true;
 }
 
-/* Read the peer's record of rmr's region: true when it grants [raddr, +len) with perm under rmr's key. */
-static bool
-peer_grants(struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, uint32_t perm)
+void
+fabric_direct_forget(struct fabric_ep *ep)
 {
+	if (ep->peer_recs != NULL)
+		munmap((void *)(uintptr_t)ep->peer_recs, ep->peer_recs_cap * sizeof(struct fabric_mr_rec));
+	ep->peer_recs = NULL;
+	ep->direct = false;
+}
+
+/* Does the peer's own record of rmr's region grant [raddr, +len) with perm under rmr's key? */
+static bool
+peer_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, uint32_t perm)
+{
+	const struct fabric_mr_rec *r;
 	struct fabric_mr_rec rec;
-	struct iovec l = {.iov_base = &rec, .iov_len = sizeof(rec)};
-	struct iovec r;
-	ssize_t n;
+	uint64_t s1, s2;
 
 	if (rmr->mr_id == 0 || rmr->mr_id > ep->peer_recs_cap)
 		return false;
-	r.iov_base = (void *)(uintptr_t)(ep->peer_recs_addr + (uint64_t)(rmr->mr_id - 1) * sizeof(rec));
-	r.iov_len = sizeof(rec);
-	n = process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
-	if (n != (ssize_t)sizeof(rec)) {
-		if (n < 0 && (errno == EPERM || errno == ENOSYS)) {
-			DOCA_LOG_INFO("Connection %u: direct copies to the peer refused by the kernel (%s); "
-				      "using active messages",
-				      ep->id, strerror(errno));
-			ep->direct = false;
-		}
-		return false;
-	}
-	if (rec.seq != rec.seq_end || (rec.seq & 1) != 0 || rec.mr_id != rmr->mr_id || (rec.perms & perm) != perm)
+	r = &ep->peer_recs[rmr->mr_id - 1];
+	s1 = atomic_load_explicit((const _Atomic uint64_t *)&r->seq, memory_order_acquire);
+	memcpy(&rec, r, sizeof(rec));
+	atomic_thread_fence(memory_order_acquire);
+	s2 = atomic_load_explicit((const _Atomic uint64_t *)&r->seq_end, memory_order_relaxed);
+	if (s1 != s2 || (s1 & 1) != 0 || rec.mr_id != rmr->mr_id || (rec.perms & perm) != perm)
 		return false;
 	if (!sd_secret_equal(rec.key, rmr->key, sizeof(rec.key)))
 		return false;

@@ -254,7 +254,8 @@ fabric_ep_send_hello(struct fabric_ep *ep)
 	struct fabric_am_hello hello = {
 		.pid = (uint32_t)getpid(),
 		.pid_ns = dev->pid_ns,
-		.recs_addr = (uintptr_t)dev->recs,
+		.recs_fd = dev->recs_fd,
+		.recs_ino = dev->recs_ino,
 		.recs_cap = dev->recs != NULL ? FABRIC_RECS_CAP : 0,
 	};
 
@@ -1196,6 +1197,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		ep->pidfd = -1;
 		dev->n_watched--;
 	}
+	fabric_direct_forget(ep);
 	if (ep->uep != NULL) {
 		prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 		prm.flags = UCP_EP_CLOSE_FLAG_FORCE;

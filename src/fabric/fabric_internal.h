@@ -64,6 +64,8 @@ struct fabric_dev {
 	struct sd_list ack_eps; /* eps with an ack to send */
 	/* records of our registrations for same-host peers (fabric_direct.c); NULL: none */
 	struct fabric_mr_rec *recs;
+	int recs_fd;
+	uint64_t recs_ino;
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	bool direct_enabled;	   /* SD_FABRIC_CMA is not 0 (fabric_direct.c) */
@@ -151,13 +153,14 @@ struct fabric_ep {
 	 * Same host and pid namespace: writes and reads may go straight into the
 	 * peer with process_vm_writev/readv once its HELLO said where its
 	 * registration records are (fabric_direct.c).  peer_pid comes from the
-	 * connection blob; direct is set only when the HELLO's own pid agrees,
-	 * and cleared when the kernel refuses (ptrace policy).
+	 * connection blob; direct is set only when the HELLO's own pid agrees
+	 * and its record table could be mapped, and cleared when the kernel
+	 * refuses a copy (ptrace policy).
 	 */
 	uint32_t peer_pid;
 	bool direct;
 	uint32_t peer_recs_cap;
-	uint64_t peer_recs_addr;
+	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
@@ -265,6 +268,7 @@ void fabric_recs_fini(struct fabric_dev *dev);
 void fabric_rec_publish(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello);
+void fabric_direct_forget(struct fabric_ep *ep);
 bool fabric_direct_copy(struct fabric_ep *ep, const struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr,
 			bool write);
 

@@ -113,26 +113,28 @@ static_assert(sizeof(struct fabric_am_atomic) == 56, "fabric_am_atomic is a wire
 /*
  * Follows the header of HELLO.  What the sender is, in its own words (a
  * descriptor file can be edited; a message from the process itself cannot):
- * its pid and pid namespace, and where its registration records live
- * (fabric_direct.c), so a same-host peer can verify a key, range and
- * permission against the owner's own record before copying with the kernel.
+ * its pid and pid namespace, and its registration records (fabric_direct.c):
+ * a sealed memfd of recs_cap records, by fd number and inode, which a
+ * same-host peer may map read-only to verify a key, range and permission
+ * against the owner's own record before copying with the kernel.
  * recs_cap 0: no records (direct copies into this process are not offered).
  */
 struct fabric_am_hello {
 	uint32_t pid;
 	uint32_t recs_cap;
 	uint64_t pid_ns;
-	uint64_t recs_addr;
+	int32_t recs_fd;
+	uint32_t reserved;
+	uint64_t recs_ino;
 };
-static_assert(sizeof(struct fabric_am_hello) == 24, "fabric_am_hello is a wire format");
+static_assert(sizeof(struct fabric_am_hello) == 32, "fabric_am_hello is a wire format");
 
 /*
- * A registration as its owner records it (fabric_direct.c), in an array in
- * the owner's memory at the address its HELLO gives, slot mr_id - 1.  A
- * same-host peer reads the slot with process_vm_readv (one copy, lowest
- * address first) before it copies into or out of the range itself.  The owner
- * writes seq_end = odd, the fields, then seq = seq_end = even: a copy whose
- * seq and seq_end are equal and even was not torn by an update.
+ * A registration as its owner records it (fabric_direct.c), slot mr_id - 1 of
+ * the record table its HELLO names, which same-host peers map read-only and
+ * read before they copy into or out of the range themselves.  The owner
+ * writes seq_end = odd, the fields, then seq = seq_end = even; a reader loads
+ * seq, the fields, then seq_end: equal and even means not torn by an update.
  */
 struct fabric_mr_rec {
 	uint64_t seq;
