@@ -170,10 +170,11 @@ fabric_direct_forget(struct fabric_ep *ep)
 	ep->direct = false;
 }
 
-/* Does the peer's own record of rmr's region grant [raddr, +len) with perm under rmr's key? */
-static bool
-peer_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, uint32_t perm)
+bool
+fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
+		     bool write)
 {
+	uint32_t perm = write ? FABRIC_PERM_REMOTE_WRITE : FABRIC_PERM_REMOTE_READ;
 	const struct fabric_mr_rec *r;
 	struct fabric_mr_rec rec;
 	uint64_t s1, s2;
@@ -192,14 +193,22 @@ peer_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t r
 	return raddr >= rec.addr && len <= rec.len && raddr - rec.addr <= rec.len - len;
 }
 
+/* The kernel refused us the peer (ptrace policy): no more direct copies on this ep. */
+static void
+direct_refused(struct fabric_ep *ep)
+{
+	if (errno != EPERM && errno != ENOSYS)
+		return;
+	DOCA_LOG_INFO("Connection %u: direct copies to the peer refused by the kernel (%s); using active messages",
+		      ep->id, strerror(errno));
+	ep->direct = false;
+}
+
 bool
-fabric_direct_copy(struct fabric_ep *ep, const struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr,
-		   bool write)
+fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
 {
 	size_t done = 0;
 
-	if (!peer_grants(ep, rmr, raddr, len, write ? FABRIC_PERM_REMOTE_WRITE : FABRIC_PERM_REMOTE_READ))
-		return false;
 	while (done < len) {
 		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
 		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
@@ -210,13 +219,110 @@ fabric_direct_copy(struct fabric_ep *ep, const struct fabric_rmr *rmr, void *buf
 			/*
 			 * Granted but not copyable (the peer unmapped what it registered,
 			 * or died): the active-message path reports what the peer says.
-			 * A partial write is harmless: the AM path writes it all again.
+			 * A partial write is harmless: that path writes it all again.
 			 */
-			if (n < 0 && (errno == EPERM || errno == ENOSYS))
-				ep->direct = false;
+			if (n < 0)
+				direct_refused(ep);
 			return false;
 		}
 		done += (size_t)n;
 	}
 	return true;
+}
+
+/*
+ * Gather a granted WRITE or READ into the ep's batch, done by the next
+ * progress call (or at once when the batch is full, another kind of op
+ * follows, or the ep goes away): one syscall for up to FABRIC_DIRECT_BATCH
+ * copies, like a doorbell rung once for a burst of work requests.  The
+ * completion is delivered by that same progress call, so no completion comes
+ * later than without the batch.
+ */
+void
+fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write)
+{
+	struct fabric_ctx *ctx = ep->ctx;
+
+	if (ep->n_batch > 0 && ep->batch_write != write)
+		fabric_direct_flush(ep);
+	sd_list_insert_tail(&ep->batch, &op->node);
+	ep->batch_write = write;
+	if (ep->n_batch++ == 0) {
+		sd_list_insert_tail(&ctx->batched, &ep->batch_node);
+		/* an application asleep on the PE's notification must come and progress */
+		fabric_ctx_signal(ctx);
+	}
+	if (ep->n_batch == FABRIC_DIRECT_BATCH)
+		fabric_direct_flush(ep);
+}
+
+/* Take the batch off the ep (dev->lock held); returns how many ops went into ops[]. */
+static uint32_t
+batch_take(struct fabric_ep *ep, struct fabric_op **ops)
+{
+	struct sd_list *pos;
+	uint32_t n = 0;
+
+	while ((pos = sd_list_pop_head(&ep->batch)) != NULL)
+		ops[n++] = sd_container_of(pos, struct fabric_op, node);
+	if (ep->n_batch > 0)
+		sd_list_del(&ep->batch_node);
+	ep->n_batch = 0;
+	return n;
+}
+
+static void
+direct_done(struct fabric_op *op)
+{
+	if (op->type == FABRIC_OP_READ)
+		op->len = (uint32_t)op->buf_len;
+	fabric_complete(op, DOCA_SUCCESS);
+}
+
+void
+fabric_direct_flush(struct fabric_ep *ep)
+{
+	struct fabric_op *ops[FABRIC_DIRECT_BATCH];
+	struct iovec l[FABRIC_DIRECT_BATCH], r[FABRIC_DIRECT_BATCH];
+	bool write = ep->batch_write;
+	uint32_t n = batch_take(ep, ops), i = 0;
+	size_t off = 0;
+	ssize_t done;
+
+	if (n == 0)
+		return;
+	for (uint32_t k = 0; k < n; k++) {
+		l[k].iov_base = ops[k]->buf;
+		l[k].iov_len = ops[k]->buf_len;
+		r[k].iov_base = (void *)(uintptr_t)ops[k]->raddr;
+		r[k].iov_len = ops[k]->buf_len;
+	}
+	done = write ? process_vm_writev((pid_t)ep->peer_pid, l, n, r, n, 0)
+		     : process_vm_readv((pid_t)ep->peer_pid, l, n, r, n, 0);
+	if (done < 0)
+		direct_refused(ep);
+	/* the kernel copies the iovecs in order: those wholly inside `done` are there */
+	for (; i < n && done >= 0 && off + ops[i]->buf_len <= (size_t)done; i++) {
+		off += ops[i]->buf_len;
+		direct_done(ops[i]);
+	}
+	/* the rest one by one, in order; what still cannot be copied goes as an active message */
+	for (; i < n; i++) {
+		if (ep->direct && ep->onesided == 0 && ep->n_requests == 0 &&
+		    fabric_direct_copy(ep, ops[i]->buf, ops[i]->buf_len, ops[i]->raddr, write))
+			direct_done(ops[i]);
+		else
+			fabric_ep_redo_am(ep, ops[i]);
+	}
+}
+
+/* The ep failed: its batched copies never happened. */
+void
+fabric_direct_drop(struct fabric_ep *ep, doca_error_t err)
+{
+	struct fabric_op *ops[FABRIC_DIRECT_BATCH];
+	uint32_t n = batch_take(ep, ops);
+
+	for (uint32_t i = 0; i < n; i++)
+		fabric_complete(ops[i], err);
 }

@@ -336,6 +336,9 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
 
+	/* batched direct copies were posted first: they land first */
+	if (ep->n_batch > 0)
+		fabric_direct_flush(ep);
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = op_ucx_cb;
 	prm.user_data = ticket_new(op);
@@ -372,28 +375,14 @@ direct_ok(const struct fabric_ep *ep)
 	return ep->direct && ep->onesided == 0 && ep->n_requests == 0;
 }
 
+/* A write as an active message: the target checks key, range and permission, then receives into its range. */
 static doca_error_t
-issue_write(struct fabric_ep *ep, struct fabric_op *op)
+issue_write_am(struct fabric_ep *ep, struct fabric_op *op)
 {
 	struct fabric_am_hdr *h = (struct fabric_am_hdr *)op->wire;
 	struct fabric_am_rma *w = (struct fabric_am_rma *)(h + 1);
 	doca_error_t err;
 
-	if (direct_ok(ep) && fabric_direct_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, true)) {
-		/* visible at the target as the syscall returns: complete now */
-		if (op->type == FABRIC_OP_WRITE) {
-			fabric_complete(op, DOCA_SUCCESS);
-			return DOCA_SUCCESS;
-		}
-		/* WRITE_IMM: its notification follows at once (no recursion through ep_kick) */
-		op->stage = 1;
-		if (op_blocked(ep, op)) {
-			sd_list_insert_head(&ep->deferred, &op->node);
-			return DOCA_SUCCESS;
-		}
-		return issue(ep, op);
-	}
-	/* the target checks key, range and permission, then receives into its range */
 	hdr_init(ep, h, FABRIC_AM_WRITE);
 	memset(w, 0, sizeof(*w));
 	w->raddr = op->raddr;
@@ -407,9 +396,31 @@ issue_write(struct fabric_ep *ep, struct fabric_op *op)
 	return err;
 }
 
-/* A READ or an atomic: a request the target checks and answers (fabric_rx.c). */
 static doca_error_t
-issue_request(struct fabric_ep *ep, struct fabric_op *op)
+issue_write(struct fabric_ep *ep, struct fabric_op *op)
+{
+	if (!direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, true))
+		return issue_write_am(ep, op);
+	if (op->type == FABRIC_OP_WRITE) {
+		fabric_direct_batch(ep, op, true);
+		return DOCA_SUCCESS;
+	}
+	/* WRITE_IMM: the data now, visible as the syscall returns, then its notification */
+	if (ep->n_batch > 0)
+		fabric_direct_flush(ep);
+	if (!fabric_direct_copy(ep, op->buf, op->buf_len, op->raddr, true))
+		return issue_write_am(ep, op);
+	op->stage = 1;
+	if (op_blocked(ep, op)) {
+		sd_list_insert_head(&ep->deferred, &op->node);
+		return DOCA_SUCCESS;
+	}
+	return issue(ep, op); /* no recursion through ep_kick */
+}
+
+/* A READ or an atomic as a request the target checks and answers (fabric_rx.c). */
+static doca_error_t
+issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 {
 	struct fabric_am_hdr *h = (struct fabric_am_hdr *)op->wire;
 	struct fabric_am_atomic *a = (struct fabric_am_atomic *)(h + 1);
@@ -417,12 +428,8 @@ issue_request(struct fabric_ep *ep, struct fabric_op *op)
 	ucs_status_ptr_t req;
 	size_t hlen;
 
-	if (op->type == FABRIC_OP_READ && direct_ok(ep) &&
-	    fabric_direct_copy(ep, op->rmr, op->buf, op->buf_len, op->raddr, false)) {
-		op->len = (uint32_t)op->buf_len;
-		fabric_complete(op, DOCA_SUCCESS);
-		return DOCA_SUCCESS;
-	}
+	if (ep->n_batch > 0)
+		fabric_direct_flush(ep);
 	hdr_init(ep, h, op->type == FABRIC_OP_READ ? FABRIC_AM_READ : FABRIC_AM_ATOMIC);
 	memset(a, 0, sizeof(*a));
 	a->rma.raddr = op->raddr;
@@ -464,6 +471,27 @@ issue_request(struct fabric_ep *ep, struct fabric_op *op)
 		op->pending &= (uint16_t)~FABRIC_OPP_UCX;
 	}
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+issue_request(struct fabric_ep *ep, struct fabric_op *op)
+{
+	if (op->type == FABRIC_OP_READ && direct_ok(ep) &&
+	    fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false)) {
+		fabric_direct_batch(ep, op, false);
+		return DOCA_SUCCESS;
+	}
+	return issue_request_am(ep, op);
+}
+
+/* A batched direct copy that could not be done: the active-message path, in its place in the order. */
+void
+fabric_ep_redo_am(struct fabric_ep *ep, struct fabric_op *op)
+{
+	doca_error_t err = op->type == FABRIC_OP_READ ? issue_request_am(ep, op) : issue_write_am(ep, op);
+
+	if (err != DOCA_SUCCESS)
+		fabric_complete(op, err);
 }
 
 struct fabric_op *
@@ -786,6 +814,7 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 			fabric_complete(op, op->status);
 		}
 	}
+	fabric_direct_drop(ep, err);
 	while ((pos = sd_list_pop_head(&ep->deferred)) != NULL)
 		fabric_complete(sd_container_of(pos, struct fabric_op, node), err);
 	sd_list_for_each_safe(pos, tmp, &ctx->unexpected)
@@ -906,6 +935,8 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	ep->pidfd = -1;
 	sd_list_init(&ep->inflight);
 	sd_list_init(&ep->deferred);
+	sd_list_init(&ep->batch);
+	sd_list_init(&ep->batch_node);
 	sd_list_init(&ep->err_node);
 	sd_list_init(&ep->ack_node);
 	err = sd_random_bytes(&ep->cookie, sizeof(ep->cookie));
@@ -1079,6 +1110,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	stats->direct = ep->direct;
 	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
+	stats->inflight += ep->n_batch;
 	fabric_dev_unlock(ep->ctx->dev);
 }
 
@@ -1104,7 +1136,7 @@ sd_fabric_ep_is_idle(struct fabric_ep *ep)
 	bool idle;
 
 	fabric_dev_lock(ep->ctx->dev);
-	idle = sd_list_empty(&ep->inflight) && sd_list_empty(&ep->deferred);
+	idle = sd_list_empty(&ep->inflight) && sd_list_empty(&ep->deferred) && ep->n_batch == 0;
 	fabric_dev_unlock(ep->ctx->dev);
 	return idle;
 }
@@ -1172,6 +1204,8 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		ucp_request_param_t fprm = {0};
 		ucs_status_ptr_t freq;
 
+		/* copies the application posted are done before the teardown */
+		fabric_direct_flush(ep);
 		while (ep_ucx_pending(ep) && fabric_now_ns() < deadline)
 			ucp_worker_progress(dev->worker);
 		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */

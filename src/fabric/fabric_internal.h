@@ -33,6 +33,8 @@
 
 /* Registration records a process offers to same-host peers (fabric_direct.c). */
 #define FABRIC_RECS_CAP 4096u
+/* Direct copies an ep gathers into one process_vm_writev/readv (fabric_direct.c). */
+#define FABRIC_DIRECT_BATCH 64u
 
 /* Links a free UCX callback ticket (fabric_ep.c) in dev->ticket_cache; first member of the ticket. */
 struct fabric_ticket_link {
@@ -99,6 +101,7 @@ struct fabric_ctx {
 	 */
 	struct sd_list delivering;
 	struct sd_list err_eps;	    /* eps whose error is to be reported */
+	struct sd_list batched;	    /* eps with direct copies for the next progress (fabric_direct.c) */
 	fabric_ep_error_cb ep_error_cb;
 	void *user;
 	int event_fd;
@@ -161,6 +164,11 @@ struct fabric_ep {
 	bool direct;
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
+	/* direct copies checked and waiting to be done in one syscall (fabric_direct.c) */
+	struct sd_list batch;
+	uint32_t n_batch;
+	bool batch_write;
+	struct sd_list batch_node; /* in ctx->batched while n_batch > 0 */
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
@@ -220,6 +228,8 @@ void *fabric_id_lookup(void **table, uint32_t cap, uint32_t id);
 void fabric_id_free(void **table, uint32_t cap, uint32_t id);
 
 /* fabric_progress.c */
+/* Wake the ctx's owner (its event fd) unless it is progressing this ctx right now. */
+void fabric_ctx_signal(struct fabric_ctx *ctx);
 void fabric_complete(struct fabric_op *op, doca_error_t status);
 void fabric_op_done_bits(struct fabric_op *op, uint16_t bits, doca_error_t status);
 void fabric_dev_progress_locked(struct fabric_dev *dev);
@@ -240,6 +250,7 @@ void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_ep_acked(struct fabric_ep *ep, uint32_t ack);
 void fabric_ep_send_hello(struct fabric_ep *ep);
+void fabric_ep_redo_am(struct fabric_ep *ep, struct fabric_op *op);
 /*
  * A control message (no seq of its own, no ack): header, ext_len bytes after
  * it, then len bytes of payload.  Header and extension are copied; so is the
@@ -269,8 +280,12 @@ void fabric_rec_publish(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello);
 void fabric_direct_forget(struct fabric_ep *ep);
-bool fabric_direct_copy(struct fabric_ep *ep, const struct fabric_rmr *rmr, void *buf, size_t len, uint64_t raddr,
-			bool write);
+bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
+			  bool write);
+bool fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write);
+void fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write);
+void fabric_direct_flush(struct fabric_ep *ep);
+void fabric_direct_drop(struct fabric_ep *ep, doca_error_t err);
 
 /* fabric_mem.c */
 struct fabric_mr *fabric_mr_lookup(struct fabric_dev *dev, uint32_t id);

@@ -60,21 +60,26 @@ coarse_now_ns(void)
 
 /* Called with dev->lock held: the op leaves every fabric list and is queued for its ctx. */
 void
-fabric_complete(struct fabric_op *op, doca_error_t status)
+fabric_ctx_signal(struct fabric_ctx *ctx)
 {
-	struct fabric_ctx *ctx = op->ctx;
-	struct fabric_dev *dev = ctx->dev;
-
-	op->status = status;
-	op->pending = 0;
-	sd_list_insert_tail(&ctx->completions, &op->node);
-	if (dev->progressing != ctx && !ctx->event_signaled) {
+	if (ctx->dev->progressing != ctx && !ctx->event_signaled) {
 		uint64_t one = 1;
 
 		ctx->event_signaled = true;
 		if (write(ctx->event_fd, &one, sizeof(one)) < 0)
 			DOCA_LOG_DBG("Failed to signal fabric ctx event fd: %s", strerror(errno));
 	}
+}
+
+void
+fabric_complete(struct fabric_op *op, doca_error_t status)
+{
+	struct fabric_ctx *ctx = op->ctx;
+
+	op->status = status;
+	op->pending = 0;
+	sd_list_insert_tail(&ctx->completions, &op->node);
+	fabric_ctx_signal(ctx);
 }
 
 /*
@@ -173,6 +178,7 @@ sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
 	sd_list_init(&ctx->completions);
 	sd_list_init(&ctx->delivering);
 	sd_list_init(&ctx->err_eps);
+	sd_list_init(&ctx->batched);
 	ctx->max_unexpected = (attr && attr->max_unexpected) ? attr->max_unexpected : 64;
 	ctx->rnr_timeout_ns = ((attr && attr->rnr_timeout_ms) ? attr->rnr_timeout_ms : 2000) * 1000000ull;
 	if (attr != NULL) {
@@ -234,7 +240,7 @@ sd_fabric_ctx_has_work(struct fabric_ctx *ctx)
 	bool work;
 
 	fabric_dev_lock(ctx->dev);
-	work = !sd_list_empty(&ctx->completions) || !sd_list_empty(&ctx->err_eps);
+	work = !sd_list_empty(&ctx->completions) || !sd_list_empty(&ctx->err_eps) || !sd_list_empty(&ctx->batched);
 	fabric_dev_unlock(ctx->dev);
 	return work;
 }
@@ -325,6 +331,9 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	if (!sd_list_empty(&dev->ack_eps))
 		fabric_acks_flush(dev);
 	dev->progressing = ctx;
+	/* direct copies posted since the last call, one syscall per peer: delivered below */
+	while (!sd_list_empty(&ctx->batched))
+		fabric_direct_flush(sd_container_of(ctx->batched.next, struct fabric_ep, batch_node));
 	fabric_dev_progress_locked(dev);
 	if (!sd_list_empty(&ctx->unexpected))
 		fabric_timers_run(dev);

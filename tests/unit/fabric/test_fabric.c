@@ -6,6 +6,7 @@
  * loopback (UCX_TLS=tcp), where writes travel as active messages.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 
 #include "fabric_test.h"
@@ -399,6 +400,102 @@ run_atomics_concurrent(int tcp)
 	sd_fabric_dev_close(dev);
 }
 BOTH(atomics_concurrent)
+
+/*
+ * A burst of small writes - more than one batch of direct copies - then a
+ * send: the target sees every write when the send arrives, a burst of reads
+ * after it returns the same bytes, and a batched write waiting for the next
+ * progress call is work the ctx reports (an application asleep on its event
+ * fd is woken to do it).
+ */
+#define BURST 200
+#define PIECE 64
+
+static void
+run_write_burst_then_send(int tcp)
+{
+	struct side s = {0};
+	pid_t pid;
+
+	use_transport(tcp);
+	if (fork_peer(&s, &pid)) {
+		uint8_t *mem = calloc(1, BURST * PIECE), *want = malloc(BURST * PIECE);
+		struct fabric_op op = {.cb = op_done};
+		struct fabric_mr *mr;
+		int done = 0;
+
+		side_open(&s, 0);
+		side_connect(&s);
+		mr = export_mr(&s, mem, BURST * PIECE, FABRIC_PERM_REMOTE_WRITE | FABRIC_PERM_REMOTE_READ);
+		op.user = &done;
+		CHECK_ERR(sd_fabric_ctx_post_recv(s.ctx, &op, NULL, 0), DOCA_SUCCESS);
+		sync_send(s.sock);
+		CHECK_ERR(wait_op(&s, &op, &done), DOCA_SUCCESS);
+		fill(want, BURST * PIECE, 9);
+		CHECK(memcmp(mem, want, BURST * PIECE) == 0);
+		sync_wait(s.sock);
+		sd_fabric_mr_deregister(mr);
+		side_close(&s);
+		_exit(0);
+	}
+	static struct fabric_op w[BURST], r[BURST];
+	uint8_t *src = malloc(BURST * PIECE), *back = calloc(1, BURST * PIECE);
+	struct fabric_op send = {.cb = op_done};
+	struct fabric_ep_stats st;
+	struct fabric_rmr *rmr;
+	uint64_t raddr;
+	int wd = 0, rd = 0, sd = 0;
+	double end = now_s() + 5;
+
+	side_open(&s, 0);
+	side_connect(&s);
+	rmr = import_mr(&s, NULL, NULL);
+	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
+	sync_wait(s.sock); /* the target posted its receive */
+	do { /* same host: wait for the target's HELLO so the burst goes direct */
+		sd_fabric_ctx_progress(s.ctx);
+		sd_fabric_ep_get_stats(s.ep, &st);
+	} while (!tcp && !st.direct && now_s() < end);
+	ASSERT_EQ(st.direct, !tcp);
+	fill(src, BURST * PIECE, 9);
+	for (int i = 0; i < BURST; i++) {
+		w[i].cb = op_done;
+		w[i].user = &wd;
+		ASSERT_OK(sd_fabric_ep_write(s.ep, &w[i], src + i * PIECE, PIECE, rmr, raddr + (uint64_t)i * PIECE));
+	}
+	ASSERT(sd_fabric_ctx_has_work(s.ctx) || !sd_fabric_ep_is_idle(s.ep));
+	if (!tcp) {
+		struct pollfd pfd = {.fd = sd_fabric_ctx_get_event_fd(s.ctx), .events = POLLIN};
+
+		/* the last batch waits for a progress call: the owner is told there is work */
+		ASSERT(sd_fabric_ctx_has_work(s.ctx));
+		ASSERT_EQ(poll(&pfd, 1, 0), 1);
+	}
+	send.user = &sd;
+	ASSERT_OK(sd_fabric_ep_send(s.ep, &send, NULL, 0));
+	ASSERT_OK(wait_flag(&s, &sd, 1, &send, 10.0));
+	ASSERT_OK(wait_flag(&s, &wd, BURST, NULL, 10.0));
+	for (int i = 0; i < BURST; i++)
+		ASSERT_OK(w[i].status);
+	for (int i = 0; i < BURST; i++) {
+		r[i].cb = op_done;
+		r[i].user = &rd;
+		ASSERT_OK(sd_fabric_ep_read(s.ep, &r[i], back + i * PIECE, PIECE, rmr, raddr + (uint64_t)i * PIECE));
+	}
+	ASSERT_OK(wait_flag(&s, &rd, BURST, NULL, 10.0));
+	for (int i = 0; i < BURST; i++) {
+		ASSERT_OK(r[i].status);
+		ASSERT_EQ(r[i].len, PIECE);
+	}
+	ASSERT_MEM_EQ(back, src, BURST * PIECE);
+	sync_send(s.sock);
+	reap(pid);
+	sd_fabric_rmr_destroy(rmr);
+	free(src);
+	free(back);
+	side_close(&s);
+}
+BOTH(write_burst_then_send)
 
 /*
  * Refused accesses leave the target untouched: outside the range and without
