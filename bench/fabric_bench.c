@@ -5,7 +5,7 @@
  * forked processes, over shm (default) or tcp on loopback (--tcp), printing
  * both numbers and the ratio.  Not a test: speed is never asserted.
  *
- *   fabric_bench [--tcp] [--write-mode put|am] [--size N] [--iters N] [--lat-iters N] [--no-perftest]
+ *   fabric_bench [--tcp] [--no-direct] [--size N] [--iters N] [--lat-iters N] [--no-perftest]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -271,8 +271,8 @@ main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--tcp") == 0)
 			tcp = 1;
-		else if (strcmp(argv[i], "--write-mode") == 0 && i + 1 < argc)
-			setenv("SD_FABRIC_WRITE", argv[++i], 1);
+		else if (strcmp(argv[i], "--no-direct") == 0)
+			setenv("SD_FABRIC_CMA", "0", 1); /* same host: active messages only */
 		else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
 			size = strtoul(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
@@ -285,7 +285,7 @@ main(int argc, char **argv)
 			blocked = 1;
 		else {
 			fprintf(stderr,
-				"usage: %s [--tcp] [--write-mode put|am] [--size N] [--iters N] "
+				"usage: %s [--tcp] [--no-direct] [--size N] [--iters N] "
 				"[--lat-iters N] [--no-perftest] [--target-blocked]\n",
 				argv[0]);
 			return 2;

@@ -277,9 +277,10 @@ run_peer_ctx_permissions(int tcp)
 BOTH(peer_ctx_permissions)
 
 /*
- * Forged and revoked descriptors, where the target itself checks: writes
- * travel as active messages (SD_FABRIC_WRITE=am) and the target verifies range,
- * key and permission before touching memory.  Case 0: the range grown past the
+ * Forged and revoked descriptors through the DOCA API, on the default paths
+ * (same host: the target's record checked before a kernel copy, then the
+ * target's own check; tcp: the target's check): nothing touches the target's
+ * memory.  Case 0: the range grown past the
  * export; 1: a flipped key byte; 2: permission bits raised in both the
  * descriptor and the fabric blob; 3: the export revoked (doca_mmap_stop).
  */
@@ -299,7 +300,6 @@ run_forged(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	setenv("SD_FABRIC_WRITE", "am", 1);
 	if (fork_peer(&n, &pid)) {
 		struct doca_mmap *m;
 
