@@ -3,7 +3,8 @@
  * DOCA RDMA rules between two processes: remote access (each permission row,
  * the peer context's permissions, range, forged key, revoked export), a send
  * that finds no receive, 64 connections on one context, tasks submitted before
- * the connection is made, stop with tasks in flight, and a peer that dies.
+ * the connection is made, stop with tasks in flight, and a peer that dies
+ * (with tasks in flight, or while only receives are posted).
  * Over UCX shm/cma and over tcp on loopback.
  */
 #include "rdma_test.h"
@@ -720,6 +721,61 @@ run_peer_death(int tcp)
 	node_close(&n);
 }
 BOTH(peer_death)
+
+/*
+ * A responder that only posted receives (doca_perf's server, DOCA's receive
+ * samples) learns of its peer's death: the receives fail, as a QP in error
+ * flushes its receive queue, within the liveness time, and the context stops.
+ */
+static void
+run_receiver_sees_peer_death(int tcp)
+{
+	struct node n = {0};
+	pid_t pid;
+	int status;
+
+	use_transport(tcp);
+	if (fork_peer(&n, &pid)) {
+		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 1);
+		node_conf_all(&n);
+		node_start(&n);
+		node_connect(&n);
+		sync_wait(n.sock);
+		_exit(0); /* gone, without any cleanup */
+	}
+	struct doca_rdma_task_receive *rt[2];
+	struct doca_buf *dst[2];
+	struct result r = {0};
+	double t0;
+
+	node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 1);
+	node_conf_all(&n);
+	node_start(&n);
+	node_connect(&n);
+	for (int i = 0; i < 2; i++) {
+		dst[i] = buf_at(&n, n.mmap, n.mem + i * 4096, 4096, 0);
+		ASSERT_OK(doca_rdma_task_receive_allocate_init(n.rdma, dst[i], (union doca_data){.ptr = &r}, &rt[i]));
+		ASSERT_OK(doca_task_submit(doca_rdma_task_receive_as_task(rt[i])));
+	}
+	/* the connection is up both ways before the peer goes */
+	for (int i = 0; i < 50; i++)
+		doca_pe_progress(n.pe);
+	sync_send(n.sock);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	t0 = now_s();
+	ASSERT(node_wait(&n, &r.done, 2, 15));
+	ASSERT_NE(r.status, DOCA_SUCCESS);
+	fprintf(stderr, "# receives failed %.2f s after the peer died (%s)\n", now_s() - t0,
+		doca_error_get_name(r.status));
+	ASSERT(now_s() - t0 < 5);
+	wait_idle(&n);
+	for (int i = 0; i < 2; i++) {
+		doca_task_free(doca_rdma_task_receive_as_task(rt[i]));
+		ASSERT_OK(doca_buf_dec_refcount(dst[i], NULL));
+	}
+	node_close(&n);
+}
+BOTH(receiver_sees_peer_death)
 
 int
 main(int argc, char **argv)
