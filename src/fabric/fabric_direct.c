@@ -171,8 +171,7 @@ fabric_direct_forget(struct fabric_ep *ep)
 }
 
 bool
-fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
-		     bool write)
+fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, bool write)
 {
 	uint32_t perm = write ? FABRIC_PERM_REMOTE_WRITE : FABRIC_PERM_REMOTE_READ;
 	const struct fabric_mr_rec *r;

@@ -1123,6 +1123,13 @@ sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err)
 		return;
 	dev = ep->ctx->dev;
 	fabric_dev_lock(dev);
+	/*
+	 * Copies posted before the news of the peer's leaving arrived are done
+	 * first, as a NIC executes what it fetched before the disconnect reached
+	 * it; a peer that is gone fails them (the AM path then finds the ep dead).
+	 */
+	if (ep->state == FABRIC_EP_CONNECTED)
+		fabric_direct_flush(ep);
 	fabric_ep_fail(ep, err);
 	/* the owner knows already: no error callback (del leaves the node self-linked) */
 	if (ep->err_reported)
@@ -1276,4 +1283,3 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	free(ep->blob);
 	free(ep);
 }
-

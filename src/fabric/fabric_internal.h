@@ -26,8 +26,8 @@
 #define FABRIC_WINDOW 64u
 
 /* op->pending bits: what still has to happen before the op completes. */
-#define FABRIC_OPP_UCX (1u << 0) /* a UCX request is outstanding */
-#define FABRIC_OPP_ACK (1u << 1) /* the peer's ack is awaited */
+#define FABRIC_OPP_UCX (1u << 0)   /* a UCX request is outstanding */
+#define FABRIC_OPP_ACK (1u << 1)   /* the peer's ack is awaited */
 #define FABRIC_OPP_RESP (1u << 2)  /* READ/ATOMIC: the peer's answer is awaited */
 #define FABRIC_OPP_FETCH (1u << 3) /* READ: the answer's rendezvous payload is being fetched */
 
@@ -100,8 +100,8 @@ struct fabric_ctx {
 	 * the ctx's own thread touches the list (ep destroy walks it too, for src_ep).
 	 */
 	struct sd_list delivering;
-	struct sd_list err_eps;	    /* eps whose error is to be reported */
-	struct sd_list batched;	    /* eps with direct copies for the next progress (fabric_direct.c) */
+	struct sd_list err_eps; /* eps whose error is to be reported */
+	struct sd_list batched; /* eps with direct copies for the next progress (fabric_direct.c) */
 	fabric_ep_error_cb ep_error_cb;
 	void *user;
 	int event_fd;
@@ -168,7 +168,7 @@ struct fabric_ep {
 	struct sd_list batch;
 	uint32_t n_batch;
 	bool batch_write;
-	struct sd_list batch_node; /* in ctx->batched while n_batch > 0 */
+	struct sd_list batch_node;  /* in ctx->batched while n_batch > 0 */
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
@@ -257,8 +257,8 @@ void fabric_ep_redo_am(struct fabric_ep *ep, struct fabric_op *op);
  * payload with copy, else it must stay valid until UCX is done (a READ answer
  * straight from a registered range).  Dropped if the ep cannot send.
  */
-void fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux, const void *ext, size_t ext_len,
-			 const void *payload, size_t len, bool copy);
+void fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint32_t aux, const void *ext,
+			 size_t ext_len, const void *payload, size_t len, bool copy);
 struct fabric_op *fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid);
 void fabric_ep_request_answered(struct fabric_op *op, doca_error_t status);
 void fabric_acks_flush(struct fabric_dev *dev);

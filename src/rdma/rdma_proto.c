@@ -63,8 +63,8 @@ sd_rdma_conn_desc_parse(const void *desc, size_t len, struct sd_rdma_conn_info *
 	if (desc == NULL || out == NULL)
 		return refuse(reason, "NULL descriptor");
 	err = prefix_check(p, len, SD_RDMA_CONN_MAGIC, SD_RDMA_CONN_VERSION, sizeof(d),
-			   "not a softdoca connection descriptor (bad magic)", "connection descriptor of another version",
-			   reason);
+			   "not a softdoca connection descriptor (bad magic)",
+			   "connection descriptor of another version", reason);
 	if (err != DOCA_SUCCESS)
 		return err;
 	memcpy(&d, p, sizeof(d));
@@ -141,8 +141,8 @@ sd_rdma_se_desc_parse(const void *desc, size_t len, struct sd_rdma_mem_info *out
 	if (desc == NULL || out == NULL)
 		return refuse(reason, "NULL descriptor");
 	err = prefix_check(p, len, SD_RDMA_SE_MAGIC, SD_RDMA_SE_VERSION, sizeof(d),
-			   "not a softdoca sync-event descriptor (bad magic)", "sync-event descriptor of another version",
-			   reason);
+			   "not a softdoca sync-event descriptor (bad magic)",
+			   "sync-event descriptor of another version", reason);
 	if (err != DOCA_SUCCESS)
 		return err;
 	memcpy(&d, p, sizeof(d));

@@ -187,6 +187,17 @@ node_wait(struct node *n, const int *flag, int want, double secs)
 	return true;
 }
 
+/* Progress until the context stopped by itself (a failed task stops it). */
+static inline void
+wait_idle(struct node *n)
+{
+	double end = now_s() + 10;
+
+	while (n->state != DOCA_CTX_STATE_IDLE && now_s() < end)
+		doca_pe_progress(n->pe);
+	ASSERT_EQ(n->state, DOCA_CTX_STATE_IDLE);
+}
+
 static inline void
 node_start(struct node *n)
 {

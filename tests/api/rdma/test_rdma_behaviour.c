@@ -80,7 +80,7 @@ requester_open(struct node *n)
 }
 
 static void
-wait_idle(struct node *n)
+wait_seen_idle(struct node *n)
 {
 	double end = now_s() + 20;
 
@@ -122,7 +122,7 @@ TEST(write_error_in_submission_order_then_destroy_from_idle_callback)
 							     (union doca_data){.u64 = i}, &wt));
 		ASSERT_OK(doca_task_submit(doca_rdma_task_write_as_task(wt)));
 	}
-	wait_idle(&n);
+	wait_seen_idle(&n);
 	ASSERT_EQ(seen.n, NUM_WRITES);
 	for (unsigned i = 0; i < NUM_WRITES; i++) {
 		ASSERT_EQ(seen.ud[i], i);
@@ -183,7 +183,7 @@ TEST(stop_from_completion_callback_is_in_progress)
 	ASSERT_ERR(seen.stop_ret, DOCA_ERROR_IN_PROGRESS);
 	ASSERT_OK(doca_ctx_get_state(n.ctx, &s));
 	ASSERT_EQ(s, DOCA_CTX_STATE_STOPPING);
-	wait_idle(&n);
+	wait_seen_idle(&n);
 	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
 	ASSERT_OK(doca_mmap_stop(remote));

@@ -44,17 +44,6 @@ export_region(struct node *n, size_t off, size_t len, uint32_t perms)
 	return m;
 }
 
-/* Progress until the context stopped by itself (a failed task stops it). */
-static void
-wait_idle(struct node *n)
-{
-	double end = now_s() + 10;
-
-	while (n->state != DOCA_CTX_STATE_IDLE && now_s() < end)
-		doca_pe_progress(n->pe);
-	ASSERT_EQ(n->state, DOCA_CTX_STATE_IDLE);
-}
-
 /*
  * The permission table, one refused access per connection (a remote access
  * error ends the connection and stops the context, as on an RC QP): the target

@@ -452,7 +452,7 @@ run_write_burst_then_send(int tcp)
 	rmr = import_mr(&s, NULL, NULL);
 	sd_fabric_rmr_get_range(rmr, &raddr, NULL, NULL);
 	sync_wait(s.sock); /* the target posted its receive */
-	do { /* same host: wait for the target's HELLO so the burst goes direct */
+	do {		   /* same host: wait for the target's HELLO so the burst goes direct */
 		sd_fabric_ctx_progress(s.ctx);
 		sd_fabric_ep_get_stats(s.ep, &st);
 	} while (!tcp && !st.direct && now_s() < end);

@@ -17,19 +17,10 @@
 
 extern char **environ;
 
-enum forgery {
-	LEGAL,
-	SHIFTED,
-	OTHER_MAPPING,
-	UNMAPPED,
-	KEY_FLIPPED,
-	PERM_RAISED,
-	LEN_GROWN,
-	N_CASES
-};
+enum forgery { LEGAL, SHIFTED, OTHER_MAPPING, UNMAPPED, KEY_FLIPPED, PERM_RAISED, LEN_GROWN, N_CASES };
 
-static const char *const case_names[N_CASES] = {"legal",	   "shifted", "other mapping", "unmapped",
-						 "key flipped", "perm raised", "length grown"};
+static const char *const case_names[N_CASES] = {"legal",       "shifted",     "other mapping", "unmapped",
+						"key flipped", "perm raised", "length grown"};
 
 #define PAGE 4096u
 #define ACCESS 64u /* bytes written or read (atomics: 8) */
