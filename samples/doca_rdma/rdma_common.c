@@ -866,8 +866,11 @@ run_sample(const struct rdma_sample *s, struct rdma_config *cfg)
 	if (tmp != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to stop the RDMA context: %s", doca_error_get_descr(tmp));
 	DOCA_ERROR_PROPAGATE(result, tmp);
-	if (s->teardown != NULL)
-		DOCA_ERROR_PROPAGATE(result, s->teardown(&res));
+	if (s->teardown != NULL) {
+		/* Not inside DOCA_ERROR_PROPAGATE: it skips its second argument after a failure. */
+		tmp = s->teardown(&res);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+	}
 	if (res.buf_inventory != NULL) {
 		tmp = doca_buf_inventory_stop(res.buf_inventory);
 		if (tmp != DOCA_SUCCESS)
