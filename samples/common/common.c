@@ -522,7 +522,7 @@ sample_open_regular_file(const char *path, int flags, unsigned int mode, const c
 		goto not_regular;
 	fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to open the %s %s: %s", what, path, strerror(errno));
+		DOCA_LOG_ERR("Failed to open %s (the %s): %s", path, what, strerror(errno));
 		*err = errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
 		return -1;
 	}
