@@ -266,6 +266,7 @@ destroy_rdma_resources(struct rdma_resources *resources, struct rdma_config *cfg
 		teardown_step(&result, doca_dev_close(resources->doca_device), "close the device");
 		resources->doca_device = NULL;
 	}
+	/* cfg stays in the signature DOCA's samples have; the files to delete are in resources. */
 	(void)cfg;
 	for (i = 0; i < resources->num_owned_files; i++)
 		remove_file_if_same(resources->owned_files[i].path, resources->owned_files[i].dev,

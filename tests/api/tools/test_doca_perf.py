@@ -24,6 +24,10 @@ PERF = sys.argv[1]
 results = []
 
 
+class Skip(Exception):
+    pass
+
+
 def run(args, timeout=120, preexec_fn=None):
     return subprocess.run([PERF] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           timeout=timeout, preexec_fn=preexec_fn)
@@ -62,6 +66,8 @@ def case(name):
         try:
             fn()
             results.append((name, None))
+        except Skip as e:
+            results.append((name, "SKIP %s" % e))
         except AssertionError as e:
             results.append((name, str(e) or "assertion failed"))
         except Exception as e:  # a crash of the harness is a failure too, with its reason
@@ -144,6 +150,11 @@ def _():
 @case("low_address_space_limit_never_hangs_the_parent")
 def _():
     """Under ulimit -v either side may fail anywhere: the run must end, with a reason, and leave no server."""
+    def probe(n=250 << 20):
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    if run(["--help"], timeout=30, preexec_fn=probe).returncode != 0:
+        raise Skip("doca_perf cannot start at all under a 250 MiB address-space limit (a sanitizer build "
+                   "reserves terabytes of shadow memory)")
     for limit_mb in (250, 280, 285, 290, 295, 300, 325):
         def limit(n=limit_mb << 20):
             resource.setrlimit(resource.RLIMIT_AS, (n, n))
@@ -241,6 +252,11 @@ def _():
 
 
 for i, (name, why) in enumerate(results, 1):
-    print(("ok %d %s" % (i, name)) if why is None else ("not ok %d %s\n# %s" % (i, name, why)))
+    if why is None:
+        print("ok %d %s" % (i, name))
+    elif why.startswith("SKIP "):
+        print("ok %d %s # %s" % (i, name, why))
+    else:
+        print("not ok %d %s\n# %s" % (i, name, why))
 print("1..%d" % len(results))
-sys.exit(0 if all(w is None for _, w in results) else 1)
+sys.exit(0 if all(w is None or w.startswith("SKIP ") for _, w in results) else 1)
