@@ -5,6 +5,8 @@
  * stays valid after the list is gone.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,3 +509,43 @@ copy_string_param(const char *flag, const char *value, char *dst, size_t size)
 	return DOCA_SUCCESS;
 }
 
+
+int
+sample_open_regular_file(const char *path, int flags, unsigned int mode, const char *what, struct stat *st,
+			 doca_error_t *err)
+{
+	struct stat sb;
+	int fd, fl;
+
+	/* Refuse a non-regular file before open(): opening a FIFO for writing fails with a confusing ENXIO. */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		goto not_regular;
+	fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to open %s (the %s): %s", path, what, strerror(errno));
+		*err = errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+		return -1;
+	}
+	/* The path may have been replaced between stat() and open(): the descriptor decides. */
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		goto not_regular;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		DOCA_LOG_ERR("Failed to set up the %s %s: %s", what, path, strerror(errno));
+		close(fd);
+		*err = DOCA_ERROR_IO_FAILED;
+		return -1;
+	}
+	if (st != NULL)
+		*st = sb;
+	return fd;
+
+not_regular:
+	DOCA_LOG_ERR("The %s %s is not a regular file (a FIFO, a device or a directory); give the path of a "
+		     "regular file",
+		     what, path);
+	*err = DOCA_ERROR_INVALID_VALUE;
+	return -1;
+}

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
@@ -107,5 +109,18 @@ char *hex_dump(const void *data, size_t size);
  * callback; logs and returns INVALID_VALUE when the value is too long.
  */
 doca_error_t copy_string_param(const char *flag, const char *value, char *dst, size_t size);
+
+/*
+ * Open path (flags: O_RDONLY, or O_WRONLY with O_CREAT/O_EXCL, mode for a new
+ * file) and make sure it is a regular file, so that a FIFO or a device given as
+ * a descriptor path fails at once instead of blocking in open() or read().
+ * The open itself never blocks (O_NONBLOCK, cleared again before returning).
+ * what names the file in the messages ("descriptor file ...").  On success
+ * returns the descriptor and, when st is not NULL, the file's stat; on failure
+ * logs the reason, sets *err (IO_FAILED, or INVALID_VALUE for a file that is
+ * not a regular one, NOT_FOUND for a missing one) and returns -1.
+ */
+int sample_open_regular_file(const char *path, int flags, unsigned int mode, const char *what, struct stat *st,
+			     doca_error_t *err);
 
 #endif /* SAMPLES_COMMON_H_ */

@@ -4,10 +4,13 @@
  * context and its callbacks, and the host-side resources.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include <doca_argp.h>
 #include <doca_ctx.h>
@@ -53,9 +56,18 @@ text_callback(void *param, void *config)
 static doca_error_t
 check_file_exists(const char *flag, const char *path)
 {
-	if (access(path, F_OK) != 0) {
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
 		DOCA_LOG_ERR("%s: file %s does not exist (%s); run the host sample first and copy its files here",
 			     flag, path, strerror(errno));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* A FIFO would block the read that follows: refuse it here already. */
+	if (!S_ISREG(st.st_mode)) {
+		DOCA_LOG_ERR("%s: %s is not a regular file (a FIFO, a device or a directory); give the path of "
+			     "the file the host sample wrote",
+			     flag, path);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -275,7 +287,8 @@ dma_sample_main(const struct dma_sample *sample, int argc, char **argv)
 
 	result = sample->run(&cfg);
 	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("%s encountered an error: %s", sample->name, doca_error_get_descr(result));
+		DOCA_LOG_ERR("%s encountered an error: %s (%s)", sample->name, doca_error_get_descr(result),
+			     doca_error_get_name(result));
 	else
 		exit_status = EXIT_SUCCESS;
 
@@ -354,13 +367,100 @@ dma_state_changed_callback(const union doca_data user_data, struct doca_ctx *ctx
 	}
 }
 
+/* A task may chain at most max_buf_list_len buffers, source and destination together. */
+static doca_error_t
+check_buf_list_len(struct doca_dev *dev, uint32_t num_buf)
+{
+	uint32_t max_list_len;
+	doca_error_t result;
+
+	result = doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &max_list_len);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to read max_buf_list_len: %s", doca_error_get_descr(result));
+		return result;
+	}
+	if (num_buf > max_list_len) {
+		DOCA_LOG_ERR("A task may use at most %u buffers (source + destination, max_buf_list_len) "
+			     "but %u were requested; lower -ns/-nd",
+			     max_list_len, num_buf);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+check_num_tasks(struct doca_dma *dma, uint32_t num_tasks)
+{
+	uint32_t max_tasks;
+	doca_error_t result;
+
+	result = doca_dma_cap_get_max_num_tasks(dma, &max_tasks);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to read the maximum number of DMA tasks: %s", doca_error_get_descr(result));
+		return result;
+	}
+	if (num_tasks > max_tasks) {
+		DOCA_LOG_ERR("The DMA context accepts at most %u tasks (doca_dma_cap_get_max_num_tasks) but %u were "
+			     "requested; lower -nt",
+			     max_tasks, num_tasks);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+dma_check_caps(const char *pcie_addr, uint32_t num_buf, uint32_t num_tasks, uint64_t task_len)
+{
+	struct doca_dev *dev;
+	struct doca_dma *dma;
+	uint64_t max_buf_size;
+	doca_error_t result, tmp;
+
+	result = open_doca_device_with_pci(pcie_addr, dma_task_is_supported, &dev);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to open a DMA-capable device at PCI address %s: %s", pcie_addr,
+			     doca_error_get_descr(result));
+		return result;
+	}
+	result = check_buf_list_len(dev, num_buf);
+	if (result != DOCA_SUCCESS)
+		goto close_dev;
+	result = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), &max_buf_size);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to read the maximum DMA buffer size: %s", doca_error_get_descr(result));
+		goto close_dev;
+	}
+	if (task_len > max_buf_size) {
+		DOCA_LOG_ERR("A task would copy %" PRIu64 " bytes but the device's max_buf_size is %" PRIu64,
+			     task_len, max_buf_size);
+		result = DOCA_ERROR_INVALID_VALUE;
+		goto close_dev;
+	}
+	/* The task limit is a property of a DMA context: make one just to ask. */
+	result = doca_dma_create(dev, &dma);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create the DMA context: %s", doca_error_get_descr(result));
+		goto close_dev;
+	}
+	result = check_num_tasks(dma, num_tasks);
+	tmp = doca_dma_destroy(dma);
+	if (tmp != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to destroy the DMA context: %s", doca_error_get_descr(tmp));
+	DOCA_ERROR_PROPAGATE(result, tmp);
+close_dev:
+	tmp = doca_dev_close(dev);
+	if (tmp != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to close the device: %s", doca_error_get_descr(tmp));
+	DOCA_ERROR_PROPAGATE(result, tmp);
+	return result;
+}
+
 doca_error_t
 allocate_dma_resources(const char *pcie_addr, uint32_t num_buf, uint32_t inv_size, uint32_t num_tasks,
 		       struct dma_resources *resources)
 {
 	struct program_core_objects *state = &resources->state;
 	union doca_data ctx_user_data;
-	uint32_t max_list_len, max_tasks;
 	doca_error_t result, tmp;
 
 	memset(resources, 0, sizeof(*resources));
@@ -372,41 +472,24 @@ allocate_dma_resources(const char *pcie_addr, uint32_t num_buf, uint32_t inv_siz
 		return result;
 	}
 
-	result = doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(state->dev), &max_list_len);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to read max_buf_list_len: %s", doca_error_get_descr(result));
-		goto destroy_core;
-	}
-	if (num_buf > max_list_len) {
-		DOCA_LOG_ERR("A task may use at most %u buffers (source + destination, max_buf_list_len) "
-			     "but %u were requested; lower -ns/-nd",
-			     max_list_len, num_buf);
-		result = DOCA_ERROR_INVALID_VALUE;
-		goto destroy_core;
-	}
-
-	result = create_core_objects(state, inv_size);
+	result = check_buf_list_len(state->dev, num_buf);
 	if (result != DOCA_SUCCESS)
 		goto destroy_core;
 
+	/* Context and its task limit first: the inventory below is sized by num_tasks. */
 	result = doca_dma_create(state->dev, &resources->dma_ctx);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create the DMA context: %s", doca_error_get_descr(result));
 		goto destroy_core;
 	}
 	state->ctx = doca_dma_as_ctx(resources->dma_ctx);
+	result = check_num_tasks(resources->dma_ctx, num_tasks);
+	if (result != DOCA_SUCCESS)
+		goto destroy_dma;
 
-	result = doca_dma_cap_get_max_num_tasks(resources->dma_ctx, &max_tasks);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to read the maximum number of DMA tasks: %s", doca_error_get_descr(result));
+	result = create_core_objects(state, inv_size);
+	if (result != DOCA_SUCCESS)
 		goto destroy_dma;
-	}
-	if (num_tasks > max_tasks) {
-		DOCA_LOG_ERR("The DMA context accepts at most %u tasks but %u were requested; lower -nt",
-			     max_tasks, num_tasks);
-		result = DOCA_ERROR_INVALID_VALUE;
-		goto destroy_dma;
-	}
 
 	result = doca_ctx_set_state_changed_cb(state->ctx, dma_state_changed_callback);
 	if (result != DOCA_SUCCESS) {
@@ -453,7 +536,9 @@ destroy_dma_resources(struct dma_resources *resources)
 		resources->dma_ctx = NULL;
 		state->ctx = NULL;
 	}
-	DOCA_ERROR_PROPAGATE(result, destroy_core_objects(state));
+	/* DOCA_ERROR_PROPAGATE evaluates its second argument only while r is SUCCESS. */
+	tmp = destroy_core_objects(state);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 
 	/*
 	 * DOCA's sample closes the (by now NULL) device once more and keeps the

@@ -85,6 +85,15 @@ doca_error_t allocate_dma_resources(const char *pcie_addr, uint32_t num_buf, uin
 				    struct dma_resources *resources);
 doca_error_t destroy_dma_resources(struct dma_resources *resources);
 
+/*
+ * Before allocating anything sized by the flags: check on the device at
+ * pcie_addr that a task may chain num_buf buffers (max_buf_list_len), copy
+ * task_len bytes (max_buf_size) and that a DMA context takes num_tasks tasks
+ * (doca_dma_cap_get_max_num_tasks).  INVALID_VALUE, with the limit logged, when
+ * one is exceeded.
+ */
+doca_error_t dma_check_caps(const char *pcie_addr, uint32_t num_buf, uint32_t num_tasks, uint64_t task_len);
+
 /* Connect the context to the PE and start it (progress is then wanted until IDLE). */
 doca_error_t dma_resources_start(struct dma_resources *resources);
 

@@ -5,10 +5,12 @@
  * memory and print it.  The host sample must be waiting for Enter meanwhile.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -23,29 +25,53 @@
 
 DOCA_LOG_REGISTER(DMA_COPY_DPU);
 
+/*
+ * Read at most size bytes of a regular file (a FIFO or a device is refused, not
+ * waited on); *truncated tells whether more followed.
+ */
+static doca_error_t
+read_regular_file(const char *path, const char *what, void *data, size_t size, size_t *len, bool *truncated)
+{
+	doca_error_t result;
+	size_t done = 0;
+	ssize_t n;
+	char extra;
+	int fd;
+
+	fd = sample_open_regular_file(path, O_RDONLY, 0, what, NULL, &result);
+	if (fd < 0)
+		return result;
+	while (done < size) {
+		n = read(fd, (char *)data + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			DOCA_LOG_ERR("Failed to read the %s %s: %s", what, path, strerror(errno));
+			close(fd);
+			return DOCA_ERROR_IO_FAILED;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	*truncated = done == size && read(fd, &extra, 1) == 1;
+	close(fd);
+	*len = done;
+	return DOCA_SUCCESS;
+}
+
 /* Read at most DMA_MAX_DESC_SIZE bytes of the descriptor file. */
 static doca_error_t
 read_descriptor(const char *path, uint8_t *desc, size_t *desc_len)
 {
-	FILE *fp = fopen(path, "rb");
-	size_t n;
+	doca_error_t result;
+	bool truncated;
 
-	if (fp == NULL) {
-		DOCA_LOG_ERR("Failed to open the descriptor file %s: %s", path, strerror(errno));
-		return DOCA_ERROR_NOT_FOUND;
-	}
-	n = fread(desc, 1, DMA_MAX_DESC_SIZE, fp);
-	if (ferror(fp)) {
-		DOCA_LOG_ERR("Failed to read the descriptor file %s", path);
-		fclose(fp);
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if (n == DMA_MAX_DESC_SIZE && fgetc(fp) != EOF)
+	result = read_regular_file(path, "descriptor file", desc, DMA_MAX_DESC_SIZE, desc_len, &truncated);
+	if (result == DOCA_SUCCESS && truncated)
 		DOCA_LOG_WARN("Descriptor file %s is longer than %d bytes; only the first %d are used", path,
 			      DMA_MAX_DESC_SIZE, DMA_MAX_DESC_SIZE);
-	fclose(fp);
-	*desc_len = n;
-	return DOCA_SUCCESS;
+	return result;
 }
 
 /* Parse one decimal unsigned 64-bit number ending at a newline or the end. */
@@ -68,18 +94,16 @@ parse_u64(char **cursor, uint64_t *value)
 static doca_error_t
 read_buffer_info(const char *path, uint64_t *addr, uint64_t *len)
 {
-	FILE *fp = fopen(path, "r");
 	char text[128], *cursor = text;
+	doca_error_t result;
+	bool truncated;
 	size_t n;
 
-	if (fp == NULL) {
-		DOCA_LOG_ERR("Failed to open the buffer information file %s: %s", path, strerror(errno));
-		return DOCA_ERROR_NOT_FOUND;
-	}
-	n = fread(text, 1, sizeof(text) - 1, fp);
-	fclose(fp);
+	result = read_regular_file(path, "buffer information file", text, sizeof(text) - 1, &n, &truncated);
+	if (result != DOCA_SUCCESS)
+		return result;
 	text[n] = '\0';
-	if (!parse_u64(&cursor, addr) || !parse_u64(&cursor, len) || *cursor != '\0') {
+	if (truncated || !parse_u64(&cursor, addr) || !parse_u64(&cursor, len) || *cursor != '\0') {
 		DOCA_LOG_ERR("Buffer information file %s must hold the buffer address and length as two decimal lines",
 			     path);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -213,8 +237,13 @@ destroy_remote_mmap:
 		DOCA_ERROR_PROPAGATE(result, tmp);
 	}
 finish_resources:
-	/* Already IDLE after a completed copy: the stop then simply succeeds. */
-	DOCA_ERROR_PROPAGATE(result, dma_resources_finish(&resources));
+	/*
+	 * Already IDLE after a completed copy: the stop then simply succeeds.  Not
+	 * inside DOCA_ERROR_PROPAGATE, which skips its second argument once result
+	 * is an error (every failure above leaked the resources that way).
+	 */
+	tmp = dma_resources_finish(&resources);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	/* Freed only once no mmap covers it any more. */
 	free(dst_buffer);
 	return result;

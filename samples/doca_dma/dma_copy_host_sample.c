@@ -5,9 +5,11 @@
  * to files, and keep the memory alive until the operator presses Enter.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_log.h>
 #include <doca_mmap.h>
@@ -18,22 +20,42 @@
 
 DOCA_LOG_REGISTER(DMA_COPY_HOST);
 
-/* Write len bytes to path (created or truncated). */
+/*
+ * Write len bytes to path, a regular file created or truncated.  A FIFO or a
+ * device at path is refused at once (opening a FIFO for writing would wait
+ * for a reader).
+ */
 static doca_error_t
 write_file(const char *path, const void *data, size_t len)
 {
-	FILE *fp = fopen(path, "wb");
+	const char *p = data;
+	doca_error_t result;
+	size_t done = 0;
+	ssize_t n;
+	int fd;
 
-	if (fp == NULL) {
-		DOCA_LOG_ERR("Failed to create %s: %s", path, strerror(errno));
+	fd = sample_open_regular_file(path, O_WRONLY | O_CREAT, 0644, "output file", NULL, &result);
+	if (fd < 0)
+		return result;
+	/* Truncated only once known to be a regular file. */
+	if (ftruncate(fd, 0) != 0) {
+		DOCA_LOG_ERR("Failed to truncate %s: %s", path, strerror(errno));
+		close(fd);
 		return DOCA_ERROR_IO_FAILED;
 	}
-	if (fwrite(data, 1, len, fp) != len) {
-		DOCA_LOG_ERR("Failed to write %zu bytes to %s", len, path);
-		fclose(fp);
-		return DOCA_ERROR_IO_FAILED;
+	while (done < len) {
+		n = write(fd, p + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			DOCA_LOG_ERR("Failed to write %zu bytes to %s: %s", len, path,
+				     n < 0 ? strerror(errno) : "short write");
+			close(fd);
+			return DOCA_ERROR_IO_FAILED;
+		}
+		done += (size_t)n;
 	}
-	if (fclose(fp) != 0) {
+	if (close(fd) != 0) {
 		DOCA_LOG_ERR("Failed to write %s: %s", path, strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}

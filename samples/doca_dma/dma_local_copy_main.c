@@ -21,6 +21,12 @@ run_local_copy(struct dma_config *cfg)
 	char *src_buffer, *dst_buffer;
 	doca_error_t result;
 
+	/* -nt sizes the destination, the task table and the inventory: check it against the caps first. */
+	result = dma_check_caps(cfg->pci_address, (uint32_t)cfg->num_src_buf + (uint32_t)cfg->num_dst_buf,
+				(uint32_t)cfg->num_tasks, length);
+	if (result != DOCA_SUCCESS)
+		return result;
+
 	src_buffer = malloc(length);
 	dst_buffer = calloc((size_t)cfg->num_tasks, length);
 	if (src_buffer == NULL || dst_buffer == NULL) {

@@ -62,13 +62,21 @@ submit_copy_task(struct dma_resources *res, const struct dma_config *cfg, struct
 		DOCA_LOG_ERR("Failed to allocate a DMA memcpy task: %s", doca_error_get_descr(result));
 		return result;
 	}
-	result = doca_task_submit(doca_dma_task_memcpy_as_task(task));
+	/*
+	 * The engine's queue may be shorter than max_num_tasks: AGAIN means "progress
+	 * the PE to drain completions, then submit again", not a failure.  Counted
+	 * first, so that draining never sees the count reach 0 (which stops the
+	 * context) while this task is still to be submitted.
+	 */
+	res->num_remaining_tasks++;
+	while ((result = doca_task_submit(doca_dma_task_memcpy_as_task(task))) == DOCA_ERROR_AGAIN)
+		(void)doca_pe_progress(state->pe);
 	if (result != DOCA_SUCCESS) {
+		res->num_remaining_tasks--;
 		DOCA_LOG_ERR("Failed to submit the DMA memcpy task: %s", doca_error_get_descr(result));
 		doca_task_free(doca_dma_task_memcpy_as_task(task));
 		return result;
 	}
-	res->num_remaining_tasks++;
 	return DOCA_SUCCESS;
 }
 
@@ -104,7 +112,7 @@ dma_local_copy(const struct dma_config *cfg, char *src_buffer, char *dst_buffer,
 	struct local_copy_task *tasks;
 	struct dma_resources resources;
 	struct program_core_objects *state = &resources.state;
-	doca_error_t result;
+	doca_error_t result, tmp;
 	int i;
 
 	if (src_buffer == NULL || dst_buffer == NULL || length == 0) {
@@ -174,7 +182,8 @@ dma_local_copy(const struct dma_config *cfg, char *src_buffer, char *dst_buffer,
 	}
 finish_resources:
 	/* Already IDLE after a completed run: the stop then simply succeeds. */
-	DOCA_ERROR_PROPAGATE(result, dma_resources_finish(&resources));
+	tmp = dma_resources_finish(&resources);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 free_tasks:
 	free(tasks);
 	return result;

@@ -164,27 +164,39 @@ connection_file_name(const struct rdma_resources *res, const char *path, uint32_
 		snprintf(out, size, "%s", path);
 }
 
-/* Delete a descriptor file if it exists (so that the next run can write it again). */
+/* Note a descriptor file this run may delete at the end (see struct rdma_owned_file). */
 static void
-remove_file(const char *path)
+own_file(struct rdma_resources *res, const char *path, const struct stat *st)
 {
-	if (unlink(path) != 0 && errno != ENOENT)
-		DOCA_LOG_WARN("Failed to delete %s: %s", path, strerror(errno));
+	struct rdma_owned_file *f;
+
+	/* The table holds every file a run can touch: 2 per connection and -m. */
+	if (res->num_owned_files == RDMA_MAX_OWNED_FILES)
+		return;
+	f = &res->owned_files[res->num_owned_files++];
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
 }
 
+/* Delete path only if it still names the file (dev, ino) this run wrote or used. */
 static void
-remove_descriptor_files(const struct rdma_resources *res, const struct rdma_config *cfg)
+remove_file_if_same(const char *path, dev_t dev, ino_t ino)
 {
-	char path[RDMA_PATH_SIZE];
-	uint32_t i;
+	struct stat st;
 
-	for (i = 0; i < cfg->num_connections; i++) {
-		connection_file_name(res, cfg->local_connection_desc_path, i, path, sizeof(path));
-		remove_file(path);
-		connection_file_name(res, cfg->remote_connection_desc_path, i, path, sizeof(path));
-		remove_file(path);
+	if (lstat(path, &st) != 0) {
+		/* Already gone: the peer deletes the files it used, ours included. */
+		if (errno != ENOENT)
+			DOCA_LOG_WARN("Failed to look at %s before deleting it: %s", path, strerror(errno));
+		return;
 	}
-	remove_file(cfg->remote_resource_desc_path);
+	if (st.st_dev != dev || st.st_ino != ino) {
+		DOCA_LOG_WARN("%s is no longer the descriptor file this run used; left in place", path);
+		return;
+	}
+	if (unlink(path) != 0 && errno != ENOENT)
+		DOCA_LOG_WARN("Failed to delete %s: %s", path, strerror(errno));
 }
 
 /* Remember the first failure of the teardown, log every one. */
@@ -254,20 +266,32 @@ destroy_rdma_resources(struct rdma_resources *resources, struct rdma_config *cfg
 		teardown_step(&result, doca_dev_close(resources->doca_device), "close the device");
 		resources->doca_device = NULL;
 	}
-	if (!cfg->use_rdma_cm)
-		remove_descriptor_files(resources, cfg);
+	/* cfg stays in the signature DOCA's samples have; the files to delete are in resources. */
+	(void)cfg;
+	for (i = 0; i < resources->num_owned_files; i++)
+		remove_file_if_same(resources->owned_files[i].path, resources->owned_files[i].dev,
+				    resources->owned_files[i].ino);
+	resources->num_owned_files = 0;
 	return result;
 }
 
-doca_error_t
-write_file(const char *file_path, const char *string, size_t string_len)
+/*
+ * Create path (it must not exist) and write len bytes to it; *st identifies the
+ * new file.  A file this function created is deleted again if writing fails.
+ */
+static doca_error_t
+create_file(const char *file_path, const void *data, size_t len, struct stat *st)
 {
+	const char *p = data;
 	size_t done = 0;
 	ssize_t n;
 	int fd;
 
-	/* O_EXCL: a descriptor left over from another run must never be handed to the peer. */
-	fd = open(file_path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	/*
+	 * O_EXCL: a descriptor left over from another run must never be handed to
+	 * the peer, and an existing FIFO is never opened (so never waited on).
+	 */
+	fd = open(file_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
 			DOCA_LOG_ERR("File %s already exists; delete it (a previous run may have left it) or choose "
@@ -277,57 +301,82 @@ write_file(const char *file_path, const char *string, size_t string_len)
 			DOCA_LOG_ERR("Failed to create %s: %s", file_path, strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}
-	while (done < string_len) {
-		n = write(fd, string + done, string_len - done);
+	if (fstat(fd, st) != 0) {
+		DOCA_LOG_ERR("Failed to stat %s: %s", file_path, strerror(errno));
+		close(fd);
+		/* Cannot tell which file is ours: leave it rather than delete a stranger's. */
+		return DOCA_ERROR_IO_FAILED;
+	}
+	while (done < len) {
+		n = write(fd, p + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			DOCA_LOG_ERR("Failed to write %s: %s", file_path, n < 0 ? strerror(errno) : "short write");
 			close(fd);
-			return DOCA_ERROR_IO_FAILED;
+			goto remove;
 		}
 		done += (size_t)n;
 	}
 	if (close(fd) != 0) {
 		DOCA_LOG_ERR("Failed to write %s: %s", file_path, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
+		goto remove;
 	}
 	return DOCA_SUCCESS;
+
+remove:
+	remove_file_if_same(file_path, st->st_dev, st->st_ino);
+	return DOCA_ERROR_IO_FAILED;
 }
 
 doca_error_t
-read_file(const char *file_path, char **string, size_t *string_len)
+write_file(const char *file_path, const char *string, size_t string_len)
 {
 	struct stat st;
+
+	return create_file(file_path, string, string_len, &st);
+}
+
+/* write_file() that records the new file as this run's (deleted at the end). */
+static doca_error_t
+write_owned_file(struct rdma_resources *res, const char *file_path, const void *data, size_t len)
+{
+	struct stat st;
+	doca_error_t result;
+
+	result = create_file(file_path, data, len, &st);
+	if (result == DOCA_SUCCESS)
+		own_file(res, file_path, &st);
+	return result;
+}
+
+/* read_file(), also returning the file's identity in *st. */
+static doca_error_t
+load_file(const char *file_path, char **string, size_t *string_len, struct stat *st)
+{
+	doca_error_t result;
 	char *buf;
 	size_t done = 0;
 	ssize_t n;
 	int fd;
 
-	fd = open(file_path, O_RDONLY);
-	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to open %s: %s", file_path, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		DOCA_LOG_ERR("%s is not a regular file", file_path);
-		close(fd);
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if (st.st_size <= 0 || st.st_size > RDMA_DESC_MAX_LEN) {
-		DOCA_LOG_ERR("%s holds %lld bytes; a descriptor has 1..%d bytes", file_path, (long long)st.st_size,
+	fd = sample_open_regular_file(file_path, O_RDONLY, 0, "descriptor file", st, &result);
+	if (fd < 0)
+		return result;
+	if (st->st_size <= 0 || st->st_size > RDMA_DESC_MAX_LEN) {
+		DOCA_LOG_ERR("%s holds %lld bytes; a descriptor has 1..%d bytes", file_path, (long long)st->st_size,
 			     RDMA_DESC_MAX_LEN);
 		close(fd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	buf = malloc((size_t)st.st_size);
+	buf = malloc((size_t)st->st_size);
 	if (buf == NULL) {
-		DOCA_LOG_ERR("Failed to allocate %lld bytes to read %s", (long long)st.st_size, file_path);
+		DOCA_LOG_ERR("Failed to allocate %lld bytes to read %s", (long long)st->st_size, file_path);
 		close(fd);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	while (done < (size_t)st.st_size) {
-		n = read(fd, buf + done, (size_t)st.st_size - done);
+	while (done < (size_t)st->st_size) {
+		n = read(fd, buf + done, (size_t)st->st_size - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -342,6 +391,14 @@ read_file(const char *file_path, char **string, size_t *string_len)
 	*string = buf;
 	*string_len = done;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t
+read_file(const char *file_path, char **string, size_t *string_len)
+{
+	struct stat st;
+
+	return load_file(file_path, string, string_len, &st);
 }
 
 void
@@ -609,6 +666,7 @@ oob_exchange_one(struct rdma_resources *res, uint32_t i, const void *resource_de
 	const void *desc;
 	size_t desc_len, remote_len;
 	char *remote_desc;
+	struct stat st;
 	bool passive = cfg->transport_type == DOCA_RDMA_TRANSPORT_TYPE_DC && s->dc_passive;
 	doca_error_t result;
 
@@ -621,11 +679,11 @@ oob_exchange_one(struct rdma_resources *res, uint32_t i, const void *resource_de
 
 	connection_file_name(res, cfg->local_connection_desc_path, i, local_path, sizeof(local_path));
 	connection_file_name(res, cfg->remote_connection_desc_path, i, remote_path, sizeof(remote_path));
-	result = write_file(local_path, desc, desc_len);
+	result = write_owned_file(res, local_path, desc, desc_len);
 	if (result != DOCA_SUCCESS)
 		return result;
 	if (s->role == RDMA_ROLE_RESPONDER && i == 0) {
-		result = write_file(cfg->remote_resource_desc_path, resource_desc, resource_desc_len);
+		result = write_owned_file(res, cfg->remote_resource_desc_path, resource_desc, resource_desc_len);
 		if (result != DOCA_SUCCESS)
 			return result;
 		DOCA_LOG_INFO("You can now copy %s and %s to the %s", local_path, cfg->remote_resource_desc_path,
@@ -644,14 +702,18 @@ oob_exchange_one(struct rdma_resources *res, uint32_t i, const void *resource_de
 		DOCA_LOG_INFO("Please copy %s from the %s and then press enter", remote_path, s->peer);
 	wait_for_enter();
 
-	result = read_file(remote_path, &remote_desc, &remote_len);
+	result = load_file(remote_path, &remote_desc, &remote_len, &st);
 	if (result != DOCA_SUCCESS)
 		return result;
 	res->remote_conn_desc[i] = remote_desc;
 	result = doca_rdma_connect(res->rdma, remote_desc, remote_len, res->connections[i]);
-	if (result != DOCA_SUCCESS)
+	if (result != DOCA_SUCCESS) {
+		/* Not used: the file stays where it is for the operator to look at. */
 		DOCA_LOG_ERR("Failed to connect connection %u to the %s: %s", i, s->peer, doca_error_get_descr(result));
-	return result;
+		return result;
+	}
+	own_file(res, remote_path, &st);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t
@@ -660,6 +722,7 @@ rdma_oob_connect_and_run(struct rdma_resources *res)
 	const struct rdma_sample *s = res->sample;
 	const void *resource_desc = NULL;
 	size_t resource_desc_len = 0, len;
+	struct stat st;
 	char *blob;
 	doca_error_t result;
 	uint32_t i;
@@ -675,13 +738,14 @@ rdma_oob_connect_and_run(struct rdma_resources *res)
 			return result;
 	}
 	if (s->role == RDMA_ROLE_REQUESTER) {
-		result = read_file(res->cfg->remote_resource_desc_path, &blob, &len);
+		result = load_file(res->cfg->remote_resource_desc_path, &blob, &len, &st);
 		if (result != DOCA_SUCCESS)
 			return result;
 		res->remote_resource_desc = blob;
 		result = rdma_import_resource(res, blob, len);
 		if (result != DOCA_SUCCESS)
 			return result;
+		own_file(res, res->cfg->remote_resource_desc_path, &st);
 	}
 	return s->run(res);
 }
@@ -803,8 +867,11 @@ run_sample(const struct rdma_sample *s, struct rdma_config *cfg)
 	if (tmp != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to stop the RDMA context: %s", doca_error_get_descr(tmp));
 	DOCA_ERROR_PROPAGATE(result, tmp);
-	if (s->teardown != NULL)
-		DOCA_ERROR_PROPAGATE(result, s->teardown(&res));
+	if (s->teardown != NULL) {
+		/* Not inside DOCA_ERROR_PROPAGATE: it skips its second argument after a failure. */
+		tmp = s->teardown(&res);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+	}
 	if (res.buf_inventory != NULL) {
 		tmp = doca_buf_inventory_stop(res.buf_inventory);
 		if (tmp != DOCA_SUCCESS)

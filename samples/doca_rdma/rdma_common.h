@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
@@ -104,6 +106,19 @@ struct rdma_sample {
 	doca_error_t (*teardown)(struct rdma_resources *res);
 };
 
+/*
+ * A descriptor file this run may delete at the end: one it created, or one of
+ * the peer's that it read and used.  The inode tells whether the path still
+ * names that file (a later run may have put another one there).
+ */
+struct rdma_owned_file {
+	char path[RDMA_PATH_SIZE];
+	dev_t dev;
+	ino_t ino;
+};
+
+#define RDMA_MAX_OWNED_FILES (2 * RDMA_MAX_CONNECTIONS + 1)
+
 struct rdma_resources {
 	const struct rdma_sample *sample;
 	struct rdma_config *cfg;
@@ -118,6 +133,8 @@ struct rdma_resources {
 	uint32_t num_connections;		      /* entries of connections[] in use */
 	void *remote_conn_desc[RDMA_MAX_CONNECTIONS]; /* peer blobs read from files (freed at destroy) */
 	void *remote_resource_desc;		      /* -m blob read by a requester */
+	struct rdma_owned_file owned_files[RDMA_MAX_OWNED_FILES]; /* deleted at destroy */
+	uint32_t num_owned_files;
 	struct doca_mmap *remote_mmap;		      /* requester: the responder's memory */
 	struct doca_sync_event *sync_event;	      /* sync-event responder: its event */
 	struct doca_sync_event_remote_net *remote_se; /* sync-event requester: the responder's event */
@@ -153,14 +170,20 @@ doca_error_t allocate_rdma_resources(struct rdma_config *cfg, uint32_t mmap_perm
 /*
  * Undo allocate_rdma_resources and everything the run added (remote mmap,
  * remote sync event, CM address, negotiation mmap, received blobs) and delete
- * the descriptor files.  The first failure is returned, every step is tried.
+ * the descriptor files this run owns: those it wrote, and the peer's once they
+ * were read and used (connected to, imported).  Any other file at the paths
+ * is left alone.  The first failure is returned, every step is tried.
  */
 doca_error_t destroy_rdma_resources(struct rdma_resources *resources, struct rdma_config *cfg);
 
 /* Write len bytes to a file that must not exist yet (IO_FAILED otherwise). */
 doca_error_t write_file(const char *file_path, const char *string, size_t string_len);
 
-/* Read a whole file (1..RDMA_DESC_MAX_LEN bytes) into a malloc'd buffer the caller frees. */
+/*
+ * Read a whole regular file (1..RDMA_DESC_MAX_LEN bytes) into a malloc'd buffer
+ * the caller frees.  A FIFO or another non-regular file is refused at once
+ * (INVALID_VALUE), never waited on.
+ */
 doca_error_t read_file(const char *file_path, char **string, size_t *string_len);
 
 /* Block until a line is read from stdin (or stdin ends). */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <doca_error.h>
 
@@ -154,8 +155,38 @@ void perf_die(const char *what, doca_error_t err) __attribute__((noreturn));
 struct doca_dev;
 struct doca_dev *perf_open_dev(const char *name, const char *fallback_pci);
 
+/*
+ * perf_oob.c: descriptor files in --oob-dir and the forked server of a
+ * both-sides run.  perf_oob_wait() polls for dir/name up to timeout seconds
+ * and exits 1 with the reason when it does not come or when the forked server
+ * (perf_child_set) has ended meanwhile; peer names the other side in messages.
+ */
+int perf_oob_dir_check(const char *dir); /* 0, or -1 with the reason printed */
+void perf_oob_put(const char *dir, const char *name, const void *data, size_t len);
+void *perf_oob_get(const char *dir, const char *name, size_t *len); /* NULL: not there yet */
+void perf_oob_remove(const char *dir, uint32_t max_conns);
+void *perf_oob_wait(const char *dir, const char *name, size_t *len, double timeout, const char *peer);
+void perf_child_set(pid_t pid);
+/* Exit 1 with the reason if the forked server has ended (waiting_for names what the client waited for). */
+void perf_child_check(const char *waiting_for);
+/*
+ * Read one byte the forked server writes to fd (a pipe) within timeout
+ * seconds: 0, or -1 with the reason printed (timeout, or the server ended,
+ * with its exit status).  what names the awaited event.
+ */
+int perf_child_wait_byte(int fd, char *c, double timeout, const char *what);
+/*
+ * After the client's run: wait up to timeout seconds (2 s when the client
+ * failed) for the forked server, kill it past that.  0 if it exited 0, else 1
+ * with the reason printed.
+ */
+int perf_child_finish(double timeout, bool client_failed);
+
 /* Tests. */
+#define PERF_RDMA_MAX_CONNS 1024
 int perf_dma_run(struct perf_opts *o);
 int perf_rdma_run(struct perf_opts *o);
+/* perf_rdma.c: one side of an RDMA run; ready_fd: fork + CM pipe end (-1: none).  Exit status. */
+int perf_rdma_side(struct perf_opts *o, bool server, int ready_fd);
 
 #endif /* DOCA_PERF_H */

@@ -10,16 +10,9 @@
  * so one-sided traffic completes without it making a DOCA call.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,7 +38,7 @@
 #pragma weak doca_rdma_set_connection_state_callbacks
 
 #define DEFAULT_DEV "mlx5_0"
-#define MAX_CONNS 1024
+#define MAX_CONNS PERF_RDMA_MAX_CONNS
 #define CTL_BYTES 4096			/* descriptor / done messages */
 #define DONE_IMM 0x454e4f44u		/* "DONE" */
 #define SERVER_RECVS_MIN 8
@@ -78,9 +71,11 @@ static struct {
 	uint32_t established;
 	uint32_t nonce;
 	bool peer_done;			/* server: DONE_IMM received */
+	bool done_sent;			/* client: DONE_IMM placed at the server */
+	bool peer_lost;			/* the other side is gone (reported once) */
 	bool have_desc;			/* client (CM): the server's mmap descriptor arrived */
 	bool stopping;			/* tasks completing with errors now are expected */
-	int ready_pipe[2];		/* fork + CM: the server says it listens */
+	int ready_fd;			/* fork + CM: the server writes a byte once it listens, the client reads it */
 
 	/* server, send tests: echo state */
 	struct doca_rdma_task_send *echo;
@@ -108,90 +103,52 @@ measure_start(uint64_t done0)
 	perf_cpu_seconds(&R.cpu0);
 }
 
-/* ---- files (--oob-dir) ------------------------------------------------------------------ */
-
-static void
-file_put(const char *dir, const char *name, const void *data, size_t len)
-{
-	char path[4096], tmp[4200];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) != 0 || rename(tmp, path) != 0) {
-		fprintf(stderr, "doca_perf: cannot write %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-}
-
-/* Read a whole file into a malloc'd buffer; NULL if it does not exist (yet). */
-static void *
-file_get(const char *dir, const char *name, size_t *len)
-{
-	char path[4096];
-	struct stat st;
-	uint8_t *buf;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || st.st_size > (1 << 20) || (buf = malloc((size_t)st.st_size + 1)) == NULL ||
-	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		fprintf(stderr, "doca_perf: cannot read %s\n", path);
-		exit(1);
-	}
-	close(fd);
-	buf[st.st_size] = 0;
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
-/* Remove this tool's descriptor files from dir (stale ones, or ours at the end). */
-static void
-files_remove(const char *dir)
-{
-	static const char *const fixed[] = {"server.ready", "server.mmap", "client.ready"};
-	char path[4200];
-
-	for (const char *side = "server"; side != NULL; side = side[0] == 's' ? "client" : NULL)
-		for (uint32_t i = 0; i < MAX_CONNS; i++) {
-			snprintf(path, sizeof(path), "%s/%s.conn.%u", dir, side, i);
-			if (unlink(path) != 0 && errno == ENOENT)
-				break;
-		}
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
-		unlink(path);
-	}
-}
-
-static void *
-file_wait(const char *dir, const char *name, size_t *len, double timeout)
-{
-	double t0 = perf_now();
-	void *p;
-
-	while ((p = file_get(dir, name, len)) == NULL) {
-		if (perf_now() - t0 > timeout) {
-			fprintf(stderr, "doca_perf: no %s/%s after %.0f s (is the %s running?)\n", dir, name, timeout,
-				R.server ? "client" : "server");
-			exit(1);
-		}
-		usleep(2000);
-	}
-	return p;
-}
-
 /* ---- callbacks ----------------------------------------------------------------------------- */
+
+/*
+ * The other side is gone (its process died, it disconnected early, its
+ * connection failed): say so once, naming it, and fail the run.
+ */
+static void
+peer_lost(struct doca_rdma_connection *c, const char *how)
+{
+	uint32_t id;
+
+	if (R.stopping || R.peer_lost)
+		return;
+	R.peer_lost = true;
+	R.failed++;
+	if (c != NULL && doca_rdma_connection_get_id(c, &id) == DOCA_SUCCESS)
+		fprintf(stderr, "doca_perf: %s: lost the %s (connection id %u): %s\n", R.server ? "server" : "client",
+			R.server ? "client" : "server", id, how);
+	else
+		fprintf(stderr, "doca_perf: %s: lost the %s: %s\n", R.server ? "server" : "client",
+			R.server ? "client" : "server", how);
+}
+
+static bool
+is_peer_loss(doca_error_t st)
+{
+	return st == DOCA_ERROR_CONNECTION_RESET || st == DOCA_ERROR_CONNECTION_ABORTED ||
+	       st == DOCA_ERROR_NOT_CONNECTED;
+}
 
 static void
 report_failed(struct doca_task *t, const char *what)
 {
-	if (!R.stopping && R.failed++ == 0)
-		fprintf(stderr, "doca_perf: %s task failed: %s\n", what, doca_error_get_name(doca_task_get_status(t)));
+	doca_error_t st = doca_task_get_status(t);
+	char how[128];
+
+	if (R.stopping)
+		return;
+	/* A server's receives only fail when the client's side broke (they are its only tasks). */
+	if (is_peer_loss(st) || (R.server && strcmp(what, "receive") == 0)) {
+		snprintf(how, sizeof(how), "a %s task failed with %s", what, doca_error_get_name(st));
+		peer_lost(NULL, how);
+		return;
+	}
+	if (R.failed++ == 0)
+		fprintf(stderr, "doca_perf: %s task failed: %s\n", what, doca_error_get_name(st));
 }
 
 static void
@@ -335,6 +292,8 @@ imm_ok(struct doca_rdma_task_send_imm *task, union doca_data ud, union doca_data
 {
 	(void)ud;
 	(void)cud;
+	/* The server has its end-of-run message: a disconnect from now on is the orderly end. */
+	R.done_sent = true;
 	free_with_buf(doca_rdma_task_send_imm_as_task(task), doca_rdma_task_send_imm_get_src_buf(task));
 }
 
@@ -444,20 +403,29 @@ conn_established(struct doca_rdma_connection *c, union doca_data ud, union doca_
 static void
 conn_failure(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
 {
-	(void)c;
 	(void)ud;
 	(void)cud;
-	fprintf(stderr, "doca_perf: RDMA-CM connection failed\n");
-	R.failed++;
+	if (R.established == 0) {
+		fprintf(stderr, "doca_perf: RDMA-CM connection failed\n");
+		R.failed++;
+		return;
+	}
+	peer_lost(c, "its RDMA-CM connection failed");
 }
 
+/*
+ * The library reports every completion of the connection before its disconnect
+ * callback, so a server that has not seen DONE_IMM by now never will: the client
+ * went away in the middle of the run.  Likewise a client whose DONE_IMM was not
+ * placed yet.
+ */
 static void
 conn_disconnect(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
 {
 	(void)ud;
 	(void)cud;
-	if (R.server)
-		R.peer_done = true;
+	if (R.server ? !R.peer_done : !R.done_sent)
+		peer_lost(c, "it disconnected before the end of the run");
 	doca_rdma_connection_disconnect(c);
 }
 
@@ -563,23 +531,23 @@ connect_oob(void)
 
 	if (!R.server) {
 		/* The server's ready file names its nonce: our files answer that run only. */
-		peer_nonce = file_wait(dir, "server.ready", &len, 60);
+		peer_nonce = perf_oob_wait(dir, "server.ready", &len, 60, "server");
 		R.nonce = *peer_nonce;
 		free(peer_nonce);
 	}
 	for (uint32_t i = 0; i < R.conns; i++) {
 		PERF_TRY(doca_rdma_export(R.rdma, &desc, &len, &R.conn[i]));
 		snprintf(name, sizeof(name), "%s.conn.%u", me, i);
-		file_put(dir, name, desc, len);
+		perf_oob_put(dir, name, desc, len);
 	}
 	if (R.server) {
 		PERF_TRY(doca_mmap_export_rdma(R.mmap, R.dev, &desc, &len));
-		file_put(dir, "server.mmap", desc, len);
+		perf_oob_put(dir, "server.mmap", desc, len);
 		snprintf(ready, sizeof(ready), "server.ready");
-		file_put(dir, ready, &R.nonce, sizeof(R.nonce));
+		perf_oob_put(dir, ready, &R.nonce, sizeof(R.nonce));
 		/* Wait for the client that answers this nonce. */
 		for (;;) {
-			peer_nonce = file_wait(dir, "client.ready", &len, 3600);
+			peer_nonce = perf_oob_wait(dir, "client.ready", &len, 3600, "client");
 			if (len == sizeof(R.nonce) && *peer_nonce == R.nonce)
 				break;
 			free(peer_nonce);
@@ -587,17 +555,17 @@ connect_oob(void)
 		}
 		free(peer_nonce);
 	} else {
-		void *m = file_wait(dir, "server.mmap", &len, 10);
+		void *m = perf_oob_wait(dir, "server.mmap", &len, 10, "server");
 
 		PERF_TRY(doca_mmap_create_from_export(NULL, m, len, R.dev, &R.remote));
 		free(m);
-		file_put(dir, "client.ready", &R.nonce, sizeof(R.nonce));
+		perf_oob_put(dir, "client.ready", &R.nonce, sizeof(R.nonce));
 	}
 	for (uint32_t i = 0; i < R.conns; i++) {
 		void *blob;
 
 		snprintf(name, sizeof(name), "%s.conn.%u", peer, i);
-		blob = file_wait(dir, name, &len, 10);
+		blob = perf_oob_wait(dir, name, &len, 10, peer);
 		PERF_TRY(doca_rdma_connect(R.rdma, blob, len, R.conn[i]));
 		free(blob);
 	}
@@ -611,7 +579,7 @@ connect_cm(void)
 
 	if (R.server) {
 		PERF_TRY(doca_rdma_start_listen_to_port(R.rdma, R.o->port));
-		if (R.o->role == 0 && (write(R.ready_pipe[1], "L", 1) != 1 || close(R.ready_pipe[1]) != 0))
+		if (R.ready_fd >= 0 && (write(R.ready_fd, "L", 1) != 1 || close(R.ready_fd) != 0))
 			exit(1);
 		while (!all) {
 			doca_pe_progress(R.pe);
@@ -644,13 +612,11 @@ connect_cm(void)
 
 		if (R.op != OP_SEND)
 			post_recv(ctl_mem(1), CTL_BYTES, UINT64_MAX);
-		if (R.o->role == 0) {
+		if (R.ready_fd >= 0) {
 			char c;
 
-			if (read(R.ready_pipe[0], &c, 1) != 1) {
-				fprintf(stderr, "doca_perf: the server process did not start listening\n");
+			if (perf_child_wait_byte(R.ready_fd, &c, 60, "the server to start listening") != 0)
 				exit(1);
-			}
 		}
 		PERF_TRY(doca_rdma_addr_create(strchr(ip, ':') ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4, ip,
 					       R.o->port, &addr));
@@ -664,6 +630,7 @@ connect_cm(void)
 			all = R.established >= R.conns;
 			if (R.failed)
 				exit(1);
+			perf_child_check("its RDMA-CM connections");
 		}
 		doca_rdma_addr_destroy(addr);
 		if (R.op != OP_SEND)
@@ -710,6 +677,7 @@ server_main(void)
 	uint32_t recvs = (R.op == OP_SEND ? R.per_conn * R.conns : 0) + SERVER_RECVS_MIN;
 	size_t rsize = R.op == OP_SEND ? R.max_size : 64;
 	uint32_t slots = (uint32_t)(R.area / rsize);
+	enum doca_ctx_states st;
 	uint64_t quiet = 0;
 
 	if (R.o->use_cm)
@@ -728,13 +696,23 @@ server_main(void)
 			post_recv(ctl_mem(1) + (i % 8) * 64, 64, i);
 	}
 	PERF_TRY(doca_pe_get_notification_handle(R.pe, &fd));
-	/* Busy-poll for ping-pong (as ucx_perftest's responder does); otherwise sleep when quiet. */
+	/*
+	 * Busy-poll for ping-pong (as ucx_perftest's responder does); otherwise sleep
+	 * when quiet.  The run ends with DONE_IMM, or with a failure: a receive that
+	 * fails, a disconnect before DONE_IMM (callbacks above), or the context
+	 * stopping itself after a failed task.
+	 */
 	while (!R.peer_done && !R.failed) {
 		if (doca_pe_progress(R.pe)) {
 			quiet = 0;
 			continue;
 		}
-		if (R.lat || ++quiet < 1000)
+		if (++quiet % 1024 == 0 && doca_ctx_get_state(R.ctx, &st) == DOCA_SUCCESS &&
+		    st != DOCA_CTX_STATE_RUNNING) {
+			peer_lost(NULL, "the RDMA context stopped itself (a task on the client's connection failed)");
+			break;
+		}
+		if (R.lat || quiet < 1024)
 			continue;
 		struct pollfd p = {.fd = (int)fd, .events = POLLIN};
 
@@ -745,12 +723,12 @@ server_main(void)
 	}
 	if (R.o->role == 1)
 		fprintf(stderr, "doca_perf: server: %u connection(s) served, peer %s\n", R.conns,
-			R.peer_done ? "done" : "failed");
+			R.peer_done ? "done" : R.peer_lost ? "lost" : "failed");
 	if (R.echo != NULL && !R.echo_busy)
 		free_with_buf(doca_rdma_task_send_as_task(R.echo), R.echo_buf);
 	ctx_close();
 	if (R.o->role == 1 && R.o->oob_dir != NULL)
-		files_remove(R.o->oob_dir);
+		perf_oob_remove(R.o->oob_dir, MAX_CONNS);
 	return R.failed ? 1 : 0;
 }
 
@@ -947,29 +925,10 @@ client_main(void)
 	return R.failed ? 1 : 0;
 }
 
-/* A TCP port nobody uses right now (the kernel's pick), or fallback if it cannot tell. */
-static uint16_t
-free_tcp_port(uint16_t fallback)
-{
-	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT};
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET6, SOCK_STREAM, 0);
-	uint16_t port = fallback;
-
-	if (fd < 0)
-		return fallback;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin6_port);
-	close(fd);
-	return port;
-}
-
 int
-perf_rdma_run(struct perf_opts *o)
+perf_rdma_side(struct perf_opts *o, bool server, int ready_fd)
 {
-	char tmpdir[] = "/tmp/doca_perf.XXXXXX";
-	pid_t server = 0;
-	int rc, st;
+	int rc;
 
 	memset(&R, 0, sizeof(R));
 	R.o = o;
@@ -978,24 +937,8 @@ perf_rdma_run(struct perf_opts *o)
 	       : strcmp(o->test, "send") == 0 ? OP_SEND
 					      : OP_ATOMIC;
 	R.lat = o->lat;
-	if (o->conns > MAX_CONNS || o->conns > UINT16_MAX) {
-		fprintf(stderr, "doca_perf: -c %u: at most %d connections\n", o->conns, MAX_CONNS);
-		return PERF_EXIT_USAGE;
-	}
-	if (o->use_cm && (doca_rdma_start_listen_to_port == NULL || doca_rdma_connect_to_addr == NULL ||
-			  doca_rdma_addr_create == NULL || doca_rdma_connection_accept == NULL ||
-			  doca_rdma_connection_disconnect == NULL || doca_rdma_set_connection_state_callbacks == NULL)) {
-		fprintf(stderr, "doca_perf: -cm: this libdoca_rdma has no RDMA-CM yet; use --oob-dir\n");
-		return 1;
-	}
-	if (!o->use_cm && o->role != 0 && o->oob_dir == NULL) {
-		fprintf(stderr, "doca_perf: --server/--client need --oob-dir DIR (or -cm); see doca_perf --help\n");
-		return PERF_EXIT_USAGE;
-	}
-	if (o->use_cm && o->role == 2 && o->server_addr == NULL) {
-		fprintf(stderr, "doca_perf: -cm --client needs --server-addr IP; see doca_perf --help\n");
-		return PERF_EXIT_USAGE;
-	}
+	R.server = server;
+	R.ready_fd = ready_fd;
 	R.conns = o->conns;
 	R.per_conn = o->depth;
 	for (unsigned i = 0; i < o->nsizes; i++)
@@ -1003,45 +946,9 @@ perf_rdma_run(struct perf_opts *o)
 			R.max_size = o->sizes[i];
 	if (R.op == OP_ATOMIC)
 		R.max_size = 8;
-	{
-		size_t slots = perf_slots(o, R.max_size, (size_t)R.per_conn * R.conns);
-
-		R.area = slots * R.max_size;
-		if (R.lat)
-			R.area = 2 * R.max_size;
-	}
-	if (o->role == 0) {
-		/* Both sides here: the server is a forked child, descriptors in a private directory. */
-		if (o->oob_dir == NULL && !o->use_cm) {
-			if (mkdtemp(tmpdir) == NULL) {
-				perror("doca_perf: mkdtemp");
-				return 1;
-			}
-			o->oob_dir = tmpdir;
-		}
-		if (o->use_cm && pipe(R.ready_pipe) != 0) {
-			perror("doca_perf: pipe");
-			return 1;
-		}
-		/* A fixed port would collide with an earlier run's sockets still closing. */
-		if (o->use_cm && !o->port_set)
-			o->port = free_tcp_port(o->port);
-		fflush(NULL);
-		server = fork();
-		if (server < 0) {
-			perror("doca_perf: fork");
-			return 1;
-		}
-		if (server == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			R.server = true;
-		}
-		/* Each side keeps its end only: the client's read sees EOF if the server dies. */
-		if (o->use_cm)
-			close(server == 0 ? R.ready_pipe[0] : R.ready_pipe[1]);
-	} else {
-		R.server = o->role == 1;
-	}
+	R.area = perf_slots(o, R.max_size, (size_t)R.per_conn * R.conns) * R.max_size;
+	if (R.lat)
+		R.area = 2 * R.max_size;
 	{
 		struct timespec ts;
 
@@ -1050,26 +957,9 @@ perf_rdma_run(struct perf_opts *o)
 	}
 	/* Stale files of an earlier run must not be mistaken for this one's. */
 	if (R.server && o->oob_dir != NULL)
-		files_remove(o->oob_dir);
+		perf_oob_remove(o->oob_dir, MAX_CONNS);
 	R.dev = perf_open_dev(o->ibdev, DEFAULT_DEV);
 	ctx_open();
-	if (R.server) {
-		rc = server_main();
-		if (o->role == 0)
-			_exit(rc);
-		return rc;
-	}
-	rc = client_main();
-	if (server > 0) {
-		if (waitpid(server, &st, 0) == server && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
-			fprintf(stderr, "doca_perf: the server process failed\n");
-			rc = 1;
-		}
-	}
-	if (o->oob_dir == tmpdir) {
-		files_remove(tmpdir);
-		rmdir(tmpdir);
-		o->oob_dir = NULL;
-	}
+	rc = R.server ? server_main() : client_main();
 	return rc;
 }

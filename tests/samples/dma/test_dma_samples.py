@@ -10,6 +10,8 @@ temporary directory, so parallel runs never collide.
 """
 import os
 import re
+import resource
+import shutil
 import secrets
 import subprocess
 import sys
@@ -44,8 +46,8 @@ class Run:
                 % (" ".join(self.argv), self.code, self.out, self.err))
 
 
-def run(argv, stdin=b""):
-    p = subprocess.run(argv, input=stdin, capture_output=True, timeout=TIMEOUT)
+def run(argv, stdin=b"", timeout=TIMEOUT, preexec_fn=None):
+    p = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, preexec_fn=preexec_fn)
     return Run(argv, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
 
 
@@ -390,6 +392,96 @@ def test_dpu_range_outside_export():
     expect_failure(r)
     expect_line(r, r"Failed to build the remote source buffer list", "err")
     check("Memory content" not in r.out, "copied memory outside the export", r)
+
+
+def limit_address_space(nbytes):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return apply
+
+
+def test_local_copy_num_tasks_above_cap_refused_before_allocating():
+    """-nt 100000000 asked for ~22 GB before the cap was read; 1 GiB of address space is plenty now."""
+    r = run([LOCAL, "-nt", "100000000"], timeout=10, preexec_fn=limit_address_space(1 << 30))
+    expect_failure(r)
+    expect_line(r, r"The DMA context accepts at most \d+ tasks \(doca_dma_cap_get_max_num_tasks\) but 100000000 "
+                r"were requested; lower -nt", "err")
+    expect_line(r, r"encountered an error: .*\(DOCA_ERROR_INVALID_VALUE\)", "err")
+    check("Failed to allocate" not in r.both, "allocated before checking the cap", r)
+    check("DMA context is running" not in r.out, "started a context despite the cap", r)
+
+
+def test_local_copy_num_tasks_cap_boundary():
+    """The cap itself is accepted and every copy verified; one more is refused."""
+    r = run([LOCAL, "-nt", "100000000"])
+    m = re.search(r"accepts at most (\d+) tasks", r.err)
+    check(m is not None, "the refusal does not name the cap", r)
+    cap = int(m.group(1))
+    r = run([LOCAL, "-nt", str(cap + 1)])
+    expect_failure(r)
+    expect_line(r, r"but %d were requested" % (cap + 1), "err")
+    if cap <= 16384:
+        r = run([LOCAL, "-nt", str(cap)], timeout=60)
+        expect_success(r)
+        expect_line(r, r"31 byte\(s\) in %d copy\(ies\) match" % cap)
+
+
+def test_dpu_fifo_descriptor_refused_at_once():
+    """A FIFO named by -d or -b (or sitting at the default path) fails at once with the reason."""
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        fifo, buf = os.path.join(tmp, "fifo"), os.path.join(tmp, "buffer_info.txt")
+        os.mkfifo(fifo)
+        with open(buf, "w") as f:
+            f.write("4096\n31\n")
+        r = run([DPU, "-d", fifo, "-b", buf], timeout=10)
+        expect_failure(r)
+        expect_line(r, r"Descriptor path \(-d\): %s is not a regular file" % re.escape(fifo), "err")
+        r = run([DPU, "-d", buf, "-b", fifo], timeout=10)
+        expect_failure(r)
+        expect_line(r, r"Buffer path \(-b\): %s is not a regular file" % re.escape(fifo), "err")
+        check(os.path.exists(fifo), "the FIFO was removed")
+
+
+def test_host_fifo_output_refused_at_once():
+    """The host writes its files: a FIFO there must not wait for a reader."""
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        fifo, buf = os.path.join(tmp, "fifo"), os.path.join(tmp, "buffer_info.txt")
+        os.mkfifo(fifo)
+        r = run([HOST, "-d", fifo, "-b", buf], stdin=b"\n", timeout=10)
+        expect_failure(r)
+        expect_line(r, r"The output file %s is not a regular file" % re.escape(fifo), "err")
+        check("press enter" not in r.out, "prompted despite the failed write", r)
+        r = run([HOST, "-d", buf, "-b", fifo], stdin=b"\n", timeout=10)
+        expect_failure(r)
+        expect_line(r, r"The output file %s is not a regular file" % re.escape(fifo), "err")
+
+
+VALGRIND = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite", "--error-exitcode=99",
+            "--show-leak-kinds=definite"]
+
+
+def test_dpu_bad_descriptor_exits_clean_under_valgrind():
+    """Every bad-descriptor exit of the DPU sample releases what it created (no definite leak)."""
+    if shutil.which("valgrind") is None:
+        return "SKIP valgrind is not installed (scripts/install-deps.sh installs it)"
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        good_buf, bad = os.path.join(tmp, "buf.txt"), os.path.join(tmp, "bad")
+        with open(good_buf, "w") as f:
+            f.write("4096\n31\n")
+        with open(bad, "wb") as f:
+            f.write(b"this is not an export descriptor\n")
+        cases = [("malformed descriptor", [bad, good_buf], r"Failed to create an mmap from the host's export"),
+                 ("malformed buffer file", [bad, bad], r"two decimal lines"),
+                 ("empty remote buffer", [bad, None], r"remote buffer is empty")]
+        for what, (desc, info), line in cases:
+            if info is None:
+                info = os.path.join(tmp, "empty.txt")
+                with open(info, "w") as f:
+                    f.write("4096\n0\n")
+            r = run(VALGRIND + [DPU, "-d", desc, "-b", info], timeout=120)
+            check(r.code != 99, "%s: valgrind found errors or definite leaks" % what, r)
+            expect_failure(r)
+            expect_line(r, line, "err")
 
 
 def test_host_help_has_no_dpu_flags():

@@ -17,7 +17,8 @@ import tempfile
 import threading
 import time
 
-WAIT = 20        # seconds for one expected line or one exit
+# seconds for one expected line or one exit (RDMA_PAIRS_WAIT: more for slow runs, e.g. under valgrind)
+WAIT = int(os.environ.get("RDMA_PAIRS_WAIT", "20"))
 PROMPT = "press enter"
 
 SAMPLES = {}     # "send" -> path of doca_rdma_send, ...

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every sample of ours under valgrind memcheck: no definite leak, no error in
+libdoca_* or in the sample.  TAP on stdout, one case per program (or pair).
+
+Usage: test_valgrind_samples.py dma LOCAL_COPY COPY_HOST COPY_DPU
+       test_valgrind_samples.py pe PROGRAM...
+       test_valgrind_samples.py rdma DOCA_RDMA_SAMPLE...
+
+Runs are short (one task, the smallest pairs).  Without valgrind every case is
+skipped with the reason.  A case marked "[inside libdoca_*: a library (src/)
+issue]" names a leak or error in the libraries, not in the sample.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "samples", "rdma"))
+os.environ.setdefault("RDMA_PAIRS_WAIT", "120")   # before rdma_pairs is imported: its default timeouts
+import vg_common  # noqa: E402
+import rdma_pairs  # noqa: E402
+
+TIMEOUT = 180
+
+
+def judge(tap, name, xml_dir, tag, program, run_ok, run_detail):
+    fatal, benign = vg_common.findings(xml_dir, tag, program)
+    notes = ""
+    if benign:
+        notes = "%d valgrind error(s) outside libdoca_* and the sample (not judged):\n" % len(benign) + \
+            "".join(benign[:3])
+    if not run_ok:
+        tap.not_ok(name, run_detail + "\n" + "".join(fatal) + notes)
+    elif fatal:
+        tap.not_ok(name, "valgrind: %d finding(s)\n" % len(fatal) + "\n".join(fatal) + notes)
+    else:
+        tap.ok(name, notes)
+
+
+def last_line_ok(out):
+    lines = [line for line in out.splitlines() if line.strip()]
+    return bool(lines) and lines[-1].endswith("finished successfully")  # "Core tour finished ..." too
+
+
+def run_one(tap, xml_dir, argv, name, stdin=b"", expect_success=True):
+    """One program to its end under valgrind; exit 1 is fine when only valgrind made it."""
+    program = os.path.basename(argv[0])
+    tag = name
+    cmd = vg_common.prefix(xml_dir, tag) + argv
+    try:
+        p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        tap.not_ok(name, "did not finish within %d s under valgrind" % TIMEOUT)
+        return
+    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    ok = p.returncode in (0, 1) and (last_line_ok(out) if expect_success else True)
+    detail = "command: %s\nexit code: %d\n--- stdout (end) ---\n%s\n--- stderr (end) ---\n%s" % (
+        " ".join(argv), p.returncode, out[-1500:], err[-1500:])
+    judge(tap, name, xml_dir, tag, program, ok, detail)
+
+
+def dma(tap, xml_dir, local, host, dpu):
+    run_one(tap, xml_dir, [local, "-ns", "2", "-nd", "3"], "dma_local_copy")
+    run_one(tap, xml_dir, [local, "-nt", "4"], "dma_local_copy_4_tasks")
+    # The pair: the host waits for Enter while the DPU copies its buffer.
+    with tempfile.TemporaryDirectory(prefix="sd-vg-") as tmp:
+        desc, buf = os.path.join(tmp, "desc.bin"), os.path.join(tmp, "buf.txt")
+        h = subprocess.Popen(vg_common.prefix(xml_dir, "dma_copy_host") + [host, "-d", desc, "-b", buf,
+                                                                           "-t", "valgrind pair"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            t0 = time.monotonic()
+            while not (os.path.exists(buf) and os.path.getsize(buf) > 0) and time.monotonic() - t0 < TIMEOUT:
+                if h.poll() is not None:
+                    break
+                time.sleep(0.1)
+            run_one(tap, xml_dir, [dpu, "-d", desc, "-b", buf], "dma_copy_dpu")
+            out, err = h.communicate(b"\n", timeout=TIMEOUT)
+            out, err = out.decode(errors="replace"), err.decode(errors="replace")
+            ok = h.returncode in (0, 1) and last_line_ok(out)
+            judge(tap, "dma_copy_host", xml_dir, "dma_copy_host", os.path.basename(host), ok,
+                  "exit code %s\n%s\n%s" % (h.returncode, out[-1500:], err[-1500:]))
+        finally:
+            if h.poll() is None:
+                h.kill()
+                h.wait()
+        # A failing DPU run must release everything too (a malformed descriptor).
+        with open(desc, "wb") as f:
+            f.write(b"not an export descriptor\n")
+        run_one(tap, xml_dir, [dpu, "-d", desc, "-b", buf], "dma_copy_dpu_bad_descriptor", expect_success=False)
+
+
+def pe(tap, xml_dir, programs):
+    for prog in programs:
+        run_one(tap, xml_dir, [prog], os.path.basename(prog))
+
+
+def rdma(tap, xml_dir, programs):
+    rdma_pairs.load_samples(programs)
+    vg_ok = {}
+
+    def side(sample):
+        return rdma_pairs.Side(prefix=vg_common.prefix(xml_dir, "rdma_" + sample))
+
+    pairs = [
+        ("send/receive", ["receive", "send"], lambda s: rdma_pairs.send_receive(s, "vg", a=side("receive"),
+                                                                                  b=side("send"))),
+        ("send/receive immediate", ["receive_immediate", "send_immediate"],
+         lambda s: rdma_pairs.send_receive(s, "vg", imm=True, a=side("receive_immediate"),
+                                           b=side("send_immediate"))),
+        ("write", ["write_responder", "write_requester"],
+         lambda s: rdma_pairs.write_pair(s, "vg", a=side("write_responder"), b=side("write_requester"))),
+        ("write immediate", ["write_immediate_responder", "write_immediate_requester"],
+         lambda s: rdma_pairs.write_pair(s, "vg", imm=True, a=side("write_immediate_responder"),
+                                         b=side("write_immediate_requester"))),
+        ("read", ["read_responder", "read_requester"],
+         lambda s: rdma_pairs.read_pair(s, "vg", a=side("read_responder"), b=side("read_requester"))),
+        ("sync event", ["sync_event_responder", "sync_event_requester"],
+         lambda s: rdma_pairs.sync_event_pair(s, a=side("sync_event_responder"), b=side("sync_event_requester"))),
+        ("multi connection (2)", ["multi_conn_receive", "multi_conn_send"],
+         lambda s: rdma_pairs.multi_conn(s, 2, "vg", a=side("multi_conn_receive"), b=side("multi_conn_send"))),
+    ]
+    def cm_write(s):
+        port = rdma_pairs.free_port()
+        resp = rdma_pairs.cm_server(s, side("cm_write_responder"), "write_responder", port)
+        req = rdma_pairs.cm_client(s, side("cm_write_requester"), "write_requester", port, "-w", "vg over CM")
+        resp.wait_prompt()
+        resp.enter()
+        resp.wait_prompt(2)
+        rq = req.finish()
+        resp.enter()
+        rr = resp.finish()
+        rdma_pairs.expect_success(rq)
+        rdma_pairs.expect_success(rr)
+        rdma_pairs.expect_line(rr, r'Requester has written: "vg over CM"$')
+
+    pairs.append(("RDMA-CM write", ["cm_write_responder", "cm_write_requester"], cm_write))
+    for title, members, drive in pairs:
+        detail, run_ok = "", True
+        try:
+            with rdma_pairs.Session() as s:
+                drive(s)
+        except Exception as e:  # noqa: BLE001 - reported as the case's failure
+            run_ok = False
+            detail = str(e) if isinstance(e, rdma_pairs.Failure) else traceback.format_exc()
+        for m in members:
+            program = "doca_rdma_" + (m[3:] if m.startswith("cm_") else m)
+            judge(tap, "rdma_%s (%s pair)" % (m, title), xml_dir, "rdma_" + m, program, run_ok, detail[-4000:])
+            vg_ok[m] = run_ok
+
+    # Failing runs release everything too: an unusable peer descriptor, an -ld that exists.
+    with tempfile.TemporaryDirectory(prefix="sd-vg-") as tmp:
+        bad, taken = os.path.join(tmp, "bad"), os.path.join(tmp, "taken")
+        for path in (bad, taken):
+            with open(path, "wb") as f:
+                f.write(b"not a descriptor\n")
+        run_one(tap, xml_dir, [rdma_pairs.SAMPLES["receive"], "-d", "mlx5_0", "-ld", os.path.join(tmp, "ld"),
+                               "-re", bad], "rdma_receive_bad_peer_descriptor", stdin=b"\n", expect_success=False)
+        run_one(tap, xml_dir, [rdma_pairs.SAMPLES["sync_event_responder"], "-d", "mlx5_0", "-ld", taken, "-re",
+                               bad, "-m", os.path.join(tmp, "m")], "rdma_sync_event_responder_ld_exists",
+                stdin=b"\n", expect_success=False)
+
+
+def main():
+    mode, programs = sys.argv[1], sys.argv[2:]
+    tap = vg_common.Tap()
+    if vg_common.VALGRIND is None:
+        tap.skip("valgrind_" + mode, "valgrind is not installed (scripts/install-deps.sh installs it)")
+        return tap.end()
+    with tempfile.TemporaryDirectory(prefix="sd-vg-xml-") as xml_dir:
+        if mode == "dma":
+            dma(tap, xml_dir, *programs)
+        elif mode == "pe":
+            pe(tap, xml_dir, programs)
+        elif mode == "rdma":
+            rdma(tap, xml_dir, programs)
+        else:
+            tap.not_ok("usage", "unknown mode %s" % mode)
+    return tap.end()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("SOFTDOCA_TOPOLOGY", "builtin")
+    sys.exit(main())
