@@ -4,11 +4,7 @@
 --json output and its config, --buffers and the verified bytes, and failures
 that must end the run at once with the reason (unusable --oob-dir, a forked
 server that dies, a peer killed in the middle of a run).  Speed is never judged
-here (that is bench/compare.py's job); TAP on stdout.
-
-Cases whose name ends in _NEEDS_LIBRARY_FIX depend on a libdoca_rdma change
-(issue 10: posted receives complete with an error when their connection's peer
-dies); they fail, saying so, until the library has it."""
+here (that is bench/compare.py's job); TAP on stdout."""
 import json
 import os
 import random
@@ -212,7 +208,7 @@ def _():
     kill_client_mid_run("read", True)
 
 
-@case("server_oob_write_reports_killed_client_NEEDS_LIBRARY_FIX")
+@case("server_oob_write_reports_killed_client")
 def _():
     try:
         kill_client_mid_run("write", False)
@@ -221,7 +217,7 @@ def _():
                              "of their connection dies): %s" % e)
 
 
-@case("server_oob_read_reports_killed_client_NEEDS_LIBRARY_FIX")
+@case("server_oob_read_reports_killed_client")
 def _():
     try:
         kill_client_mid_run("read", False)
