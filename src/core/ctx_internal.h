@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The generic context / task / progress-engine machinery that DMA, RDMA and
- * sync-event contexts plug into (ARCHITECTURE §2, §3).
+ * sync-event contexts plug into (docs/architecture.md §1, §5).
  *
  * A backend object embeds struct doca_ctx first and fills a static const
  * struct sd_ctx_ops.  Core owns the state machine, task pools, in-flight

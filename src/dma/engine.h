@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Driver-facing interface of the DMA engines (ARCHITECTURE §2, §4): the facade in
+ * Driver-facing interface of the DMA engines (docs/architecture.md §1, §3): the facade in
  * dma.c / dma_task_memcpy.c validates a task and hands it to one engine as a job;
  * the engine copies and reports the job back.  Engines trust their input.
  *

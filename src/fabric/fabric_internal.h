@@ -244,8 +244,14 @@ fabric_ep_uep(const struct fabric_ep *ep)
 	return ep->uep != NULL ? ep->uep : ep->reply_uep;
 }
 
-/* fabric_ep.c: queue pairs, the sender side */
+/* fabric_ep.c: queue pairs, their life */
 void fabric_ep_fail(struct fabric_ep *ep, doca_error_t err);
+void fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u);
+void fabric_liveness_check(struct fabric_dev *dev);
+void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
+
+/* fabric_tx.c: queue pairs, the send side */
+void fabric_ep_kick(struct fabric_ep *ep);
 void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_ep_acked(struct fabric_ep *ep, uint32_t ack);
@@ -262,10 +268,7 @@ void fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint3
 struct fabric_op *fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid);
 void fabric_ep_request_answered(struct fabric_op *op, doca_error_t status);
 void fabric_acks_flush(struct fabric_dev *dev);
-void fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u);
-void fabric_liveness_check(struct fabric_dev *dev);
 void fabric_op_orphan(struct fabric_op *op);
-void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
 doca_error_t fabric_nak_to_doca(uint32_t status);
 
 /* fabric_rx.c: the receiver side (UCX's AM handler, placement, the target's checks) */
