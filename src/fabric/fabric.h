@@ -164,6 +164,11 @@ doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
 uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
 /* Are completions or connection errors waiting for sd_fabric_ctx_progress()? */
 bool sd_fabric_ctx_has_work(struct fabric_ctx *ctx);
+/*
+ * The owner is going to sleep on its event fd (a PE arming its notification):
+ * the service thread takes the worker now.  Returns sd_fabric_ctx_has_work().
+ */
+bool sd_fabric_ctx_arm(struct fabric_ctx *ctx);
 /* An fd that becomes readable when completions were queued by the service thread. */
 int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
 /*

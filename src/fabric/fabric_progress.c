@@ -245,6 +245,23 @@ sd_fabric_ctx_has_work(struct fabric_ctx *ctx)
 	return work;
 }
 
+bool
+sd_fabric_ctx_arm(struct fabric_ctx *ctx)
+{
+	struct fabric_dev *dev = ctx->dev;
+	uint64_t one = 1;
+
+	/*
+	 * The application is about to sleep on its notification handle: the
+	 * service thread must not wait out its back-off (the application's last
+	 * progress may be fresh) while peers' requests wait for the worker.
+	 */
+	atomic_store_explicit(&dev->app_progress_ns, 0, memory_order_relaxed);
+	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+		DOCA_LOG_DBG("Failed to wake the service thread: %s", strerror(errno));
+	return sd_fabric_ctx_has_work(ctx);
+}
+
 int
 sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx)
 {

@@ -156,7 +156,7 @@ rdma_arm(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
 	return ctx->state == DOCA_CTX_STATE_STARTING ||
-	       (rdma->fctx != NULL && (sd_fabric_ctx_has_work(rdma->fctx) ||
+	       (rdma->fctx != NULL && (sd_fabric_ctx_arm(rdma->fctx) ||
 				       (rdma->cm_ops != NULL && rdma->cm_ops->has_work != NULL &&
 					rdma->cm_ops->has_work(rdma))));
 }
