@@ -21,7 +21,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -35,8 +34,10 @@
 #include <ucp/api/ucp.h>
 
 #include "fabric_cm.h"
+#include "fabric_worker.h"
 #include "../core/sd_log.h"
 #include "../util/sd_random.h"
+#include "../util/sd_time.h"
 #include "../util/sd_util.h"
 
 SD_LOG_REGISTER(fabric.cm);
@@ -50,14 +51,7 @@ SD_LOG_REGISTER(fabric.cm);
 #define CM_PROGRESS_BATCH 64
 
 struct cm_world {
-	pthread_mutex_t lock;
-	ucp_context_h ucp;
-	ucp_worker_h worker;
-	int efd;
-	int wake_fd;
-	pthread_t svc;
-	bool svc_started;
-	atomic_bool stop;
+	struct fabric_worker wk; /* its lock guards every list and field below */
 	uint32_t refcnt;
 	struct sd_list cms;
 	struct sd_list ueps; /* struct cm_uep */
@@ -137,15 +131,6 @@ struct fabric_cm {
 
 static pthread_mutex_t world_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_world *the_world;
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static const char *
 addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
@@ -344,7 +329,7 @@ conn_detach(struct fabric_cm_conn *conn)
 		return;
 	rec->conn = NULL;
 	rec->graceful = !rec->failed;
-	rec->linger_until = (conn->server && !rec->failed) ? now_ns() + conn->cm->liveness_ns : 0;
+	rec->linger_until = (conn->server && !rec->failed) ? sd_now_ns() + conn->cm->liveness_ns : 0;
 	conn->rec = NULL;
 }
 
@@ -353,7 +338,7 @@ static void
 world_housekeeping(struct cm_world *w, bool force_all)
 {
 	struct sd_list *pos, *tmp;
-	uint64_t now = now_ns();
+	uint64_t now = sd_now_ns();
 
 	sd_list_for_each_safe(pos, tmp, &w->ueps)
 	{
@@ -432,23 +417,24 @@ conn_end(struct fabric_cm_conn *conn, doca_error_t status, bool notify)
 			    prev == CM_S_ESTABLISHED ? FABRIC_CM_EVENT_DISCONNECT : FABRIC_CM_EVENT_FAILURE, status);
 }
 
+/* Why a CM endpoint failed, for its FAILURE / DISCONNECT event. */
 static doca_error_t
 ucs_status_doca(ucs_status_t st)
 {
-	switch (st) {
-	case UCS_ERR_UNREACHABLE:
-	case UCS_ERR_NOT_CONNECTED:
-	case UCS_ERR_IO_ERROR:
-		return DOCA_ERROR_NOT_CONNECTED;
-	case UCS_ERR_REJECTED:
+	doca_error_t err;
+
+	if (st == UCS_ERR_REJECTED)
 		return DOCA_ERROR_FULL; /* only the listener's flood guard rejects */
-	case UCS_ERR_TIMED_OUT:
-	case UCS_ERR_ENDPOINT_TIMEOUT:
-		return DOCA_ERROR_TIME_OUT;
-	case UCS_ERR_CANCELED:
-		return DOCA_ERROR_CONNECTION_ABORTED;
+	if (st == UCS_ERR_IO_ERROR)
+		return DOCA_ERROR_NOT_CONNECTED; /* the connect itself failed */
+	err = fabric_ucs_to_doca(st);
+	switch (err) {
+	case DOCA_ERROR_TIME_OUT:
+	case DOCA_ERROR_NOT_CONNECTED:
+	case DOCA_ERROR_CONNECTION_ABORTED:
+		return err;
 	default:
-		return DOCA_ERROR_CONNECTION_RESET;
+		return DOCA_ERROR_CONNECTION_RESET; /* any other failure: the peer is lost */
 	}
 }
 
@@ -477,7 +463,7 @@ static struct fabric_cm_conn *
 conn_new(struct fabric_cm *cm, bool server)
 {
 	struct fabric_cm_conn *conn = calloc(1, sizeof(*conn));
-	uint64_t now = now_ns();
+	uint64_t now = sd_now_ns();
 
 	if (conn == NULL)
 		return NULL;
@@ -527,7 +513,7 @@ conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 			       len);
 		return;
 	}
-	conn->last_rx_ns = now_ns();
+	conn->last_rx_ns = sd_now_ns();
 	/*
 	 * UCX delivers a multi-fragment AM (a REQUEST with its descriptor) when
 	 * its last fragment arrives, so a later one-fragment PING may overtake
@@ -674,7 +660,7 @@ listener_conn_cb(ucp_conn_request_h req, void *arg)
 		goto free_conn;
 	conn->listener = l;
 	conn->state = CM_S_WAIT_REQUEST;
-	conn->deadline_ns = now_ns() + cm->request_timeout_ns;
+	conn->deadline_ns = sd_now_ns() + cm->request_timeout_ns;
 	if (st == UCS_OK) {
 		memcpy(&conn->peer, &attr.client_address, sizeof(conn->peer));
 		conn->peer_len = attr.client_address.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
@@ -686,7 +672,7 @@ listener_conn_cb(ucp_conn_request_h req, void *arg)
 	params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	params.err_handler.cb = uep_err_cb;
 	params.err_handler.arg = conn->rec;
-	st = ucp_ep_create(w->worker, &params, &conn->rec->uep);
+	st = ucp_ep_create(w->wk.worker, &params, &conn->rec->uep);
 	if (st != UCS_OK) {
 		DOCA_LOG_ERR("CM listener on port %u: failed to accept the endpoint of %s: %s", l->port, peer,
 			     ucs_status_string(st));
@@ -713,7 +699,7 @@ static uint64_t
 world_timers(struct cm_world *w)
 {
 	struct sd_list *cpos, *pos, *tmp;
-	uint64_t now = now_ns(), next = 0;
+	uint64_t now = sd_now_ns(), next = 0;
 	char peer[80];
 
 #define CM_NEXT(t) \
@@ -789,76 +775,44 @@ world_progress_locked(struct cm_world *w)
 	int i;
 
 	for (i = 0; i < CM_PROGRESS_BATCH; i++)
-		if (ucp_worker_progress(w->worker) == 0)
+		if (ucp_worker_progress(w->wk.worker) == 0)
 			break;
 	world_housekeeping(w, false);
 	return world_timers(w);
 }
 
-/* ---- service thread ---- */
+/* ---- service thread (its loop: fabric_worker.c) ---- */
 
-static void *
-svc_main(void *arg)
+static unsigned
+world_round(void *owner, uint64_t *next)
 {
-	struct cm_world *w = arg;
+	struct cm_world *w = owner;
+	unsigned n = 0, e;
 
-	while (!atomic_load(&w->stop)) {
-		struct pollfd fds[2] = {
-			{.fd = w->wake_fd, .events = POLLIN},
-			{.fd = w->efd, .events = POLLIN},
-		};
-		uint64_t next, now;
-		ucs_status_t st;
-		int timeout;
-
-		pthread_mutex_lock(&w->lock);
-		do {
-			next = world_progress_locked(w);
-			st = ucp_worker_arm(w->worker);
-		} while (st == UCS_ERR_BUSY);
-		pthread_mutex_unlock(&w->lock);
-		now = now_ns();
-		if (st != UCS_OK)
-			timeout = 10;
-		else if (next == 0)
-			timeout = -1;
-		else
-			timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
-		if (poll(fds, 2, timeout) > 0 && (fds[0].revents & POLLIN)) {
-			uint64_t v;
-
-			if (read(w->wake_fd, &v, sizeof(v)) < 0)
-				v = 0;
-		}
-	}
-	return NULL;
+	for (int i = 0; i < CM_PROGRESS_BATCH && (e = ucp_worker_progress(w->wk.worker)) != 0; i++)
+		n += e;
+	world_housekeeping(w, false);
+	*next = world_timers(w);
+	return n;
 }
+
+/* The CM's worker is the service thread's alone: it serves at once, one round per wake-up. */
+static const struct fabric_worker_ops world_svc_ops = {
+	.round = world_round,
+};
 
 static void
 world_wake(struct cm_world *w)
 {
-	uint64_t one = 1;
-
-	if (write(w->wake_fd, &one, sizeof(one)) < 0)
-		DOCA_LOG_DBG("Failed to wake the CM service thread: %s", strerror(errno));
+	fabric_worker_wake(&w->wk);
 }
 
 /* ---- world (process-wide UCP context for the CM) ---- */
 
-static doca_error_t
-world_ucx_open(struct cm_world *w)
+static void
+world_configure(ucp_config_t *config, void *arg)
 {
-	ucp_params_t params = {0};
-	ucp_worker_params_t wparams = {0};
-	ucp_am_handler_param_t am = {0};
-	ucp_config_t *config;
-	ucs_status_t st;
-
-	st = ucp_config_read("SD_CM", NULL, &config);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to read UCX configuration for the CM: %s", ucs_status_string(st));
-		return DOCA_ERROR_INITIALIZATION;
-	}
+	(void)arg;
 	/*
 	 * The CM channel is tcp on purpose: its socket is what sees a dead peer
 	 * or a dead link (data travels on the fabric's own endpoints, shm
@@ -870,45 +824,22 @@ world_ucx_open(struct cm_world *w)
 	(void)ucp_config_modify(config, "SOCKADDR_TLS_PRIORITY", "tcp");
 	if (getenv("SD_CM_UCX_NET_DEVICES") == NULL)
 		(void)ucp_config_modify(config, "NET_DEVICES", "all");
-	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	params.name = "softdoca-cm";
-	st = ucp_init(&params, config, &w->ucp);
-	ucp_config_release(config);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to initialize UCP for the CM: %s", ucs_status_string(st));
-		return DOCA_ERROR_INITIALIZATION;
-	}
-	wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wparams.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* w->lock serializes every call */
-	st = ucp_worker_create(w->ucp, &wparams, &w->worker);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to create the CM's UCP worker: %s", ucs_status_string(st));
-		goto cleanup_ucp;
-	}
-	st = ucp_worker_get_efd(w->worker, &w->efd);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to get the CM worker's event fd: %s", ucs_status_string(st));
-		goto cleanup_worker;
-	}
-	am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
-			UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-	am.id = FABRIC_CM_AM_ID;
-	am.flags = UCP_AM_FLAG_WHOLE_MSG;
-	am.cb = cm_am_cb;
-	am.arg = w;
-	st = ucp_worker_set_am_recv_handler(w->worker, &am);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to set the CM's active message handler: %s", ucs_status_string(st));
-		goto cleanup_worker;
-	}
-	return DOCA_SUCCESS;
+}
 
-cleanup_worker:
-	ucp_worker_destroy(w->worker);
-cleanup_ucp:
-	ucp_cleanup(w->ucp);
-	return DOCA_ERROR_INITIALIZATION;
+static doca_error_t
+world_ucx_open(struct cm_world *w)
+{
+	struct fabric_worker_attr attr = {
+		.name = "softdoca-cm",
+		.env_prefix = "SD_CM",
+		.configure = world_configure,
+		.thread_mode = UCS_THREAD_MODE_SERIALIZED, /* w->wk.lock serializes every call */
+		.am_id = FABRIC_CM_AM_ID,
+		.am_cb = cm_am_cb,
+		.am_arg = w,
+	};
+
+	return fabric_worker_open(&w->wk, &attr);
 }
 
 static doca_error_t
@@ -916,7 +847,6 @@ world_get(struct cm_world **out)
 {
 	struct cm_world *w;
 	doca_error_t err;
-	int rc;
 
 	pthread_mutex_lock(&world_mutex);
 	if (the_world != NULL) {
@@ -930,38 +860,23 @@ world_get(struct cm_world **out)
 		err = DOCA_ERROR_NO_MEMORY;
 		goto unlock;
 	}
-	pthread_mutex_init(&w->lock, NULL);
 	sd_list_init(&w->cms);
 	sd_list_init(&w->ueps);
-	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->wake_fd < 0) {
-		DOCA_LOG_ERR("Failed to create the CM wake fd: %s", strerror(errno));
-		err = DOCA_ERROR_OPERATING_SYSTEM;
-		goto free_world;
-	}
 	err = world_ucx_open(w);
 	if (err != DOCA_SUCCESS)
-		goto close_wake;
-	rc = pthread_create(&w->svc, NULL, svc_main, w);
-	if (rc != 0) {
-		DOCA_LOG_ERR("Failed to start the CM service thread: %s", strerror(rc));
-		err = DOCA_ERROR_OPERATING_SYSTEM;
-		goto close_ucx;
-	}
-	w->svc_started = true;
+		goto free_world;
+	err = fabric_worker_start(&w->wk, &world_svc_ops, w);
+	if (err != DOCA_SUCCESS)
+		goto close_worker;
 	w->refcnt = 1;
 	the_world = w;
 	*out = w;
 	pthread_mutex_unlock(&world_mutex);
 	return DOCA_SUCCESS;
 
-close_ucx:
-	ucp_worker_destroy(w->worker);
-	ucp_cleanup(w->ucp);
-close_wake:
-	close(w->wake_fd);
+close_worker:
+	fabric_worker_close(&w->wk);
 free_world:
-	pthread_mutex_destroy(&w->lock);
 	free(w);
 unlock:
 	pthread_mutex_unlock(&world_mutex);
@@ -981,15 +896,13 @@ world_put(struct cm_world *w)
 	the_world = NULL;
 	pthread_mutex_unlock(&world_mutex);
 
-	atomic_store(&w->stop, true);
-	world_wake(w);
-	pthread_join(w->svc, NULL);
+	fabric_worker_stop(&w->wk);
 	/* lingering endpoints go now; UCX gets a bounded time to finish closing them */
-	pthread_mutex_lock(&w->lock);
-	deadline = now_ns() + 1000000000ull;
+	pthread_mutex_lock(&w->wk.lock);
+	deadline = sd_now_ns() + 1000000000ull;
 	world_housekeeping(w, true);
-	while (!sd_list_empty(&w->ueps) && now_ns() < deadline) {
-		ucp_worker_progress(w->worker);
+	while (!sd_list_empty(&w->ueps) && sd_now_ns() < deadline) {
+		ucp_worker_progress(w->wk.worker);
 		world_housekeeping(w, true);
 	}
 	if (!sd_list_empty(&w->ueps))
@@ -1002,11 +915,8 @@ world_put(struct cm_world *w)
 			ucp_request_free(rec->close_req);
 		free(rec);
 	}
-	pthread_mutex_unlock(&w->lock);
-	ucp_worker_destroy(w->worker);
-	ucp_cleanup(w->ucp);
-	close(w->wake_fd);
-	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
+	fabric_worker_close(&w->wk);
 	free(w);
 }
 
@@ -1060,9 +970,9 @@ sd_fabric_cm_create(const struct fabric_cm_attr *attr, struct fabric_cm **out)
 	err = world_get(&cm->w);
 	if (err != DOCA_SUCCESS)
 		goto close_fd;
-	pthread_mutex_lock(&cm->w->lock);
+	pthread_mutex_lock(&cm->w->wk.lock);
 	sd_list_insert_tail(&cm->w->cms, &cm->node);
-	pthread_mutex_unlock(&cm->w->lock);
+	pthread_mutex_unlock(&cm->w->wk.lock);
 	*out = cm;
 	return DOCA_SUCCESS;
 
@@ -1106,7 +1016,7 @@ sd_fabric_cm_destroy(struct fabric_cm *cm)
 	if (cm == NULL)
 		return;
 	w = cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	while (!sd_list_empty(&cm->listeners))
 		listener_close(sd_container_of(cm->listeners.next, struct cm_listener, node));
 	while (!sd_list_empty(&cm->conns)) {
@@ -1122,8 +1032,8 @@ sd_fabric_cm_destroy(struct fabric_cm *cm)
 	drop_events(cm, NULL);
 	sd_list_del(&cm->node);
 	/* send the DISCONNECTs now: the lingering endpoints flush them */
-	ucp_worker_progress(w->worker);
-	pthread_mutex_unlock(&w->lock);
+	ucp_worker_progress(w->wk.worker);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	close(cm->event_fd);
 	free(cm);
@@ -1135,9 +1045,9 @@ sd_fabric_cm_set_request_timeout(struct fabric_cm *cm, uint32_t ms)
 {
 	if (cm == NULL)
 		return;
-	pthread_mutex_lock(&cm->w->lock);
+	pthread_mutex_lock(&cm->w->wk.lock);
 	cm->request_timeout_ns = (uint64_t)(ms ? ms : CM_DEFAULT_REQUEST_TIMEOUT_MS) * 1000000ull;
-	pthread_mutex_unlock(&cm->w->lock);
+	pthread_mutex_unlock(&cm->w->wk.lock);
 }
 
 uint32_t
@@ -1161,7 +1071,7 @@ sd_fabric_cm_progress(struct fabric_cm *cm)
 	if (cm == NULL)
 		return 0;
 	w = cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	(void)world_progress_locked(w);
 	for (;;) {
 		struct cm_event *e;
@@ -1177,13 +1087,13 @@ sd_fabric_cm_progress(struct fabric_cm *cm)
 			break;
 		}
 		e = sd_container_of(sd_list_pop_head(&cm->events), struct cm_event, node);
-		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_unlock(&w->wk.lock);
 		cm->cb(cm, &e->ev, cm->user);
 		free(e);
 		n++;
-		pthread_mutex_lock(&w->lock);
+		pthread_mutex_lock(&w->wk.lock);
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	/* callbacks may have sent messages or armed timers the service thread must see */
 	if (n > 0)
 		world_wake(w);
@@ -1201,7 +1111,7 @@ listen_one(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
 	params.sockaddr.addrlen = addrlen;
 	params.conn_handler.cb = listener_conn_cb;
 	params.conn_handler.arg = l;
-	st = ucp_listener_create(cm->w->worker, &params, &l->l);
+	st = ucp_listener_create(cm->w->wk.worker, &params, &l->l);
 	if (st == UCS_OK)
 		return DOCA_SUCCESS;
 	if (st == UCS_ERR_BUSY)
@@ -1247,12 +1157,12 @@ sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	l->cm = cm;
-	pthread_mutex_lock(&cm->w->lock);
+	pthread_mutex_lock(&cm->w->wk.lock);
 	if (want != 0) {
 		sd_list_for_each(pos, &cm->listeners)
 		{
 			if (sd_container_of(pos, struct cm_listener, node)->port == want) {
-				pthread_mutex_unlock(&cm->w->lock);
+				pthread_mutex_unlock(&cm->w->wk.lock);
 				free(l);
 				return DOCA_ERROR_ALREADY_EXIST;
 			}
@@ -1273,7 +1183,7 @@ sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t
 		err = listen_one(cm, (const struct sockaddr *)&any4, sizeof(any4), l);
 	}
 	if (err != DOCA_SUCCESS) {
-		pthread_mutex_unlock(&cm->w->lock);
+		pthread_mutex_unlock(&cm->w->wk.lock);
 		free(l);
 		return err;
 	}
@@ -1283,7 +1193,7 @@ sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t
 	else
 		l->port = want;
 	sd_list_insert_tail(&cm->listeners, &l->node);
-	pthread_mutex_unlock(&cm->w->lock);
+	pthread_mutex_unlock(&cm->w->wk.lock);
 	world_wake(cm->w);
 	if (port != NULL)
 		*port = l->port;
@@ -1297,19 +1207,19 @@ sd_fabric_cm_unlisten(struct fabric_cm *cm, uint16_t port)
 
 	if (cm == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&cm->w->lock);
+	pthread_mutex_lock(&cm->w->wk.lock);
 	sd_list_for_each(pos, &cm->listeners)
 	{
 		struct cm_listener *l = sd_container_of(pos, struct cm_listener, node);
 
 		if (l->port == port) {
 			listener_close(l);
-			pthread_mutex_unlock(&cm->w->lock);
+			pthread_mutex_unlock(&cm->w->wk.lock);
 			world_wake(cm->w);
 			return DOCA_SUCCESS;
 		}
 	}
-	pthread_mutex_unlock(&cm->w->lock);
+	pthread_mutex_unlock(&cm->w->wk.lock);
 	return DOCA_ERROR_NOT_FOUND;
 }
 
@@ -1329,7 +1239,7 @@ sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return DOCA_ERROR_INVALID_VALUE;
 	w = cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	conn = conn_new(cm, false);
 	if (conn == NULL) {
 		err = DOCA_ERROR_NO_MEMORY;
@@ -1357,7 +1267,7 @@ sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_
 	params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	params.err_handler.cb = uep_err_cb;
 	params.err_handler.arg = conn->rec;
-	st = ucp_ep_create(w->worker, &params, &conn->rec->uep);
+	st = ucp_ep_create(w->wk.worker, &params, &conn->rec->uep);
 	if (st != UCS_OK) {
 		DOCA_LOG_ERR("CM connection to %s: UCX endpoint creation failed: %s",
 			     addr_str(&conn->peer, peer, sizeof(peer)), ucs_status_string(st));
@@ -1368,13 +1278,13 @@ sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_
 		goto free_conn;
 	}
 	conn->state = CM_S_CONNECTING;
-	conn->deadline_ns = now_ns() + cm->request_timeout_ns;
+	conn->deadline_ns = sd_now_ns() + cm->request_timeout_ns;
 	err = conn_send(conn, FABRIC_CM_MSG_REQUEST, 0, NULL, 0, desc, desc_len);
 	if (err != DOCA_SUCCESS) {
 		conn_end(conn, err, false);
 		goto free_conn;
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	*out = conn;
 	return DOCA_SUCCESS;
@@ -1382,7 +1292,7 @@ sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_
 free_conn:
 	conn_free(conn);
 unlock:
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	return err;
 }
 
@@ -1397,7 +1307,7 @@ sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *p
 	    desc_len > FABRIC_CM_DESC_MAX)
 		return DOCA_ERROR_INVALID_VALUE;
 	w = conn->cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	if (conn->state == CM_S_CLOSED) {
 		err = DOCA_ERROR_NOT_CONNECTED;
 	} else if (!conn->server || conn->state != CM_S_REQUESTED) {
@@ -1408,10 +1318,10 @@ sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *p
 		if (err == DOCA_SUCCESS) {
 			conn->cm->n_unanswered--;
 			conn->state = CM_S_WAIT_RTU;
-			conn->deadline_ns = now_ns() + conn->cm->request_timeout_ns;
+			conn->deadline_ns = sd_now_ns() + conn->cm->request_timeout_ns;
 		}
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	return err;
 }
@@ -1425,7 +1335,7 @@ sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject_reason re
 	if (conn == NULL || reason == 0 || reason > FABRIC_CM_REJ_MAX)
 		return DOCA_ERROR_INVALID_VALUE;
 	w = conn->cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	if (conn->state == CM_S_CLOSED) {
 		err = DOCA_ERROR_NOT_CONNECTED;
 	} else if (!conn->server || conn->state != CM_S_REQUESTED) {
@@ -1434,7 +1344,7 @@ sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject_reason re
 		(void)conn_send(conn, FABRIC_CM_MSG_REJECT, (uint16_t)reason, NULL, 0, NULL, 0);
 		conn_end(conn, DOCA_ERROR_NOT_PERMITTED, false);
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	return err;
 }
@@ -1448,7 +1358,7 @@ sd_fabric_cm_confirm(struct fabric_cm_conn *conn)
 	if (conn == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	w = conn->cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	if (conn->state == CM_S_CLOSED) {
 		err = DOCA_ERROR_NOT_CONNECTED;
 	} else if (conn->server || conn->state != CM_S_ACCEPTED) {
@@ -1458,7 +1368,7 @@ sd_fabric_cm_confirm(struct fabric_cm_conn *conn)
 		if (err == DOCA_SUCCESS)
 			conn->state = CM_S_ESTABLISHED;
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	return err;
 }
@@ -1483,10 +1393,10 @@ sd_fabric_cm_disconnect(struct fabric_cm_conn *conn)
 	if (conn == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	w = conn->cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	disconnect_locked(conn);
 	drop_events(conn->cm, conn);
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 	return DOCA_SUCCESS;
 }
@@ -1499,10 +1409,10 @@ sd_fabric_cm_conn_destroy(struct fabric_cm_conn *conn)
 	if (conn == NULL)
 		return;
 	w = conn->cm->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	disconnect_locked(conn);
 	conn_free(conn);
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	world_wake(w);
 }
 

@@ -255,7 +255,7 @@ fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write)
 		fabric_direct_flush(ep);
 }
 
-/* Take the batch off the ep (dev->lock held); returns how many ops went into ops[]. */
+/* Take the batch off the ep (dev->w.lock held); returns how many ops went into ops[]. */
 static uint32_t
 batch_take(struct fabric_ep *ep, struct fabric_op **ops)
 {

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 
 #include "fabric_internal.h"
+#include "../util/sd_time.h"
 #include "../core/sd_log.h"
 #include "../util/sd_random.h"
 
@@ -24,7 +25,7 @@ void
 fabric_unexp_free(struct fabric_dev *dev, struct fabric_unexp *u)
 {
 	if (u->rndv_desc != NULL)
-		ucp_am_data_release(dev->worker, u->rndv_desc);
+		ucp_am_data_release(dev->w.worker, u->rndv_desc);
 	free(u->data);
 	free(u);
 }
@@ -107,7 +108,7 @@ fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err)
 }
 
 /*
- * Poll the pidfds of same-host peers (at most every 200 ms; dev->lock held).
+ * Poll the pidfds of same-host peers (at most every 200 ms; dev->w.lock held).
  * A dead peer fails its eps and force-closes the UCP endpoint so requests
  * UCX still holds complete (with an error) instead of waiting forever.
  */
@@ -119,7 +120,7 @@ fabric_liveness_check(struct fabric_dev *dev)
 
 	if (dev->n_watched == 0)
 		return;
-	now = fabric_now_ns();
+	now = sd_now_ns();
 	if (now < dev->next_liveness_ns)
 		return;
 	dev->next_liveness_ns = now + 200 * 1000000ull;
@@ -195,7 +196,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 
 	fabric_dev_lock(dev);
 	wattr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS;
-	st = ucp_worker_query(dev->worker, &wattr);
+	st = ucp_worker_query(dev->w.worker, &wattr);
 	if (st != UCS_OK) {
 		fabric_dev_unlock(dev);
 		DOCA_LOG_ERR("Failed to query UCP worker address: %s", ucs_status_string(st));
@@ -204,7 +205,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	}
 	ep->blob_len = sizeof(*b) + wattr.address_length;
 	if (ep->blob_len > FABRIC_BLOB_MAX) {
-		ucp_worker_release_address(dev->worker, wattr.address);
+		ucp_worker_release_address(dev->w.worker, wattr.address);
 		fabric_dev_unlock(dev);
 		DOCA_LOG_ERR("Failed to export connection: UCX worker address of %zu bytes exceeds %u",
 			     wattr.address_length, FABRIC_BLOB_MAX);
@@ -213,13 +214,13 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	}
 	ep->blob = calloc(1, ep->blob_len);
 	if (ep->blob == NULL) {
-		ucp_worker_release_address(dev->worker, wattr.address);
+		ucp_worker_release_address(dev->w.worker, wattr.address);
 		fabric_dev_unlock(dev);
 		err = DOCA_ERROR_NO_MEMORY;
 		goto cleanup_ep;
 	}
 	memcpy(ep->blob + sizeof(*b), wattr.address, wattr.address_length);
-	ucp_worker_release_address(dev->worker, wattr.address);
+	ucp_worker_release_address(dev->w.worker, wattr.address);
 	err = fabric_id_alloc((void ***)&dev->eps, &dev->eps_cap, ep, &ep->id);
 	if (err != DOCA_SUCCESS) {
 		fabric_dev_unlock(dev);
@@ -330,7 +331,7 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 	}
 	params.err_handler.cb = uep_err_cb;
 	params.err_handler.arg = ep;
-	st = ucp_ep_create(dev->worker, &params, &ep->uep);
+	st = ucp_ep_create(dev->w.worker, &params, &ep->uep);
 	if (st != UCS_OK) {
 		if (ep->pidfd >= 0)
 			close(ep->pidfd);
@@ -415,7 +416,7 @@ ep_ucx_pending(const struct fabric_ep *ep)
 }
 
 /*
- * Progress until a UCP close request completes, for at most 2 s (dev->lock
+ * Progress until a UCP close request completes, for at most 2 s (dev->w.lock
  * held): a forced close normally ends at once, but the library must not
  * hang if UCX never finishes one.  The request is released either way
  * (UCX lets an unfinished request go on without telling us).
@@ -424,15 +425,15 @@ static void
 close_wait(struct fabric_ep *ep, ucs_status_ptr_t req)
 {
 	struct fabric_dev *dev = ep->ctx->dev;
-	uint64_t deadline = fabric_now_ns() + 2000000000ull;
+	uint64_t deadline = sd_now_ns() + 2000000000ull;
 
 	while (ucp_request_check_status(req) == UCS_INPROGRESS) {
-		if (fabric_now_ns() > deadline) {
+		if (sd_now_ns() > deadline) {
 			DOCA_LOG_WARN("Connection %u: UCX did not finish closing its endpoint in 2 s; going on",
 				      ep->id);
 			break;
 		}
-		ucp_worker_progress(dev->worker);
+		ucp_worker_progress(dev->w.worker);
 	}
 	ucp_request_free(req);
 }
@@ -457,21 +458,21 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	 * leaves them to the forced close below.
 	 */
 	if (ep->uep != NULL && ep->state == FABRIC_EP_CONNECTED) {
-		uint64_t deadline = fabric_now_ns() + 1000000000ull;
+		uint64_t deadline = sd_now_ns() + 1000000000ull;
 		ucp_request_param_t fprm = {0};
 		ucs_status_ptr_t freq;
 
 		/* copies the application posted are done before the teardown */
 		fabric_direct_flush(ep);
-		while (ep_ucx_pending(ep) && fabric_now_ns() < deadline)
-			ucp_worker_progress(dev->worker);
+		while (ep_ucx_pending(ep) && sd_now_ns() < deadline)
+			ucp_worker_progress(dev->w.worker);
 		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
 		if (ep->ack_sent != ep->rx_base)
 			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
 		freq = ucp_ep_flush_nbx(ep->uep, &fprm);
 		if (UCS_PTR_IS_PTR(freq)) {
-			while (ucp_request_check_status(freq) == UCS_INPROGRESS && fabric_now_ns() < deadline)
-				ucp_worker_progress(dev->worker);
+			while (ucp_request_check_status(freq) == UCS_INPROGRESS && sd_now_ns() < deadline)
+				ucp_worker_progress(dev->w.worker);
 			ucp_request_free(freq);
 		}
 	}
@@ -499,7 +500,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	}
 	/* rendezvous receives into this ep's messages must not outlive it */
 	while (ep->pending_rx > 0)
-		ucp_worker_progress(dev->worker);
+		ucp_worker_progress(dev->w.worker);
 	/* whatever UCX did not call back for after a forced close ends here */
 	while (!sd_list_empty(&ep->inflight)) {
 		struct fabric_op *op = sd_container_of(ep->inflight.next, struct fabric_op, node);

@@ -21,6 +21,7 @@
 
 #include "fabric.h"
 #include "fabric_proto.h"
+#include "fabric_worker.h"
 
 /* Ops needing an answer that may be outstanding per ep (ack window). */
 #define FABRIC_WINDOW 64u
@@ -45,17 +46,10 @@ struct fabric_ticket_link {
 #define FABRIC_TICKET_CACHE_MAX FABRIC_WINDOW
 
 struct fabric_dev {
-	pthread_mutex_t lock;
-	ucp_context_h ucp;
-	ucp_worker_h worker;
-	int efd;     /* worker event fd */
-	int wake_fd; /* eventfd: stop / re-evaluate the service thread */
-	pthread_t svc;
-	bool svc_started;
-	atomic_bool stop;
+	/* UCP context + worker, its lock (the "device lock") and service thread (fabric_worker.c) */
+	struct fabric_worker w;
 	/* CLOCK_MONOTONIC ns of the last application progress; the service thread backs off while recent */
 	atomic_uint_fast64_t app_progress_ns;
-	bool in_service;		/* the service thread holds the lock and progresses */
 	struct fabric_ctx *progressing; /* ctx whose app thread holds the lock in progress */
 	/* id -> object tables (slot index + 1); a stale id finds NULL or a new cookie */
 	struct fabric_ep **eps;
@@ -219,10 +213,8 @@ fabric_ticket_cache_free(struct fabric_dev *dev)
 }
 
 /* fabric_ucx.c */
-uint64_t fabric_now_ns(void);
 void fabric_dev_lock(struct fabric_dev *dev);
 void fabric_dev_unlock(struct fabric_dev *dev);
-doca_error_t fabric_ucs_to_doca(ucs_status_t st);
 doca_error_t fabric_id_alloc(void ***table, uint32_t *cap, void *obj, uint32_t *id);
 void *fabric_id_lookup(void **table, uint32_t cap, uint32_t id);
 void fabric_id_free(void **table, uint32_t cap, uint32_t id);
@@ -234,8 +226,7 @@ void fabric_complete(struct fabric_op *op, doca_error_t status);
 void fabric_op_done_bits(struct fabric_op *op, uint16_t bits, doca_error_t status);
 void fabric_dev_progress_locked(struct fabric_dev *dev);
 uint64_t fabric_timers_run(struct fabric_dev *dev);
-doca_error_t fabric_svc_start(struct fabric_dev *dev);
-void fabric_svc_stop(struct fabric_dev *dev);
+extern const struct fabric_worker_ops fabric_dev_svc_ops;
 
 /* The UCP endpoint answers go out on: ours, or the one a peer that never connected back came on. */
 static inline ucp_ep_h

@@ -6,7 +6,8 @@
  * incoming messages are served while the process sits in getchar()).
  *
  * Arbitration.  The app stamps dev->app_progress_ns (atomic, no lock) on every
- * progress call.  The service thread:
+ * progress call.  The service thread (its loop is fabric_worker.c's, with
+ * svc_round and svc_yield_ns below):
  *
  *   loop:  if the app progressed in the last SVC_BACKOFF_NS:   (app is driving)
  *              sleep until that window ends; continue          (worker untouched)
@@ -27,14 +28,13 @@
  * signalled.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
 
 #include "fabric_internal.h"
+#include "../util/sd_time.h"
 #include "../core/sd_log.h"
 
 SD_LOG_REGISTER(fabric.progress);
@@ -44,21 +44,8 @@ SD_LOG_REGISTER(fabric.progress);
 #define SVC_SPIN_NS (50 * 1000ull)
 #define PROGRESS_BATCH 64
 
-/*
- * CLOCK_MONOTONIC at tick resolution (1-4 ms): a plain memory read in the
- * vDSO, ~5x cheaper than the precise clock here, and enough for the 5 ms
- * back-off and the 200 ms liveness period.  Same time base as fabric_now_ns().
- */
-static uint64_t
-coarse_now_ns(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Called with dev->lock held: the op leaves every fabric list and is queued for its ctx. */
+/* Called with dev->w.lock held: the op leaves every fabric list and is queued for its ctx. */
 void
 fabric_ctx_signal(struct fabric_ctx *ctx)
 {
@@ -105,7 +92,7 @@ progress_count(struct fabric_dev *dev)
 	unsigned n = 0, i, e;
 
 	for (i = 0; i < PROGRESS_BATCH; i++) {
-		e = ucp_worker_progress(dev->worker);
+		e = ucp_worker_progress(dev->w.worker);
 		if (e == 0)
 			break;
 		n += e;
@@ -121,7 +108,7 @@ fabric_dev_progress_locked(struct fabric_dev *dev)
 
 /*
  * Expire messages that waited too long for a receive.  Returns the earliest
- * remaining deadline (0: none).  Called with dev->lock held.
+ * remaining deadline (0: none).  Called with dev->w.lock held.
  */
 uint64_t
 fabric_timers_run(struct fabric_dev *dev)
@@ -136,7 +123,7 @@ fabric_timers_run(struct fabric_dev *dev)
 		if (sd_list_empty(&ctx->unexpected))
 			continue;
 		if (now == 0)
-			now = fabric_now_ns();
+			now = sd_now_ns();
 		sd_list_for_each_safe(pos, tmp, &ctx->unexpected)
 		{
 			struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);
@@ -249,7 +236,6 @@ bool
 sd_fabric_ctx_arm(struct fabric_ctx *ctx)
 {
 	struct fabric_dev *dev = ctx->dev;
-	uint64_t one = 1;
 
 	/*
 	 * The application is about to sleep on its notification handle: the
@@ -257,8 +243,7 @@ sd_fabric_ctx_arm(struct fabric_ctx *ctx)
 	 * progress may be fresh) while peers' requests wait for the worker.
 	 */
 	atomic_store_explicit(&dev->app_progress_ns, 0, memory_order_relaxed);
-	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
-		DOCA_LOG_DBG("Failed to wake the service thread: %s", strerror(errno));
+	fabric_worker_wake(&dev->w);
 	return sd_fabric_ctx_has_work(ctx);
 }
 
@@ -305,7 +290,7 @@ sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf,
 	return DOCA_SUCCESS;
 }
 
-/* Slow path: connection errors, reported one by one with the lock released (dev->lock held). */
+/* Slow path: connection errors, reported one by one with the lock released (dev->w.lock held). */
 static uint32_t
 deliver_ep_errors(struct fabric_ctx *ctx)
 {
@@ -331,7 +316,7 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 {
 	struct fabric_dev *dev = ctx->dev;
 	struct sd_list *pos;
-	uint64_t coarse = coarse_now_ns();
+	uint64_t coarse = sd_coarse_now_ns();
 	uint32_t n = 0;
 	bool errors;
 
@@ -399,27 +384,13 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	return n;
 }
 
-/* ---- service thread ---- */
-
-static void
-svc_sleep(struct fabric_dev *dev, uint64_t ns, bool with_efd)
-{
-	struct pollfd fds[2] = {
-		{.fd = dev->wake_fd, .events = POLLIN},
-		{.fd = dev->efd, .events = POLLIN},
-	};
-	int timeout = ns == UINT64_MAX ? -1 : (int)((ns + 999999) / 1000000);
-	uint64_t v;
-
-	if (poll(fds, with_efd ? 2 : 1, timeout) > 0 && (fds[0].revents & POLLIN))
-		if (read(dev->wake_fd, &v, sizeof(v)) < 0)
-			v = 0;
-}
+/* ---- service thread (its loop: fabric_worker.c) ---- */
 
 /* One service round with dev->lock held: worker, timers, liveness, acks.  Returns the worker events seen. */
 static unsigned
-svc_round(struct fabric_dev *dev, uint64_t *next)
+svc_round(void *owner, uint64_t *next)
 {
+	struct fabric_dev *dev = owner;
 	unsigned n = progress_count(dev);
 
 	*next = fabric_timers_run(dev);
@@ -431,91 +402,24 @@ svc_round(struct fabric_dev *dev, uint64_t *next)
 	return n;
 }
 
-/* Did the application progress in the last SVC_BACKOFF_NS (coarse clock, as it stamps)? */
-static bool
-app_driving(struct fabric_dev *dev)
+/*
+ * While the application progressed in the last SVC_BACKOFF_NS (coarse
+ * clock, as it stamps), the service thread leaves the worker to it, so a busy
+ * application never shares the worker; an application that goes to sleep on
+ * its notification handle hands the worker over at once (sd_fabric_ctx_arm).
+ */
+static uint64_t
+svc_yield_ns(void *owner)
 {
+	struct fabric_dev *dev = owner;
 	uint64_t last = atomic_load_explicit(&dev->app_progress_ns, memory_order_relaxed);
+	uint64_t now = sd_coarse_now_ns();
 
-	return (int64_t)(coarse_now_ns() - last) < (int64_t)SVC_BACKOFF_NS;
+	return (int64_t)(now - last) < (int64_t)SVC_BACKOFF_NS ? last + SVC_BACKOFF_NS - now : 0;
 }
 
-static void *
-svc_main(void *arg)
-{
-	struct fabric_dev *dev = arg;
-
-	while (!atomic_load(&dev->stop)) {
-		uint64_t now = coarse_now_ns();
-		uint64_t last = atomic_load_explicit(&dev->app_progress_ns, memory_order_relaxed);
-		uint64_t next, idle_since;
-		ucs_status_t st;
-
-		if ((int64_t)(now - last) < (int64_t)SVC_BACKOFF_NS) {
-			svc_sleep(dev, last + SVC_BACKOFF_NS - now, false);
-			continue;
-		}
-		fabric_dev_lock(dev);
-		dev->in_service = true;
-		/*
-		 * Poll while events keep arriving: the sender of a burst finds the
-		 * worker unarmed and signals nobody, so the burst costs one wake-up.
-		 * The lock is dropped between rounds so an application that starts
-		 * progressing (or posting) is not held up by the spin.
-		 */
-		idle_since = fabric_now_ns();
-		for (;;) {
-			if (svc_round(dev, &next) > 0)
-				idle_since = fabric_now_ns();
-			now = fabric_now_ns();
-			if (now - idle_since >= SVC_SPIN_NS || app_driving(dev) || atomic_load(&dev->stop))
-				break;
-			dev->in_service = false;
-			fabric_dev_unlock(dev);
-			fabric_dev_lock(dev);
-			dev->in_service = true;
-		}
-		while ((st = ucp_worker_arm(dev->worker)) == UCS_ERR_BUSY)
-			(void)svc_round(dev, &next);
-		dev->in_service = false;
-		fabric_dev_unlock(dev);
-		if (st != UCS_OK) {
-			DOCA_LOG_ERR("Failed to arm UCP worker: %s; service thread polls every 10 ms",
-				     ucs_status_string(st));
-			svc_sleep(dev, 10000000ull, false);
-			continue;
-		}
-		now = fabric_now_ns();
-		svc_sleep(dev, next == 0 ? UINT64_MAX : (next > now ? next - now : 0), true);
-	}
-	return NULL;
-}
-
-doca_error_t
-fabric_svc_start(struct fabric_dev *dev)
-{
-	int rc;
-
-	atomic_store(&dev->stop, false);
-	rc = pthread_create(&dev->svc, NULL, svc_main, dev);
-	if (rc != 0) {
-		DOCA_LOG_ERR("Failed to start fabric service thread: %s", strerror(rc));
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	dev->svc_started = true;
-	return DOCA_SUCCESS;
-}
-
-void
-fabric_svc_stop(struct fabric_dev *dev)
-{
-	uint64_t one = 1;
-
-	if (!dev->svc_started)
-		return;
-	atomic_store(&dev->stop, true);
-	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
-		DOCA_LOG_DBG("Failed to wake fabric service thread: %s", strerror(errno));
-	pthread_join(dev->svc, NULL);
-	dev->svc_started = false;
-}
+const struct fabric_worker_ops fabric_dev_svc_ops = {
+	.round = svc_round,
+	.yield_ns = svc_yield_ns,
+	.spin_ns = SVC_SPIN_NS,
+};

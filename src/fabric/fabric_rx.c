@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Queue pairs, receiver side: UCX's active-message handler and what it does
- * with each message type (dev->lock held: it runs inside
+ * with each message type (dev->w.lock held: it runs inside
  * ucp_worker_progress).  Messages go into posted receives or wait in the
  * ctx's bounded unexpected queue; writes, reads and atomics from a peer are
  * checked here, by the process whose memory it is, against its own record of
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fabric_internal.h"
+#include "../util/sd_time.h"
 #include "../core/sd_log.h"
 
 SD_LOG_REGISTER(fabric.rx);
@@ -89,7 +90,7 @@ recv_rndv(struct fabric_ep *ep, uint32_t seq, void *desc, void *dst, size_t len,
 	if (rc == NULL) {
 		struct rndv_ctx tmp = {.ep = ep, .recv = recv, .read = read, .seq = seq};
 
-		ucp_am_data_release(dev->worker, desc);
+		ucp_am_data_release(dev->w.worker, desc);
 		ep->pending_rx++;
 		if (read == NULL)
 			fabric_ep_send_nak(ep, seq, FABRIC_NAK_INTERNAL);
@@ -104,7 +105,7 @@ recv_rndv(struct fabric_ep *ep, uint32_t seq, void *desc, void *dst, size_t len,
 	prm.cb.recv_am = rndv_done_cb;
 	prm.user_data = rc;
 	ep->pending_rx++;
-	req = ucp_am_recv_data_nbx(dev->worker, desc, dst, len, &prm);
+	req = ucp_am_recv_data_nbx(dev->w.worker, desc, dst, len, &prm);
 	if (UCS_PTR_IS_PTR(req))
 		return;
 	rndv_finish(rc, req == NULL ? DOCA_SUCCESS : fabric_ucs_to_doca(UCS_PTR_STATUS(req)));
@@ -127,7 +128,7 @@ place(struct fabric_ep *ep, struct fabric_op *recv, const struct fabric_am_hdr *
 			      ep->id, recv->buf_len);
 		/* a rendezvous payload the handler does not fetch is dropped by UCX */
 		if (rndv && !in_handler)
-			ucp_am_data_release(ep->ctx->dev->worker, data);
+			ucp_am_data_release(ep->ctx->dev->w.worker, data);
 		recv_fill(recv, ep, h, 0);
 		fabric_complete(recv, DOCA_ERROR_INVALID_VALUE);
 		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_TOO_LONG);
@@ -145,7 +146,7 @@ place(struct fabric_ep *ep, struct fabric_op *recv, const struct fabric_am_hdr *
 	fabric_ep_rx_placed(ep, h->seq);
 }
 
-/* Hand queued messages to receives posted since they arrived (dev->lock held). */
+/* Hand queued messages to receives posted since they arrived (dev->w.lock held). */
 void
 fabric_ctx_deliver_unexpected(struct fabric_ctx *ctx)
 {
@@ -188,7 +189,7 @@ rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size
 	u->ep = ep;
 	u->hdr = *h;
 	u->len = len;
-	u->deadline_ns = fabric_now_ns() + ctx->rnr_timeout_ns;
+	u->deadline_ns = sd_now_ns() + ctx->rnr_timeout_ns;
 	if (rndv) {
 		u->rndv_desc = data;
 	} else if (len > 0) {
@@ -204,12 +205,8 @@ rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size
 	sd_list_insert_tail(&ctx->unexpected, &u->node);
 	ctx->n_unexpected++;
 	/* the service thread must wake for the deadline */
-	if (ctx->dev->in_service == false) {
-		uint64_t one = 1;
-
-		if (write(ctx->dev->wake_fd, &one, sizeof(one)) < 0)
-			DOCA_LOG_DBG("Failed to wake the service thread");
-	}
+	if (!ctx->dev->w.in_service)
+		fabric_worker_wake(&ctx->dev->w);
 	return rndv ? UCS_INPROGRESS : UCS_OK;
 }
 

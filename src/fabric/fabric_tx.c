@@ -6,7 +6,7 @@
  * endpoint's life (create, connect, failure, destroy) is fabric_ep.c, the
  * receive side (the AM handler and the target's checks) fabric_rx.c.
  *
- * Op life cycle (all under dev->lock):
+ * Op life cycle (all under dev->w.lock):
  *   post -> deferred   while not connected, held by ordering or the window
  *        -> inflight   issued; op->pending says what is awaited (UCX, ACK, RESP)
  *        -> ctx->completions when pending reaches 0 or on error
@@ -71,7 +71,7 @@ hdr_init(struct fabric_ep *ep, struct fabric_am_hdr *h, uint8_t type)
 	ep->ack_sent = ep->rx_base;
 }
 
-/* ---- UCX completion callbacks (dev->lock held: inside progress) ---- */
+/* ---- UCX completion callbacks (dev->w.lock held: inside progress) ---- */
 
 static void write_stage_done(struct fabric_op *op, doca_error_t status);
 
@@ -96,7 +96,7 @@ struct fabric_ticket {
 
 /*
  * Tickets are recycled through dev->ticket_cache (they move only with
- * dev->lock held): a malloc/free pair per send cost a third of the post path
+ * dev->w.lock held): a malloc/free pair per send cost a third of the post path
  * of an 8-byte send.  The cache is freed with the device's last ctx, so a
  * ticket returned while no ctx exists is freed at once.
  */

@@ -8,9 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 
 #include "fabric_internal.h"
@@ -25,55 +23,16 @@ SD_LOG_REGISTER(fabric.ucx);
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sd_list registry = SD_LIST_INIT(registry);
 
-uint64_t
-fabric_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void
 fabric_dev_lock(struct fabric_dev *dev)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->w.lock);
 }
 
 void
 fabric_dev_unlock(struct fabric_dev *dev)
 {
-	pthread_mutex_unlock(&dev->lock);
-}
-
-doca_error_t
-fabric_ucs_to_doca(ucs_status_t st)
-{
-	switch (st) {
-	case UCS_OK:
-		return DOCA_SUCCESS;
-	case UCS_INPROGRESS:
-		return DOCA_ERROR_IN_PROGRESS;
-	case UCS_ERR_NO_MEMORY:
-		return DOCA_ERROR_NO_MEMORY;
-	case UCS_ERR_INVALID_PARAM:
-		return DOCA_ERROR_INVALID_VALUE;
-	case UCS_ERR_CANCELED:
-	case UCS_ERR_CONNECTION_RESET:
-		return DOCA_ERROR_CONNECTION_RESET;
-	case UCS_ERR_ENDPOINT_TIMEOUT:
-	case UCS_ERR_TIMED_OUT:
-		return DOCA_ERROR_TIME_OUT;
-	case UCS_ERR_UNREACHABLE:
-	case UCS_ERR_NOT_CONNECTED:
-		return DOCA_ERROR_NOT_CONNECTED;
-	case UCS_ERR_REJECTED:
-		return DOCA_ERROR_NOT_PERMITTED;
-	case UCS_ERR_UNSUPPORTED:
-		return DOCA_ERROR_NOT_SUPPORTED;
-	default:
-		return DOCA_ERROR_IO_FAILED;
-	}
+	pthread_mutex_unlock(&dev->w.lock);
 }
 
 /*
@@ -239,21 +198,13 @@ tcp_seg_bytes(void)
 	return (*end == '\0' && n <= UINT32_MAX) ? (uint32_t)n : 0;
 }
 
-static doca_error_t
-ucx_open(struct fabric_dev *dev, const char *netdev)
+/* UCX settings of a device's context (before ucp_init). */
+static void
+ucx_configure(ucp_config_t *config, void *arg)
 {
-	ucp_params_t params = {0};
-	ucp_worker_params_t wparams = {0};
-	ucp_am_handler_param_t am = {0};
-	ucp_config_t *config;
-	const char *mt = getenv("SD_FABRIC_UCX_MT");
+	const char *netdev = arg;
 	ucs_status_t st;
 
-	st = ucp_config_read(NULL, NULL, &config);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to read UCX configuration: %s", ucs_status_string(st));
-		return DOCA_ERROR_INITIALIZATION;
-	}
 	/* Network transports only on the device's netdev; shm/cma are not net devices. */
 	if (netdev != NULL && netdev[0] != '\0' && getenv("UCX_NET_DEVICES") == NULL) {
 		st = ucp_config_modify(config, "NET_DEVICES", netdev);
@@ -275,60 +226,28 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 	 */
 	if (getenv("UCX_TCP_RX_SEG_SIZE") == NULL && tcp_allowed())
 		(void)ucp_config_modify(config, "RX_SEG_SIZE", FABRIC_TCP_RX_SEG_SIZE);
+}
 
-	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED | UCP_PARAM_FIELD_NAME;
-	/*
-	 * Active messages only: without RMA and AMO, UCX registers no handler
-	 * for its software put/get/atomics, which over tcp would write and read
-	 * any address a peer names without asking us.  Every remote access
-	 * reaches our memory through fabric_rx.c's checks or fabric_direct.c's.
-	 */
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	params.mt_workers_shared = 0;
-	params.name = "softdoca";
-	st = ucp_init(&params, config, &dev->ucp);
-	ucp_config_release(config);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to initialize UCP on netdev %s: %s", netdev ? netdev : "(all)",
-			     ucs_status_string(st));
-		return DOCA_ERROR_INITIALIZATION;
-	}
+static doca_error_t
+ucx_open(struct fabric_dev *dev, const char *netdev)
+{
+	const char *mt = getenv("SD_FABRIC_UCX_MT");
+	struct fabric_worker_attr attr = {
+		.name = "softdoca",
+		.configure = ucx_configure,
+		.configure_arg = (void *)(uintptr_t)netdev,
+		/*
+		 * SERIALIZED: dev->w.lock already serializes every worker call (we
+		 * need it for our own queues anyway), so UCX's MULTI locking would be
+		 * paid twice.  SD_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
+		 */
+		.thread_mode = (mt != NULL && mt[0] == '1') ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED,
+		.am_id = FABRIC_AM_ID,
+		.am_cb = fabric_am_handler,
+		.am_arg = dev,
+	};
 
-	/*
-	 * SERIALIZED: dev->lock already serializes every worker call (we need it
-	 * for our own queues anyway), so UCX's MULTI locking would be paid twice.
-	 * SD_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
-	 */
-	wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wparams.thread_mode = (mt != NULL && mt[0] == '1') ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
-	st = ucp_worker_create(dev->ucp, &wparams, &dev->worker);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to create UCP worker: %s", ucs_status_string(st));
-		goto cleanup_ucp;
-	}
-	st = ucp_worker_get_efd(dev->worker, &dev->efd);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to get UCP worker event fd: %s", ucs_status_string(st));
-		goto cleanup_worker;
-	}
-	am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
-			UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-	am.id = FABRIC_AM_ID;
-	am.flags = UCP_AM_FLAG_WHOLE_MSG;
-	am.cb = fabric_am_handler;
-	am.arg = dev;
-	st = ucp_worker_set_am_recv_handler(dev->worker, &am);
-	if (st != UCS_OK) {
-		DOCA_LOG_ERR("Failed to set UCP active message handler: %s", ucs_status_string(st));
-		goto cleanup_worker;
-	}
-	return DOCA_SUCCESS;
-
-cleanup_worker:
-	ucp_worker_destroy(dev->worker);
-cleanup_ucp:
-	ucp_cleanup(dev->ucp);
-	return DOCA_ERROR_INITIALIZATION;
+	return fabric_worker_open(&dev->w, &attr);
 }
 
 static doca_error_t
@@ -341,7 +260,6 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	dev = calloc(1, sizeof(*dev));
 	if (dev == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	pthread_mutex_init(&dev->lock, NULL);
 	sd_list_init(&dev->ctxs);
 	sd_list_init(&dev->ack_eps);
 	snprintf(dev->netdev, sizeof(dev->netdev), "%s", netdev ? netdev : "");
@@ -355,31 +273,20 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	dev->tcp_seg = tcp_seg_bytes();
 	dev->direct_enabled = !(direct != NULL && direct[0] == '0');
 	fabric_recs_init(dev);
-	dev->efd = -1;
-	dev->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (dev->wake_fd < 0) {
-		DOCA_LOG_ERR("Failed to create fabric wake fd: %s", strerror(errno));
-		err = DOCA_ERROR_OPERATING_SYSTEM;
-		goto cleanup_dev;
-	}
 	err = ucx_open(dev, netdev);
 	if (err != DOCA_SUCCESS)
-		goto cleanup_wake;
-	err = fabric_svc_start(dev);
+		goto cleanup_dev;
+	err = fabric_worker_start(&dev->w, &fabric_dev_svc_ops, dev);
 	if (err != DOCA_SUCCESS)
-		goto cleanup_ucx;
+		goto cleanup_worker;
 	dev->refcnt = 1;
 	*out = dev;
 	return DOCA_SUCCESS;
 
-cleanup_ucx:
-	ucp_worker_destroy(dev->worker);
-	ucp_cleanup(dev->ucp);
-cleanup_wake:
-	close(dev->wake_fd);
+cleanup_worker:
+	fabric_worker_close(&dev->w);
 cleanup_dev:
 	fabric_recs_fini(dev);
-	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 	return err;
 }
@@ -449,15 +356,12 @@ sd_fabric_dev_close(struct fabric_dev *dev)
 	sd_list_del(&dev->node);
 	pthread_mutex_unlock(&registry_lock);
 
-	fabric_svc_stop(dev);
+	fabric_worker_stop(&dev->w);
 	if (!sd_list_empty(&dev->ctxs))
 		DOCA_LOG_WARN("Fabric device %s closed with contexts still open", dev->netdev);
-	ucp_worker_destroy(dev->worker);
-	ucp_cleanup(dev->ucp);
-	close(dev->wake_fd);
+	fabric_worker_close(&dev->w);
 	free(dev->eps);
 	free(dev->mrs);
 	fabric_recs_fini(dev);
-	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }

@@ -26,6 +26,7 @@
 #include "../core/sd_log.h"
 #include "../fabric/fabric_cm.h"
 #include "rdma_internal.h"
+#include "../util/sd_time.h"
 
 SD_LOG_REGISTER(rdma.cm);
 
@@ -54,15 +55,6 @@ struct rdma_cm_conn {
 	size_t client_desc_len;
 	uint64_t drain_deadline_ns; /* conn->peer_left: flush what is still in flight at this time */
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct doca_rdma_addr {
 	enum doca_rdma_addr_type type;
@@ -248,7 +240,7 @@ on_event(struct fabric_cm *fcm, const struct fabric_cm_event *ev, void *user)
 		if (ev->status == DOCA_SUCCESS && conn->state == SD_RDMA_CONN_ESTABLISHED && conn->ep != NULL) {
 			conn->peer_left = true;
 			((struct rdma_cm_conn *)conn->cm)->drain_deadline_ns =
-				now_ns() + RDMA_CM_DRAIN_MS * 1000000ull;
+				sd_now_ns() + RDMA_CM_DRAIN_MS * 1000000ull;
 			break;
 		}
 		/* the peer died or the link is gone: its tasks fail now with that reason, no waiting */
@@ -303,7 +295,7 @@ rcm_drain(struct doca_rdma *rdma)
 			if (!conn->peer_left || conn_ended(conn) || cc == NULL)
 				continue;
 			if (now == 0)
-				now = now_ns();
+				now = sd_now_ns();
 			/*
 			 * Task completions reach the application after this progress
 			 * op returns (core reports rdma->ctx.completed): wait for the

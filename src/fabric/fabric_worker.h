@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one UCP worker host of the soft NIC: a UCP context and worker, the
+ * worker's event fd, a wake eventfd, the lock that serializes every worker
+ * call (the worker is UCS_THREAD_MODE_SERIALIZED) and a service thread that
+ * progresses the worker while nobody else does.  The data path (fabric_dev,
+ * fabric_ucx.c) and the connection manager (fabric_cm.c) each own one; this
+ * is the only place softdoca calls ucp_init() and ucp_worker_create().
+ */
+#ifndef SD_FABRIC_WORKER_H_
+#define SD_FABRIC_WORKER_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include <doca_error.h>
+
+/* What the service thread does for its owner (called with the worker's lock held). */
+struct fabric_worker_ops {
+	/*
+	 * One service round: progress the worker and whatever the owner keeps
+	 * (timers, acks...).  Returns the events seen; *next is the CLOCK_MONOTONIC
+	 * ns of the owner's next deadline, 0 for none.
+	 */
+	unsigned (*round)(void *owner, uint64_t *next);
+	/*
+	 * Someone else drives the worker now (an application progressing): how
+	 * many ns the service thread should leave it alone; 0 when it should
+	 * serve.  NULL: the service thread always serves.  Called without the lock.
+	 */
+	uint64_t (*yield_ns)(void *owner);
+	/* Keep polling this long after the last event before arming and sleeping (0: one round). */
+	uint64_t spin_ns;
+};
+
+struct fabric_worker_attr {
+	const char *name;	/* UCP context name (shows in UCX logs) */
+	const char *env_prefix; /* ucp_config_read's prefix: NULL for UCX_*, "SD_CM" reads SD_CM_UCX_* too */
+	/* Adjust the configuration before ucp_init (may be NULL). */
+	void (*configure)(ucp_config_t *config, void *arg);
+	void *configure_arg;
+	ucs_thread_mode_t thread_mode;
+	/* The one active-message handler (id, callback, argument). */
+	uint16_t am_id;
+	ucp_am_recv_callback_t am_cb;
+	void *am_arg;
+};
+
+struct fabric_worker {
+	pthread_mutex_t lock;
+	ucp_context_h ucp;
+	ucp_worker_h worker;
+	int efd;     /* the worker's event fd */
+	int wake_fd; /* eventfd: stop or re-evaluate the service thread */
+	pthread_t svc;
+	bool svc_started;
+	atomic_bool stop;
+	bool in_service; /* the service thread holds the lock and progresses */
+	const struct fabric_worker_ops *ops;
+	void *owner;
+};
+
+/* UCP context, worker, event fd, AM handler and wake fd; no thread yet. */
+doca_error_t fabric_worker_open(struct fabric_worker *w, const struct fabric_worker_attr *attr);
+/* Start the service thread serving owner with ops. */
+doca_error_t fabric_worker_start(struct fabric_worker *w, const struct fabric_worker_ops *ops, void *owner);
+/* Stop and join the service thread (if started). */
+void fabric_worker_stop(struct fabric_worker *w);
+/* Destroy the worker and the context (the thread stopped first). */
+void fabric_worker_close(struct fabric_worker *w);
+/* Make the service thread look again (a new deadline, the owner going to sleep). */
+void fabric_worker_wake(struct fabric_worker *w);
+
+/* The one ucs_status_t -> doca_error_t map. */
+doca_error_t fabric_ucs_to_doca(ucs_status_t st);
+
+#endif /* SD_FABRIC_WORKER_H_ */
