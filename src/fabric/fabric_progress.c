@@ -44,7 +44,6 @@ SD_LOG_REGISTER(fabric.progress);
 #define SVC_SPIN_NS (50 * 1000ull)
 #define PROGRESS_BATCH 64
 
-
 /* Called with dev->w.lock held: the op leaves every fabric list and is queued for its ctx. */
 void
 fabric_ctx_signal(struct fabric_ctx *ctx)

@@ -763,4 +763,3 @@ sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_r
 {
 	return post_atomic(ep, op, FABRIC_OP_CMP_SWP, rmr, raddr, cmp, swap, result);
 }
-
