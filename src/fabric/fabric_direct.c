@@ -158,7 +158,7 @@ fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 		return;
 	ep->peer_recs = view;
 	ep->peer_recs_cap = hello->recs_cap;
-	ep->direct = true;
+	ep->tx = &fabric_tx_direct;
 }
 
 void
@@ -167,7 +167,7 @@ fabric_direct_forget(struct fabric_ep *ep)
 	if (ep->peer_recs != NULL)
 		munmap((void *)(uintptr_t)ep->peer_recs, ep->peer_recs_cap * sizeof(struct fabric_mr_rec));
 	ep->peer_recs = NULL;
-	ep->direct = false;
+	ep->tx = &fabric_tx_am;
 }
 
 bool
@@ -200,7 +200,7 @@ direct_refused(struct fabric_ep *ep)
 		return;
 	DOCA_LOG_INFO("Connection %u: direct copies to the peer refused by the kernel (%s); using active messages",
 		      ep->id, strerror(errno));
-	ep->direct = false;
+	ep->tx = &fabric_tx_am;
 }
 
 bool
@@ -307,7 +307,7 @@ fabric_direct_flush(struct fabric_ep *ep)
 	}
 	/* the rest one by one, in order; what still cannot be copied goes as an active message */
 	for (; i < n; i++) {
-		if (ep->direct && ep->onesided == 0 && ep->n_requests == 0 &&
+		if (fabric_ep_direct(ep) && ep->onesided == 0 && ep->n_requests == 0 &&
 		    fabric_direct_copy(ep, ops[i]->buf, ops[i]->buf_len, ops[i]->raddr, write))
 			direct_done(ops[i]);
 		else

@@ -184,6 +184,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	ep->rx_base = 1;
 	ep->ack_sent = 1;
 	ep->pidfd = -1;
+	ep->tx = &fabric_tx_am;
 	sd_list_init(&ep->inflight);
 	sd_list_init(&ep->deferred);
 	sd_list_init(&ep->batch);
@@ -358,7 +359,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 
 	memset(stats, 0, sizeof(*stats));
 	fabric_dev_lock(ep->ctx->dev);
-	stats->direct = ep->direct;
+	stats->direct = fabric_ep_direct(ep);
 	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
 	stats->inflight += ep->n_batch;

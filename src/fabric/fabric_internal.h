@@ -155,7 +155,7 @@ struct fabric_ep {
 	 * refuses a copy (ptrace policy).
 	 */
 	uint32_t peer_pid;
-	bool direct;
+	const struct fabric_tx_ops *tx; /* how writes and reads travel (fabric_tx.c) */
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	/* direct copies checked and waiting to be done in one syscall (fabric_direct.c) */
@@ -242,6 +242,28 @@ void fabric_liveness_check(struct fabric_dev *dev);
 void fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err);
 
 /* fabric_tx.c: queue pairs, the send side */
+
+/*
+ * How a connection's writes and reads travel, chosen per connection: as
+ * active messages the target checks (fabric_tx_am, from connect on), or as
+ * kernel copies checked against the target's record (fabric_tx_direct, once
+ * the peer's HELLO offered them, until the kernel refuses one).  A direct op
+ * the record does not grant still goes as an active message: the target's
+ * refusal is the answer to a forged descriptor.
+ */
+struct fabric_tx_ops {
+	doca_error_t (*write)(struct fabric_ep *ep, struct fabric_op *op);
+	doca_error_t (*read)(struct fabric_ep *ep, struct fabric_op *op);
+};
+extern const struct fabric_tx_ops fabric_tx_am;
+extern const struct fabric_tx_ops fabric_tx_direct;
+
+static inline bool
+fabric_ep_direct(const struct fabric_ep *ep)
+{
+	return ep->tx == &fabric_tx_direct;
+}
+
 void fabric_ep_kick(struct fabric_ep *ep);
 void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);

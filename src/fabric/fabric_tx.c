@@ -368,7 +368,7 @@ static doca_error_t issue(struct fabric_ep *ep, struct fabric_op *op);
 static bool
 direct_ok(const struct fabric_ep *ep)
 {
-	return ep->direct && ep->onesided == 0 && ep->n_requests == 0;
+	return ep->onesided == 0 && ep->n_requests == 0;
 }
 
 /* A write as an active message: the target checks key, range and permission, then receives into its range. */
@@ -392,8 +392,9 @@ issue_write_am(struct fabric_ep *ep, struct fabric_op *op)
 	return err;
 }
 
+/* A write on a direct connection: checked against the target's record, then batched (or copied at once). */
 static doca_error_t
-issue_write(struct fabric_ep *ep, struct fabric_op *op)
+issue_write_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
 	if (!direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, true))
 		return issue_write_am(ep, op);
@@ -470,15 +471,23 @@ issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 }
 
 static doca_error_t
-issue_request(struct fabric_ep *ep, struct fabric_op *op)
+issue_read_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
-	if (op->type == FABRIC_OP_READ && direct_ok(ep) &&
-	    fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false)) {
-		fabric_direct_batch(ep, op, false);
-		return DOCA_SUCCESS;
-	}
-	return issue_request_am(ep, op);
+	if (!direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false))
+		return issue_request_am(ep, op);
+	fabric_direct_batch(ep, op, false);
+	return DOCA_SUCCESS;
 }
+
+const struct fabric_tx_ops fabric_tx_am = {
+	.write = issue_write_am,
+	.read = issue_request_am,
+};
+
+const struct fabric_tx_ops fabric_tx_direct = {
+	.write = issue_write_direct,
+	.read = issue_read_direct,
+};
 
 /* A batched direct copy that could not be done: the active-message path, in its place in the order. */
 void
@@ -540,9 +549,11 @@ issue(struct fabric_ep *ep, struct fabric_op *op)
 		/* stage 0 is a plain write */
 		__attribute__((fallthrough));
 	case FABRIC_OP_WRITE:
-		return issue_write(ep, op);
+		return ep->tx->write(ep, op);
+	case FABRIC_OP_READ:
+		return ep->tx->read(ep, op);
 	default:
-		return issue_request(ep, op);
+		return issue_request_am(ep, op); /* atomics: always executed by the target */
 	}
 }
 
