@@ -430,13 +430,22 @@ sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *p
 }
 
 doca_error_t
-sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject_reason reason)
+sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject why)
 {
+	/* the API's reasons are not the wire's: the protocol stays inside the fabric */
+	static const uint16_t wire[] = {
+		[FABRIC_CM_REJECT_APP] = FABRIC_CM_REJ_APP,
+		[FABRIC_CM_REJECT_FULL] = FABRIC_CM_REJ_FULL,
+		[FABRIC_CM_REJECT_PROTOCOL] = FABRIC_CM_REJ_PROTOCOL,
+		[FABRIC_CM_REJECT_SHUTDOWN] = FABRIC_CM_REJ_SHUTDOWN,
+	};
 	struct cm_world *w;
 	doca_error_t err = DOCA_SUCCESS;
+	uint16_t reason;
 
-	if (conn == NULL || reason == 0 || reason > FABRIC_CM_REJ_MAX)
+	if (conn == NULL || (unsigned)why >= SD_ARRAY_SIZE(wire))
 		return DOCA_ERROR_INVALID_VALUE;
+	reason = wire[why];
 	w = conn->cm->w;
 	pthread_mutex_lock(&w->wk.lock);
 	if (conn->state == CM_S_CLOSED) {
@@ -444,7 +453,7 @@ sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject_reason re
 	} else if (!conn->server || conn->state != CM_S_REQUESTED) {
 		err = DOCA_ERROR_BAD_STATE;
 	} else {
-		(void)cm_conn_send(conn, FABRIC_CM_MSG_REJECT, (uint16_t)reason, NULL, 0, NULL, 0);
+		(void)cm_conn_send(conn, FABRIC_CM_MSG_REJECT, reason, NULL, 0, NULL, 0);
 		cm_conn_end(conn, DOCA_ERROR_NOT_PERMITTED, false);
 	}
 	pthread_mutex_unlock(&w->wk.lock);

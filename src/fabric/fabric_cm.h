@@ -52,10 +52,16 @@
 
 #include <doca_error.h>
 
-#include "fabric_cm_proto.h"
-
 struct fabric_cm;
 struct fabric_cm_conn;
+
+/* Why a server refuses a request (the client's FAILURE event says NOT_PERMITTED, FULL...). */
+enum fabric_cm_reject {
+	FABRIC_CM_REJECT_APP,	   /* the application said no */
+	FABRIC_CM_REJECT_FULL,	   /* no connection slot left */
+	FABRIC_CM_REJECT_PROTOCOL, /* the request was not understood */
+	FABRIC_CM_REJECT_SHUTDOWN, /* the server stops listening */
+};
 
 enum fabric_cm_event_type {
 	FABRIC_CM_EVENT_REQUEST = 1, /* server: answer with accept() or reject(), now or later */
@@ -119,7 +125,7 @@ doca_error_t sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *a
 /* Server, after REQUEST: BAD_STATE unless the request is unanswered (or the peer left). */
 doca_error_t sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *priv, uint8_t priv_len,
 				 const void *desc, size_t desc_len);
-doca_error_t sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject_reason reason);
+doca_error_t sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject why);
 /* Client, after ACCEPTED: the connection is established on this side. */
 doca_error_t sd_fabric_cm_confirm(struct fabric_cm_conn *conn);
 /*

@@ -128,7 +128,7 @@ on_request(struct doca_rdma *rdma, const struct fabric_cm_event *ev)
 	if (rdma->request_cb == NULL) {
 		DOCA_LOG_WARN("Connection request refused: no request callback set; pass one to "
 			      "doca_rdma_set_connection_state_callbacks() on a listening context");
-		(void)sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJ_APP);
+		(void)sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJECT_APP);
 		sd_fabric_cm_conn_destroy(ev->conn);
 		return;
 	}
@@ -136,8 +136,8 @@ on_request(struct doca_rdma *rdma, const struct fabric_cm_event *ev)
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_WARN("Connection request from peer connection %u refused: %s", ev->peer_conn_id,
 			      doca_error_get_name(err));
-		(void)sd_fabric_cm_reject(ev->conn, err == DOCA_ERROR_FULL ? FABRIC_CM_REJ_FULL
-									   : FABRIC_CM_REJ_SHUTDOWN);
+		(void)sd_fabric_cm_reject(ev->conn, err == DOCA_ERROR_FULL ? FABRIC_CM_REJECT_FULL
+									   : FABRIC_CM_REJECT_SHUTDOWN);
 		sd_fabric_cm_conn_destroy(ev->conn);
 		return;
 	}
@@ -153,7 +153,7 @@ on_request(struct doca_rdma *rdma, const struct fabric_cm_event *ev)
 		free(cc);
 		free(conn->addr);
 		conn->addr = NULL;
-		(void)sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJ_SHUTDOWN);
+		(void)sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJECT_SHUTDOWN);
 		sd_fabric_cm_conn_destroy(ev->conn);
 		sd_rdma_conn_fail(conn, DOCA_ERROR_NO_MEMORY, false);
 		return;
@@ -739,7 +739,7 @@ doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *
 	}
 	err = sd_rdma_conn_connect(conn, cc->client_desc, cc->client_desc_len, api);
 	if (err != DOCA_SUCCESS) {
-		(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJ_PROTOCOL);
+		(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJECT_PROTOCOL);
 		cm_conn_release(conn);
 		sd_rdma_conn_fail(conn, err, false);
 		return err;
@@ -776,7 +776,7 @@ doca_rdma_connection_reject(struct doca_rdma_connection *rdma_connection)
 			     api, conn->id);
 		return conn_ended(conn) ? DOCA_ERROR_NOT_CONNECTED : DOCA_ERROR_BAD_STATE;
 	}
-	(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJ_APP);
+	(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJECT_APP);
 	cm_conn_release(conn);
 	sd_rdma_conn_fail(conn, DOCA_ERROR_NOT_PERMITTED, false);
 	return DOCA_SUCCESS;
@@ -798,7 +798,7 @@ doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection)
 		struct rdma_cm_conn *cc = conn->cm;
 
 		if (cc->server && cc->client_desc != NULL && cc->fc != NULL)
-			(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJ_APP);
+			(void)sd_fabric_cm_reject(cc->fc, FABRIC_CM_REJECT_APP);
 	}
 	/*
 	 * The data endpoint goes first: it sends the ack it owes (e.g. for the

@@ -21,6 +21,7 @@
 
 #include "sd_test.h"
 #include "fabric/fabric_cm.h"
+#include "fabric/fabric_cm_proto.h" /* the wire, for the malformed-message cases */
 #include "sd_util.h"
 
 /* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
@@ -117,13 +118,13 @@ on_event(struct fabric_cm *cm, const struct fabric_cm_event *ev, void *user)
 						      sizeof(srv_desc)),
 				  DOCA_SUCCESS);
 			/* a second answer is refused */
-			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJ_APP), DOCA_ERROR_BAD_STATE);
+			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJECT_APP), DOCA_ERROR_BAD_STATE);
 			break;
 		case SRV_REJECT_APP:
-			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJ_APP), DOCA_SUCCESS);
+			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJECT_APP), DOCA_SUCCESS);
 			break;
 		case SRV_REJECT_FULL:
-			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJ_FULL), DOCA_SUCCESS);
+			CHECK_ERR(sd_fabric_cm_reject(ev->conn, FABRIC_CM_REJECT_FULL), DOCA_SUCCESS);
 			break;
 		case SRV_IGNORE:
 			break;
@@ -954,7 +955,7 @@ TEST(argument_refusals)
 		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(sd_fabric_cm_connect(cm, &un, sizeof(un), 1, "x", 1, NULL, &c), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(sd_fabric_cm_accept(NULL, 1, NULL, 0, "x", 1), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(sd_fabric_cm_reject(NULL, FABRIC_CM_REJ_APP), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_fabric_cm_reject(NULL, FABRIC_CM_REJECT_APP), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(sd_fabric_cm_listen(cm, &un, sizeof(un), NULL), DOCA_ERROR_INVALID_VALUE);
 	ASSERT(c == NULL);
 	sd_fabric_cm_destroy(cm);
