@@ -13,7 +13,7 @@
 #include <doca_dev.h>
 #include <doca_error.h>
 
-#define COMCH_MAX_TEXT 4080			/* -t: at most this many characters */
+#define COMCH_MAX_TEXT 4096			/* -t buffer; the max message size (4080) is checked at run time */
 #define COMCH_DEFAULT_TEXT "Message from the client"
 #define COMCH_DEFAULT_DPU_PCI "03:00.0"
 #define COMCH_DEFAULT_HOST_PCI "b1:00.0"
