@@ -70,3 +70,81 @@ doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 	}
 	return devinfo->side == SD_DEV_SIDE_HOST ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
+
+/* --- fast path --- */
+
+static doca_error_t
+cap_fp_supported(const struct doca_devinfo *devinfo, const char *api)
+{
+	if (devinfo == NULL) {
+		DOCA_LOG_ERR("%s: devinfo is NULL", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	return cap_fp_supported(devinfo, "doca_comch_producer_cap_is_supported");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	return cap_u32(devinfo, max_num_tasks, SD_COMCH_FP_MAX_TASKS, "doca_comch_producer_cap_get_max_num_tasks");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	return cap_u32(devinfo, max_buf_size, SD_COMCH_FP_MAX_BUF, "doca_comch_producer_cap_get_max_buf_size");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo, uint32_t *max_buf_list_len)
+{
+	return cap_u32(devinfo, max_buf_list_len, 1, "doca_comch_producer_cap_get_max_buf_list_len");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
+{
+	return cap_u32(devinfo, max_producers, 0xfffe, "doca_comch_producer_cap_get_max_producers");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	return cap_fp_supported(devinfo, "doca_comch_consumer_cap_is_supported");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	return cap_u32(devinfo, max_num_tasks, SD_COMCH_FP_MAX_TASKS, "doca_comch_consumer_cap_get_max_num_tasks");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	return cap_u32(devinfo, max_buf_size, SD_COMCH_FP_MAX_BUF, "doca_comch_consumer_cap_get_max_buf_size");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo, uint32_t *max_buf_list_len)
+{
+	return cap_u32(devinfo, max_buf_list_len, 1, "doca_comch_consumer_cap_get_max_buf_list_len");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
+{
+	return cap_u32(devinfo, max_consumers, 0xfffe, "doca_comch_consumer_cap_get_max_consumers");
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo, uint32_t *max_imm_data_len)
+{
+	return cap_u32(devinfo, max_imm_data_len, SD_COMCH_MAX_IMM, "doca_comch_consumer_cap_get_max_imm_data_len");
+}

@@ -191,7 +191,6 @@ sd_comch_conn_poll(struct doca_comch_connection *conn)
 		return conn_lost(conn, true);
 	case SD_COMCH_CONSUMER_NEW:
 	case SD_COMCH_CONSUMER_GONE:
-	case SD_COMCH_FP_POST:
 	case SD_COMCH_FP_DATA:
 		return sd_comch_fp_record(conn, &m);
 	default:

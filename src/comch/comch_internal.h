@@ -24,6 +24,8 @@
 #include <stdint.h>
 
 #include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
 
 #include "../core/ctx_internal.h"
 #include "../core/dev_internal.h"
@@ -190,7 +192,70 @@ doca_error_t sd_comch_consumer_register(struct sd_comch_ep *ep, doca_comch_event
 /* ctx op: transmit a send task. */
 doca_error_t sd_comch_task_send_submit(struct doca_task *task);
 
-/* --- comch_fastpath.c: hooks the connection code calls --- */
+/* --- fast path (comch_fastpath.c, comch_producer.c, comch_consumer.c) --- */
+
+#define SD_COMCH_FP_MAX_BUF (1u << 30)	/* bytes per producer send */
+#define SD_COMCH_FP_MAX_TASKS 4096u
+
+/* A consumer of the peer, as this side's producers see it (from CONSUMER_NEW). */
+struct sd_comch_remote_consumer {
+	struct sd_list link;
+	uint32_t id;
+	uint32_t pid;
+	uint64_t ring_addr;
+	uint32_t cap;
+	uint64_t consumed;			/* slots this process's producers filled */
+	uint64_t posted_seen;			/* the ring's posted count last read */
+};
+
+/* Fast-path state of one connection (allocated on first use). */
+struct sd_comch_fp {
+	struct sd_list local_consumers;		/* struct doca_comch_consumer started on this side */
+	struct sd_list remote_consumers;	/* struct sd_comch_remote_consumer */
+	uint32_t next_id;			/* producer / consumer ids of this side */
+};
+
+struct doca_comch_consumer {
+	struct doca_ctx ctx;			/* first: doca_comch_consumer_as_ctx() */
+	struct doca_comch_connection *conn;
+	struct doca_mmap *mmap;
+	uint32_t id;
+	uint32_t imm_data_len;
+	struct sd_task_pool *recv_pool;
+	struct sd_comch_ring *ring;		/* read by the producer's process */
+	struct sd_list posted;			/* post_recv tasks in ring order */
+	struct sd_list link;			/* fp->local_consumers while announced */
+	bool announced;
+};
+
+struct doca_comch_consumer_task_post_recv {
+	struct doca_task task;			/* first */
+	struct doca_buf *buf;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+};
+
+struct doca_comch_producer {
+	struct doca_ctx ctx;			/* first: doca_comch_producer_as_ctx() */
+	struct doca_comch_connection *conn;
+	uint32_t id;
+	struct sd_task_pool *send_pool;
+};
+
+struct doca_comch_producer_task_send {
+	struct doca_task task;			/* first */
+	const struct doca_buf *buf;
+	uint32_t consumer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+};
+
+/* The connection's fast-path state, created on first use (NULL: out of memory, logged). */
+struct sd_comch_fp *sd_comch_fp_get(struct doca_comch_connection *conn);
+struct sd_comch_remote_consumer *sd_comch_fp_remote(struct doca_comch_connection *conn, uint32_t id);
+/* A producer or consumer of conn was destroyed. */
+void sd_comch_fp_user_put(struct doca_comch_connection *conn);
 
 /* A fast-path record (CONSUMER_*, FP_*) arrived on conn; returns callbacks run. */
 unsigned sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg *msg);

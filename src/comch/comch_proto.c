@@ -100,17 +100,15 @@ parse_payload(struct sd_comch_msg *m, const char **reason)
 		if (n != sizeof(struct sd_comch_consumer))
 			return refuse(reason, "CONSUMER_NEW has the wrong length");
 		m->u.consumer.pid = get32(p);
-		m->u.consumer.reserved = get32(p + 4);
-		if (m->u.consumer.reserved != 0)
-			return refuse(reason, "CONSUMER_NEW reserved field is not 0");
-		break;
-	case SD_COMCH_FP_POST:
-		if (n != sizeof(struct sd_comch_fp_post))
-			return refuse(reason, "FP_POST has the wrong length");
-		m->u.post.addr = get64(p);
-		m->u.post.len = get64(p + 8);
-		if (m->u.post.len == 0 || m->u.post.addr + m->u.post.len < m->u.post.addr)
-			return refuse(reason, "FP_POST range is empty or wraps");
+		m->u.consumer.ring_cap = get32(p + 4);
+		m->u.consumer.ring_addr = get64(p + 8);
+		if (m->u.consumer.pid == 0)
+			return refuse(reason, "CONSUMER_NEW pid is 0");
+		if (m->u.consumer.ring_cap == 0 || m->u.consumer.ring_cap > SD_COMCH_MAX_RING ||
+		    (m->u.consumer.ring_cap & (m->u.consumer.ring_cap - 1)) != 0)
+			return refuse(reason, "CONSUMER_NEW ring size is not a power of two in range");
+		if (m->u.consumer.ring_addr == 0 || (m->u.consumer.ring_addr & 7) != 0)
+			return refuse(reason, "CONSUMER_NEW ring address is 0 or misaligned");
 		break;
 	case SD_COMCH_FP_DATA:
 		if (n < sizeof(struct sd_comch_fp_data))
@@ -127,12 +125,12 @@ parse_payload(struct sd_comch_msg *m, const char **reason)
 	default:
 		return refuse(reason, "unknown record type");
 	}
-	if (m->type != SD_COMCH_CONSUMER_NEW && m->type != SD_COMCH_CONSUMER_GONE && m->type != SD_COMCH_FP_POST &&
-	    m->type != SD_COMCH_FP_DATA && m->arg != 0)
+	if (m->type == SD_COMCH_CONSUMER_NEW || m->type == SD_COMCH_CONSUMER_GONE || m->type == SD_COMCH_FP_DATA) {
+		if (m->arg == 0)
+			return refuse(reason, "consumer id 0 is not valid");
+	} else if (m->arg != 0) {
 		return refuse(reason, "arg must be 0 for this record type");
-	if ((m->type == SD_COMCH_CONSUMER_NEW || m->type == SD_COMCH_CONSUMER_GONE || m->type == SD_COMCH_FP_POST ||
-	     m->type == SD_COMCH_FP_DATA) && m->arg == 0)
-		return refuse(reason, "consumer id 0 is not valid");
+	}
 	return DOCA_SUCCESS;
 }
 

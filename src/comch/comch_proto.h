@@ -26,11 +26,15 @@
  *                 accepts, a doca_error_t refuses (the server then closes)
  *   MSG           a control-path message: 0 .. SD_COMCH_MAX_MSG bytes
  *   BYE           orderly end of the connection (empty)
- *   CONSUMER_NEW  a consumer with id arg started on the sender's side (struct sd_comch_consumer)
+ *   CONSUMER_NEW  a consumer with id arg started on the sender's side: its process and
+ *                 the address of its post ring (struct sd_comch_consumer)
  *   CONSUMER_GONE consumer arg stopped (empty)
- *   FP_POST       consumer arg posted a receive buffer: struct sd_comch_fp_post
  *   FP_DATA       producer wrote into consumer arg's oldest posted buffer:
  *                 struct sd_comch_fp_data + imm_len immediate bytes
+ *
+ * The post ring (struct sd_comch_ring) lives in the consumer's memory; the producer
+ * process reads it with process_vm_readv and writes the data with process_vm_writev
+ * (the same kernel rule as PCI exports: same user, ptrace allowed).
  */
 #ifndef SD_COMCH_PROTO_H_
 #define SD_COMCH_PROTO_H_
@@ -54,7 +58,7 @@ enum sd_comch_type {
 	SD_COMCH_BYE = 4,
 	SD_COMCH_CONSUMER_NEW = 5,
 	SD_COMCH_CONSUMER_GONE = 6,
-	SD_COMCH_FP_POST = 7,
+	/* 7: reserved */
 	SD_COMCH_FP_DATA = 8,
 };
 
@@ -88,15 +92,31 @@ _Static_assert(sizeof(struct sd_comch_welcome) == 16, "comch welcome is 16 bytes
 
 struct sd_comch_consumer {
 	uint32_t pid;			/* process owning the consumer's buffers */
-	uint32_t reserved;		/* 0 */
+	uint32_t ring_cap;		/* slots of its post ring: a power of two, <= SD_COMCH_MAX_RING */
+	uint64_t ring_addr;		/* its post ring, in that process, 8-aligned */
 };
-_Static_assert(sizeof(struct sd_comch_consumer) == 8, "comch consumer record is 8 bytes");
+_Static_assert(sizeof(struct sd_comch_consumer) == 16, "comch consumer record is 16 bytes");
 
-struct sd_comch_fp_post {
-	uint64_t addr;			/* buffer in the consumer's address space */
-	uint64_t len;			/* room, > 0 */
+#define SD_COMCH_MAX_RING 65536u
+
+/*
+ * The consumer's post ring (not a record: read in place by the producer).  The
+ * consumer writes slot[posted % cap] and then publishes posted + 1 (release); a
+ * producer reads posted, then the slot, in one process_vm_readv.  A slot is
+ * reused only after the FP_DATA that consumed it was handled.
+ */
+struct sd_comch_ring_slot {
+	uint64_t addr;			/* where the data goes, in the consumer's process */
+	uint64_t len;			/* room */
 };
-_Static_assert(sizeof(struct sd_comch_fp_post) == 16, "comch post record is 16 bytes");
+
+struct sd_comch_ring {
+	uint64_t posted;		/* slots ever posted (atomic) */
+	uint32_t cap;
+	uint32_t reserved;
+	struct sd_comch_ring_slot slot[];
+};
+_Static_assert(sizeof(struct sd_comch_ring) == 16, "comch ring header is 16 bytes");
 
 struct sd_comch_fp_data {
 	uint64_t len;			/* bytes written at the posted buffer's address */
@@ -116,7 +136,6 @@ struct sd_comch_msg {
 		struct sd_comch_hello hello;		/* pci_addr NUL-terminated by the parser */
 		struct sd_comch_welcome welcome;
 		struct sd_comch_consumer consumer;
-		struct sd_comch_fp_post post;
 		struct sd_comch_fp_data data;
 	} u;
 	const char *name;			/* HELLO: name bytes (not NUL-terminated), u.hello.name_len */

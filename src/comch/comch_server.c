@@ -41,6 +41,11 @@ conn_free(struct doca_comch_server *s, struct doca_comch_connection *conn)
 static void
 server_conn_release(struct sd_comch_ep *ep, struct doca_comch_connection *conn)
 {
+	/* Producers / consumers still point at it: freed by the last one's destroy. */
+	if (conn->fp_users != 0) {
+		conn->release = true;
+		return;
+	}
 	conn_free(server_from_ep(ep), conn);
 }
 
@@ -211,10 +216,16 @@ server_stopped(struct doca_ctx *ctx)
 		struct doca_comch_connection *conn = sd_container_of(elem, struct doca_comch_connection, link);
 
 		sd_list_init(&conn->link);
+		s->num_conns--;
+		if (conn->fp_users != 0) {
+			/* A producer / consumer outlives the server's run: its destroy frees this. */
+			conn->release = true;
+			conn->ep = NULL;
+			continue;
+		}
 		sd_comch_fp_conn_free(conn);
 		free(conn);
 	}
-	s->num_conns = 0;
 }
 
 static doca_error_t

@@ -140,6 +140,12 @@ TEST(forgeries_refused)
 	memcpy(c, b, n);
 	c[n - 1] = 0;				/* NUL inside the name */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x03\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);	/* ring of 3 slots */
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x04\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	ASSERT_OK(parse(b, n, &m));
+	ASSERT_EQ(m.u.consumer.ring_cap, 4);
+	ASSERT_EQ(m.u.consumer.ring_addr, 0x7f0000001040ull);
 	n = record(b, SD_COMCH_CONSUMER_GONE, 0, "", 0);	/* consumer id 0 */
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
 	n = record(b, SD_COMCH_BYE, 5, "", 0);		/* arg on a record that takes none */
@@ -160,7 +166,7 @@ TEST(random_and_mutated_inputs)
 
 	lens[0] = hello(seeds[0], "comch_ctrl_path_sample_server");
 	lens[1] = record(seeds[1], SD_COMCH_MSG, 0, "hello", 5);
-	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3, "\x01\x00\x00\x00\x00\x00\x00\x00", 8);
+	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3, "\x01\x00\x00\x00\x10\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
 	lens[3] = record(seeds[3], SD_COMCH_BYE, 0, "", 0);
 	for (int r = 0; r < ROUNDS; r++) {
 		size_t len;
