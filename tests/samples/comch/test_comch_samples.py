@@ -169,6 +169,47 @@ def test_ctrl_path_wrong_side_device():
     expect_sample_failure(r)
 
 
+# ------------------------------------------------------------ data path (producer / consumer)
+
+def data_pair(server_first):
+    if DATA_SERVER is None:
+        return "SKIP the data-path samples are not built"
+    c = Case()
+    cargs = [DATA_CLIENT, "-p", "b1:00.0", "-t", "fast path from the host"]
+    sargs = [DATA_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", "fast path from the DPU"]
+    first, second = (sargs, cargs) if server_first else (cargs, sargs)
+    a = c.start(first)
+    time.sleep(0.3)
+    b = c.start(second)
+    a.finish()
+    b.finish()
+    s, h = (a, b) if server_first else (b, a)
+    expect_sample_success(s)
+    expect_sample_success(h)
+    order(h, r"CC client context is running\. Get a connection from server", r"Client task sent successfully",
+          r"Message received: 'start_data_path_test'", r"Got a new remote consumer with ID = \[[1-9]\d*\]",
+          r"CC producer context is running\. Posting message to consumer, waiting finish",
+          r"Producer task sent successfully", r"CC producer context has been stopped",
+          r"CC consumer context entered into starting state\. Waiting consumer producer negotiation finish",
+          r"CC consumer context is running\. Receiving message from producer, waiting finish",
+          r"Message received: 'fast path from the DPU'", r"CC consumer context has been stopped",
+          r"Message received: 'stop_data_path_test'", r"CC client context has been stopped")
+    order(s, r"Message received: 'start_data_path_test'", r"Server task sent successfully",
+          r"CC consumer context is running", r"Message received: 'fast path from the host'",
+          r"CC consumer context has been stopped", r"Got a new remote consumer with ID = \[[1-9]\d*\]",
+          r"Producer task sent successfully", r"Message received: 'stop_data_path_test'",
+          r"CC server context has been stopped")
+    return None
+
+
+def test_data_path_server_first():
+    return data_pair(True)
+
+
+def test_data_path_client_first():
+    return data_pair(False)
+
+
 # ------------------------------------------------------------ DMA Copy
 
 def sha(path):
