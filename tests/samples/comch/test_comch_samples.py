@@ -3,7 +3,8 @@
 """Drive the Comch samples and DMA Copy as a person would (DPU side and host
 side as two processes) and print TAP.
 
-Usage: test_comch_samples.py CTRL_SERVER CTRL_CLIENT DMA_COPY_HOST DMA_COPY_DPU [DATA_SERVER DATA_CLIENT]
+Usage: test_comch_samples.py CTRL_SERVER CTRL_CLIENT DMA_COPY_HOST DMA_COPY_DPU DATA_SERVER DATA_CLIENT
+                             SE_HOST_LOCAL SE_HOST_REMOTE SE_DPU_LOCAL SE_DPU_REMOTE
 
 Each case runs in its own temporary directory with its own Comch runtime
 directory (SOFTDOCA_RUNTIME_DIR), so parallel runs never meet.
@@ -24,6 +25,7 @@ TIMEOUT = 60
 ARGS = [os.path.abspath(a) for a in sys.argv[1:]]
 CTRL_SERVER, CTRL_CLIENT, COPY_HOST, COPY_DPU = ARGS[0:4]
 DATA_SERVER, DATA_CLIENT = (ARGS[4:6] + [None, None])[:2]
+SE_HOST_LOCAL, SE_HOST_REMOTE, SE_DPU_LOCAL, SE_DPU_REMOTE = (ARGS[6:10] + [None] * 4)[:4]
 
 
 class Failure(Exception):
@@ -208,6 +210,60 @@ def test_data_path_server_first():
 
 def test_data_path_client_first():
     return data_pair(False)
+
+
+# ------------------------------------------------------------ PCI sync events
+
+def se_pair(local_on_dpu, extra=()):
+    if SE_HOST_LOCAL is None:
+        return "SKIP the PCI sync-event samples are not built"
+    c = Case()
+    dpu_prog = SE_DPU_LOCAL if local_on_dpu else SE_DPU_REMOTE
+    host_prog = SE_HOST_REMOTE if local_on_dpu else SE_HOST_LOCAL
+    d = c.start([dpu_prog, "-d", "03:00.0", "-r", "b1:00.0", *extra])
+    time.sleep(0.3)
+    h = c.start([host_prog, "-d", "b1:00.0", *extra])
+    h.finish()
+    d.finish()
+    expect_sample_success(d)
+    expect_sample_success(h)
+    local, remote = (d, h) if local_on_dpu else (h, d)
+    order(local, r"Sending exported DOCA Sync Event to remote side",
+          r"Exported DOCA Sync Event has been sent to remote side successfully",
+          r"Signaling sync event for remote side", r"Waiting for sync event to be signaled from remote side",
+          r"Done")
+    order(remote, r"Listening", r"Received blob from remote side",
+          r"Waiting for sync event to be signaled from remote side", r"Signaling sync event for remote side",
+          r"Done")
+    order(d, r"Server received a new connection", r"Received connection from host",
+          r"Client has disconnected from server")
+    expect_line(h, r"Connection to DPU has been established")
+    return None
+
+
+def test_sync_event_local_on_host_remote_on_dpu():
+    return se_pair(False)
+
+
+def test_sync_event_local_on_dpu_remote_on_host():
+    return se_pair(True)
+
+
+def test_sync_event_atomic():
+    return se_pair(False, ("--atomic",))
+
+
+def test_sync_event_async_tasks():
+    return se_pair(True, ("--async", "--async-num-tasks", "4", "--atomic"))
+
+
+def test_sync_event_async_needs_tasks():
+    if SE_HOST_LOCAL is None:
+        return "SKIP the PCI sync-event samples are not built"
+    r = Case().start([SE_HOST_LOCAL, "-d", "b1:00.0", "--async"]).finish(10)
+    expect_sample_failure(r)
+    expect_line(r, r"--async needs --async-num-tasks of at least 1")
+    return None
 
 
 # ------------------------------------------------------------ DMA Copy
