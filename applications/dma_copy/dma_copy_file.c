@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * DMA Copy's files.  The source is mapped read-only and exported or copied
- * from in place; the destination is an unnamed file (O_TMPFILE) of the final
- * size, mapped writable so the DMA lands in the page cache, and linked under
- * its name only after the copy succeeded: a copy that fails or is killed
- * leaves no file behind.
+ * from in place (the page cache is the DMA source); the destination is received
+ * in anonymous memory, written into an unnamed file (O_TMPFILE) and linked under
+ * its name only after the copy succeeded: a copy that fails or is killed leaves
+ * no file behind.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,13 +92,14 @@ dma_copy_file_open_dst(const char *path, uint64_t size, struct dma_copy_file *f)
 	}
 	if (size == 0)
 		return DOCA_SUCCESS;
-	if (ftruncate(f->fd, (off_t)size) != 0) {
-		DOCA_LOG_ERR("Failed to size %s to %" PRIu64 " bytes: %s", path, size, strerror(errno));
-		goto fail;
-	}
-	f->addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	/*
+	 * The DMA lands in anonymous memory and is written to the file at commit:
+	 * faulting a shared file mapping page by page (page_mkwrite) costs several
+	 * times what one write() of the same bytes does.
+	 */
+	f->addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (f->addr == MAP_FAILED) {
-		DOCA_LOG_ERR("Failed to map %s: %s", path, strerror(errno));
+		DOCA_LOG_ERR("Failed to allocate %" PRIu64 " bytes for %s: %s", size, path, strerror(errno));
 		f->addr = NULL;
 		goto fail;
 	}
@@ -107,13 +109,32 @@ fail:
 	return DOCA_ERROR_IO_FAILED;
 }
 
+/* Write the received bytes into the (still unnamed) destination file. */
+static doca_error_t
+write_all(struct dma_copy_file *f, const char *path)
+{
+	uint64_t done = 0;
+
+	while (done < f->size) {
+		ssize_t n = pwrite(f->fd, (const uint8_t *)f->addr + done, f->size - done, (off_t)done);
+
+		if (n <= 0) {
+			DOCA_LOG_ERR("Failed to write %s: %s", path, n < 0 ? strerror(errno) : "short write");
+			return DOCA_ERROR_IO_FAILED;
+		}
+		done += (uint64_t)n;
+	}
+	return DOCA_SUCCESS;
+}
+
 doca_error_t
 dma_copy_file_commit(struct dma_copy_file *f, const char *path)
 {
 	char proc[64];
+	doca_error_t r = write_all(f, path);
 
-	if (f->addr != NULL && msync(f->addr, f->size, MS_ASYNC) != 0)
-		DOCA_LOG_WARN("msync of %s failed: %s", path, strerror(errno));
+	if (r != DOCA_SUCCESS)
+		return r;
 	if (f->tmp_path[0] != '\0') {
 		if (rename(f->tmp_path, path) != 0) {
 			DOCA_LOG_ERR("Failed to create %s: %s", path, strerror(errno));
