@@ -72,6 +72,9 @@ class Bench:
         self.build = os.path.abspath(args.build)
         self.perf = os.path.join(self.build, "tools", "doca_perf", "doca_perf")
         self.peer = os.path.join(self.build, "bench", "peer_copy")
+        self.comch = os.path.join(self.build, "bench", "comch_bench")
+        self.dma_copy = {side: os.path.join(self.build, "applications", "dma_copy", side, "doca_dma_copy")
+                         for side in ("host", "dpu")}
         self.env = {"SOFTDOCA_TOPOLOGY": os.environ.get("SOFTDOCA_TOPOLOGY", "builtin"),
                     "DOCA_LOG_LEVEL": os.environ.get("DOCA_LOG_LEVEL", "30")}
         self.slice = args.slice
@@ -212,6 +215,83 @@ def summary(workload, size, who):
 
 
 # ---- workloads -------------------------------------------------------------------
+
+def comch_rows(b, smoke):
+    """P23 control-path round trip, P24 fast path, P25 DMA Copy of a file vs cp."""
+    if not os.access(b.comch, os.X_OK):
+        SKIPS["comch"] = "bench/comch_bench is not built"
+        return
+    iters = 2000 if smoke else 50000
+    secs = 0.2 if smoke else max(0.5, b.slice * 2)
+    for r in range(b.rounds):
+        try:
+            lat = json.loads(run([b.comch, "lat", "64", str(iters)], timeout=120).strip().splitlines()[-1])
+            b.record("comch-ctrl-lat", 64, "softdoca", round=r, lat_avg_ns=lat["comch_rtt_ns"])
+            b.record("comch-ctrl-lat", 64, "unix socket ping-pong", round=r, lat_avg_ns=lat["unix_rtt_ns"])
+        except (RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+            SKIPS["comch-ctrl-lat"] = "comch_bench lat failed: %s" % str(e)[-200:]
+        try:
+            bw = json.loads(run([b.comch, "bw", str(64 * KIB), str(secs)], timeout=120).strip().splitlines()[-1])
+            b.record("comch-fastpath", 64 * KIB, "softdoca", round=r, bps=bw["comch_bps"])
+            b.record("comch-fastpath", 64 * KIB, "shared-memory ring", round=r, bps=bw["ring_bps"])
+        except (RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+            SKIPS["comch-fastpath"] = "comch_bench bw failed: %s" % str(e)[-200:]
+    dma_copy_file_rows(b, MIB if smoke else 1 << 30)
+
+
+def dma_copy_file_rows(b, size):
+    """doca_dma_copy (DPU side started first, then the host side) against cp, warm page cache."""
+    if not all(os.access(p, os.X_OK) for p in b.dma_copy.values()):
+        SKIPS["dma-copy-file"] = "applications/dma_copy is not built"
+        return
+    tmp = tempfile.mkdtemp(prefix="sd-bench-dmacopy.")
+    env = dict(os.environ, SOFTDOCA_RUNTIME_DIR=os.path.join(tmp, "rt"))
+    for d in ("host", "dpu"):
+        os.makedirs(os.path.join(tmp, d))
+    try:
+        block = os.urandom(MIB)
+        for d in ("host", "dpu"):
+            with open(os.path.join(tmp, d, "src"), "wb") as f:
+                for _ in range(max(1, size // MIB)):
+                    f.write(block[:min(size, MIB)])
+        for r in range(b.rounds):
+            to_dpu = r % 2 == 0
+            src_side, dst_side = ("host", "dpu") if to_dpu else ("dpu", "host")
+            src = os.path.join(tmp, src_side, "src")
+            with open(src, "rb") as f:          # warm the page cache
+                while f.read(16 * MIB):
+                    pass
+            dst = os.path.join(tmp, dst_side, "copy")
+            t0 = time.time()
+            run(["cp", src, dst], timeout=600)
+            t_cp = time.time() - t0
+            os.unlink(dst)
+            name = "copy"
+            if to_dpu:
+                os.link(src, os.path.join(tmp, "host", name))
+            else:
+                os.link(src, os.path.join(tmp, "dpu", name))
+            dpu = subprocess.Popen([b.dma_copy["dpu"], "-f", os.path.join(tmp, "dpu", name), "-p", "03:00.0",
+                                    "-r", "b1:00.0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True)
+            while "Server waiting" not in (dpu.stdout.readline() or "Server waiting"):
+                pass
+            t0 = time.time()
+            host = subprocess.run([b.dma_copy["host"], "-f", os.path.join(tmp, "host", name), "-p", "b1:00.0"],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=600)
+            dpu.communicate(timeout=600)
+            t_ours = time.time() - t0
+            if host.returncode != 0 or dpu.returncode != 0:
+                SKIPS["dma-copy-file"] = "doca_dma_copy failed: %s" % host.stderr[-200:]
+                return
+            for d in ("host", "dpu"):
+                os.unlink(os.path.join(tmp, d, name))
+            b.record("dma-copy-file", size, "softdoca", round=r, bps=size / t_ours,
+                     direction="host->dpu" if to_dpu else "dpu->host")
+            b.record("dma-copy-file", size, "cp", round=r, bps=size / t_cp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
 
 def dma_rows(b, smoke):
     sizes = [64, 4 * KIB, 64 * KIB, MIB, 16 * MIB] if not smoke else [64, 64 * KIB, MIB]
@@ -625,7 +705,7 @@ def cpu_ratio(workload, size, peer):
 
 
 def targets():
-    """P1..P8 from the medians: (id, text, value shown, met True/False/None)."""
+    """P1..P8 and P23..P25 from the medians: (id, text, value shown, met True/False/None)."""
     out = []
 
     def bw_ratio(workload, size, peer):
@@ -667,6 +747,17 @@ def targets():
     met = None if r1 is None or r2 is None else (r1 >= 0.9 and r2 >= 0.6)
     out.append(("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
                 "%s / %s" % (fmt_ratio(r1), fmt_ratio(r2)), met))
+    o, t = summary("comch-ctrl-lat", 64, "softdoca"), summary("comch-ctrl-lat", 64, "unix socket ping-pong")
+    r = ratio(o and o.get("lat_avg"), t and t.get("lat_avg"))
+    out.append(("P23", "Comch control path 64 B round trip <= 1.5x a Unix-socket ping-pong (same two processes)",
+                fmt_ratio(r), None if r is None else r <= 1.5))
+    r = bw_ratio("comch-fastpath", 64 * KIB, "shared-memory ring")
+    out.append(("P24", "Comch producer/consumer 64 KiB >= 0.8x a shared-memory ring", fmt_ratio(r),
+                None if r is None else r >= 0.8))
+    sizes = sorted({x["size"] for x in RAW if x["workload"] == "dma-copy-file"})
+    r = bw_ratio("dma-copy-file", sizes[-1], "cp") if sizes else None
+    out.append(("P25", "DMA Copy of a 1 GiB file (either direction) >= 0.8x cp, warm page cache",
+                fmt_ratio(r) + ("" if not sizes else " (%s)" % human_size(sizes[-1])), None if r is None else r >= 0.8))
     idle = [x["cpu"] for x in RAW if x["workload"] == "idle-server"]
     c = statistics.median(idle) if idle else None
     out.append(("P8", "idle connected process < 1% CPU", "-" if c is None else "%.2f %%" % c,
@@ -840,7 +931,7 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternating rounds per row (default 3; smoke 1)")
     ap.add_argument("--slice", type=float, help="seconds per slice (default 0.5; smoke 0.05)")
     ap.add_argument("--idle", type=float, default=None, help="seconds of idle CPU sampling for P8")
-    ap.add_argument("--only", help="comma-separated steps to run (dma, rdma/ucx, rdma-cm, netns, idle, scaling)")
+    ap.add_argument("--only", help="comma-separated steps to run (dma, rdma/ucx, rdma-cm, netns, idle, scaling, comch)")
     args = ap.parse_args()
     args.rounds = args.rounds or (1 if args.smoke else 3)
     args.slice = args.slice or (0.05 if args.smoke else 0.5)
@@ -857,7 +948,8 @@ def main():
              ("rdma-cm", lambda: cm_rows(b, args.smoke)),
              ("netns", lambda: netns_rows(b, args.smoke)),
              ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (0.5 if args.smoke else 3.0))),
-             ("scaling", lambda: scaling_rows(b, args.smoke))]
+             ("scaling", lambda: scaling_rows(b, args.smoke)),
+             ("comch", lambda: comch_rows(b, args.smoke))]
     if args.only:
         steps = [st for st in steps if st[0] in args.only.split(",")]
     for name, fn in steps:

@@ -55,11 +55,18 @@ typedef uint64_t doca_gpu_dev_sync_event_remote_net_t;
 /* SUCCESS, INVALID_VALUE, NO_MEMORY. */
 DOCA_STABLE doca_error_t doca_sync_event_create(struct doca_sync_event **event);
 
-/* Create from another process's export (remote PCI): NOT_SUPPORTED in softdoca. */
+/*
+ * Create an event from the other side's doca_sync_event_export_to_remote_pci() bytes
+ * (the host process and the DPU process of one machine).  Both processes then share
+ * the same 64-bit value: updates and waits on either side see each other at once.
+ * The result cannot be configured (no locations, set_addr...); start it and use it.
+ * SUCCESS; INVALID_VALUE (NULL, malformed bytes); UNSUPPORTED_VERSION; NOT_FOUND (the
+ * exporting process is gone); NOT_PERMITTED (another user, or the export was revoked).
+ */
 DOCA_STABLE doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 							     struct doca_sync_event **event);
 
-/* Always NOT_SUPPORTED: softdoca has no remote-PCI sync events. */
+/* SUCCESS on every emulated function (host or DPU side); INVALID_VALUE for NULL. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
 
 /*
@@ -90,11 +97,12 @@ DOCA_STABLE doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_eve
 /* SUCCESS, INVALID_VALUE, BAD_STATE (started). */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event,
 								     struct doca_dev *dev);
-/* NOT_SUPPORTED: no DPA / GPU / remote PCI in softdoca. */
+/* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event,
 								     struct doca_dpa *dpa);
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event,
 								     struct doca_gpu *gpu);
+/* The other side of the PCI bus updates the event (export_to_remote_pci).  SUCCESS, INVALID_VALUE, BAD_STATE. */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event);
 /* A network peer updates the event (export_to_remote_net).  SUCCESS, INVALID_VALUE, BAD_STATE. */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event);
@@ -102,11 +110,12 @@ DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_remote_net(struc
 /* SUCCESS, INVALID_VALUE, BAD_STATE (started). */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event,
 								      struct doca_dev *dev);
-/* NOT_SUPPORTED: no DPA / GPU / remote PCI in softdoca. */
+/* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
 								      struct doca_dpa *dpa);
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event,
 								      struct doca_gpu *gpu);
+/* The other side of the PCI bus waits on the event.  SUCCESS, INVALID_VALUE, BAD_STATE. */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event);
 
 /*
@@ -135,9 +144,19 @@ DOCA_STABLE struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *even
 
 /* --- export ---------------------------------------------------------------------- */
 
-/* NOT_SUPPORTED: no remote PCI / DPA / GPU in softdoca. */
+/*
+ * Export to the process on the other side of the PCI bus (host <-> DPU of one machine):
+ * *data (48 bytes, owned by the event) goes to the peer, which calls
+ * doca_sync_event_create_from_export().  Needs a remote-PCI publisher or subscriber
+ * location and the event's own storage (not set_addr / set_doca_buf).
+ * SUCCESS; INVALID_VALUE (NULL); BAD_STATE (no remote-PCI location); NOT_PERMITTED
+ * (an imported event); NOT_SUPPORTED (user storage, or exported to the network).
+ */
 DOCA_STABLE doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
 							       const uint8_t **data, size_t *sz);
+/* SUCCESS on every emulated function; INVALID_VALUE for NULL. */
+DOCA_STABLE doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
+/* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_export_to_dpa(struct doca_sync_event *event, struct doca_dpa *dpa,
 							doca_dpa_dev_sync_event_t *dpa_dev_se_handle);
 DOCA_STABLE doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct doca_gpu *gpu,

@@ -3,7 +3,7 @@
 # The showcase (`make demo`): list the emulated devices, walk through DOCA Core,
 # run the DPU local copy with chained buffers, the host -> DPU copy as two
 # processes, then two RDMA pairs (a write and a send/receive), pressing Enter the
-# way a person would.  Prints a PASS/FAIL line per step and a summary; exits
+# way a person would, and DOCA's DMA Copy application in each direction.  Prints a PASS/FAIL line per step and a summary; exits
 # non-zero if any step failed.
 # Usage: scripts/demo.sh <builddir>
 set -u
@@ -17,6 +17,7 @@ local_copy=$build/samples/doca_dma/doca_dma_local_copy
 host=$build/samples/doca_dma/doca_dma_copy_host
 dpu=$build/samples/doca_dma/doca_dma_copy_dpu
 rdma=$build/samples/doca_rdma/doca_rdma_
+dma_copy=$build/applications/dma_copy
 
 if [ -t 1 ]; then
 	bold=$'\e[1m' green=$'\e[32m' red=$'\e[31m' dim=$'\e[2m' off=$'\e[0m'
@@ -223,6 +224,38 @@ if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
 	fi
 else
 	skip "RDMA pairs" "samples/doca_rdma is not built yet"
+fi
+
+step "7. DMA Copy (doca_dma_copy): a file host -> DPU, then DPU -> host, negotiated over Comch"
+if [ -x "$dma_copy/host/doca_dma_copy" ] && [ -x "$dma_copy/dpu/doca_dma_copy" ]; then
+	mkdir -p "$tmp/hostfs" "$tmp/dpufs"
+	export SOFTDOCA_RUNTIME_DIR=$tmp/comch
+	head -c $((4 << 20)) /dev/urandom >"$tmp/hostfs/report.bin"
+	say "Host holds report.bin (4 MiB); the DPU side is started first, as DOCA asks."
+	for dir in to_dpu to_host; do
+		if [ $dir = to_dpu ]; then
+			src=$tmp/hostfs/report.bin dst=$tmp/dpufs/report.bin
+		else
+			mv "$tmp/dpufs/report.bin" "$tmp/dpufs/back.bin"
+			src=$tmp/dpufs/back.bin dst=$tmp/hostfs/back.bin
+		fi
+		name=$(basename "$src")
+		start "dpu_$dir" "$dma_copy/dpu/doca_dma_copy" -f "$tmp/dpufs/$name" -p 03:00.0 -r b1:00.0
+		wait_for "dpu_$dir" "Server waiting on a client to connect"
+		start "host_$dir" "$dma_copy/host/doca_dma_copy" -f "$tmp/hostfs/$name" -p b1:00.0
+		finish "host_$dir"
+		host_rc=$?
+		finish "dpu_$dir"
+		dpu_rc=$?
+		if [ "$host_rc" = 0 ] && [ "$dpu_rc" = 0 ] && cmp -s "$src" "$dst"; then
+			pass "DMA Copy ${dir/_/ } ($(sha256sum <"$dst" | cut -c1-16)... on both sides)"
+		else
+			fail "DMA Copy ${dir/_/ }" "exit codes $host_rc/$dpu_rc"
+		fi
+	done
+	unset SOFTDOCA_RUNTIME_DIR
+else
+	skip "DMA Copy" "applications/dma_copy is not built"
 fi
 
 echo

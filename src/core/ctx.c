@@ -216,7 +216,8 @@ sd_ctx_report(struct doca_ctx *ctx)
 		 * Once STOPPING, every task still unreported is flushed, even one the
 		 * backend finished: DOCA counts unreported completions as in flight.
 		 */
-		if (sd_unlikely(ctx->state == DOCA_CTX_STATE_STOPPING) && status == DOCA_SUCCESS)
+		if (sd_unlikely(ctx->state == DOCA_CTX_STATE_STOPPING) && status == DOCA_SUCCESS &&
+		    !ctx->run_ops.success_survives_stop)
 			task->status = status = SD_TASK_FLUSH_STATUS;
 		cb = status == DOCA_SUCCESS ? task->pool->success_cb : task->pool->error_cb;
 		task->in_flight = false;
@@ -270,7 +271,9 @@ doca_ctx_start(struct doca_ctx *ctx)
 	}
 	/* The backend logs its own refusal (missing configuration, caps...). */
 	err = ctx->run_ops.start(ctx, &running);
-	if (err != DOCA_SUCCESS) {
+	if (err == DOCA_ERROR_IN_PROGRESS) {
+		running = false;	/* STARTING, and the caller is told so (Comch clients) */
+	} else if (err != DOCA_SUCCESS) {
 		DOCA_LOG_DBG("doca_ctx_start: %s backend refused to start: %s", ctx->run_ops.name,
 			     doca_error_get_name(err));
 		return err;
@@ -278,7 +281,7 @@ doca_ctx_start(struct doca_ctx *ctx)
 	ctx->failed = false;
 	ctx->stop_generation = 0;
 	sd_ctx_transition(ctx, running ? DOCA_CTX_STATE_RUNNING : DOCA_CTX_STATE_STARTING);
-	return DOCA_SUCCESS;
+	return err;
 }
 
 doca_error_t

@@ -88,8 +88,10 @@ struct sd_ctx_ops {
 	/*
 	 * doca_ctx_start() accepted the request (ctx still IDLE).  Return SUCCESS and
 	 * set *running to go straight to RUNNING, or clear it to enter STARTING and
-	 * call sd_ctx_set_running() later from the progress op.  An error leaves
-	 * the ctx IDLE and is returned by doca_ctx_start().
+	 * call sd_ctx_set_running() later from the progress op.  IN_PROGRESS also
+	 * enters STARTING and doca_ctx_start() returns it (DOCA's Comch client and
+	 * consumer do).  Another error leaves the ctx IDLE and is returned by
+	 * doca_ctx_start().
 	 */
 	doca_error_t (*start)(struct doca_ctx *ctx, bool *running);
 	/*
@@ -117,6 +119,13 @@ struct sd_ctx_ops {
 	 * store or lock), so that either arm sees it or the wake finds the PE armed.
 	 */
 	bool (*arm)(struct doca_ctx *ctx);
+	/*
+	 * A SUCCESS from this backend is final even once the ctx is STOPPING: its tasks
+	 * finish when handed over (a Comch message is in the peer's queue at submit), so a
+	 * stop must not report them as flushed.  false (default): core flushes every
+	 * task reported while STOPPING, as DOCA does for engines with work in flight.
+	 */
+	bool success_survives_stop;
 };
 
 struct doca_ctx {

@@ -50,6 +50,7 @@ doca_sync_event_create(struct doca_sync_event **event)
 	ev->value = &ev->own_value;
 	sd_list_init(&ev->waiters);
 	atomic_init(&ev->num_waiters, 0);
+	ev->pci_fd = -1;
 	*event = ev;
 	return DOCA_SUCCESS;
 }
@@ -70,24 +71,9 @@ doca_sync_event_destroy(struct doca_sync_event *event)
 	event->standalone_started = false;
 	if (event->remote != NULL && event->remote_release != NULL)
 		event->remote_release(event);
+	sd_sync_event_pci_release(event);
 	free(event);
 	return DOCA_SUCCESS;
-}
-
-doca_error_t
-doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
-				   struct doca_sync_event **event)
-{
-	DOCA_LOG_ERR("doca_sync_event_create_from_export: softdoca has no remote-PCI sync events; share the event over the network (export_to_remote_net)");
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-doca_error_t
-doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo)
-{
-	/* A capability answer, not a refusal: DBG only. */
-	DOCA_LOG_DBG("doca_sync_event_cap_is_create_from_export_supported: softdoca has no remote-PCI sync events");
-	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
@@ -146,6 +132,10 @@ check_configurable(const struct doca_sync_event *event, const char *api)
 		DOCA_LOG_ERR("%s: the sync event is started; configure it before doca_sync_event_start()/doca_ctx_start()",
 			     api);
 		return DOCA_ERROR_BAD_STATE;
+	}
+	if (event->imported) {
+		DOCA_LOG_ERR("%s: an event created from an export cannot be configured; configure the exported one", api);
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
 }
@@ -206,11 +196,22 @@ doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event, struct
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
+static doca_error_t
+add_remote_pci_location(struct doca_sync_event *event, uint32_t *mask, const char *api)
+{
+	doca_error_t err = check_configurable(event, api);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	*mask |= SD_SYNC_EVENT_LOC_REMOTE_PCI;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t
 doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event)
 {
-	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_remote_pci: softdoca has no remote-PCI sync events; publish from the CPU or from a network peer (remote_net)");
-	return DOCA_ERROR_NOT_SUPPORTED;
+	return add_remote_pci_location(event, event == NULL ? NULL : &event->publishers,
+				       "doca_sync_event_add_publisher_location_remote_pci");
 }
 
 doca_error_t
@@ -230,8 +231,8 @@ doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event, struc
 doca_error_t
 doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event)
 {
-	DOCA_LOG_ERR("doca_sync_event_add_subscriber_location_remote_pci: softdoca has no remote-PCI sync events; subscribe from the CPU");
-	return DOCA_ERROR_NOT_SUPPORTED;
+	return add_remote_pci_location(event, event == NULL ? NULL : &event->subscribers,
+				       "doca_sync_event_add_subscriber_location_remote_pci");
 }
 
 static doca_error_t
@@ -285,10 +286,15 @@ check_locations(const struct doca_sync_event *event, const char *api)
 doca_error_t
 sd_sync_event_check_startable(const struct doca_sync_event *event, const char *api)
 {
-	doca_error_t err = check_configurable(event, api);
-
-	if (err != DOCA_SUCCESS)
-		return err;
+	if (event == NULL) {
+		DOCA_LOG_ERR("%s: event is NULL", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_sync_event_started(event)) {
+		DOCA_LOG_ERR("%s: the sync event is already started", api);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	/* An imported event is complete as created: it starts, it is not configured. */
 	return check_locations(event, api);
 }
 
@@ -329,14 +335,6 @@ doca_sync_event_as_ctx(struct doca_sync_event *event)
 }
 
 /* --- export -------------------------------------------------------------------------- */
-
-doca_error_t
-doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev, const uint8_t **data,
-				     size_t *sz)
-{
-	DOCA_LOG_ERR("doca_sync_event_export_to_remote_pci: softdoca has no remote-PCI sync events; export with doca_sync_event_export_to_remote_net()");
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
 
 doca_error_t
 doca_sync_event_export_to_dpa(struct doca_sync_event *event, struct doca_dpa *dpa,

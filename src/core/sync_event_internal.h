@@ -20,6 +20,7 @@
 /* Locations (bit mask of struct doca_sync_event.publishers / .subscribers). */
 #define SD_SYNC_EVENT_LOC_CPU (1u << 0)
 #define SD_SYNC_EVENT_LOC_REMOTE_NET (1u << 1)
+#define SD_SYNC_EVENT_LOC_REMOTE_PCI (1u << 2)
 
 /* Task families of an event used as a context (index into pools[]). */
 enum sd_sync_event_task_type {
@@ -56,6 +57,12 @@ struct doca_sync_event {
 	/* Remote-net export: owned by libdoca_rdma, released at destroy (may stay NULL). */
 	void *remote;
 	void (*remote_release)(struct doca_sync_event *event);
+	/* Remote-PCI export / import (sync_event_pci.c): the shared page holding the value. */
+	void *pci_page;
+	int pci_fd;			/* exporter's memfd, -1 otherwise */
+	uint8_t pci_key[16];
+	uint8_t pci_desc[48];		/* the descriptor handed out by the export */
+	bool imported;			/* created from an export: not configurable */
 };
 
 /* Started stand-alone or as a (non-IDLE) context: the value may be used. */
@@ -67,6 +74,9 @@ sd_sync_event_started(const struct doca_sync_event *event)
 
 /* The value changed behind the API (remote write): wake a PE with wait tasks.  Any thread. */
 SD_EXPORT void sd_sync_event_changed(struct doca_sync_event *event);
+
+/* Unmap / close the remote-PCI page of an exported or imported event (destroy). */
+void sd_sync_event_pci_release(struct doca_sync_event *event);
 
 /*
  * Installed by libdoca_rdma when it loads.  Unset hooks make the calls return

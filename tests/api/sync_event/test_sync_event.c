@@ -93,10 +93,11 @@ TEST(configuration_rules)
 	/* Locations softdoca does not have. */
 	ASSERT_ERR(doca_sync_event_add_publisher_location_dpa(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_ERR(doca_sync_event_add_publisher_location_gpu(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_sync_event_add_publisher_location_remote_pci(ev), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_ERR(doca_sync_event_add_subscriber_location_dpa(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_ERR(doca_sync_event_add_subscriber_location_gpu(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_sync_event_add_subscriber_location_remote_pci(ev), DOCA_ERROR_NOT_SUPPORTED);
+	/* Remote PCI (the other process of the machine) exists: test_sync_event_pci.c. */
+	ASSERT_OK(doca_sync_event_add_publisher_location_remote_pci(ev));
+	ASSERT_OK(doca_sync_event_add_subscriber_location_remote_pci(ev));
 	ASSERT_ERR(doca_sync_event_add_publisher_location_remote_net(NULL), DOCA_ERROR_INVALID_VALUE);
 	/* Storage must be aligned. */
 	ASSERT_ERR(doca_sync_event_set_addr(ev, (uint64_t *)(void *)((char *)&storage + 1)), DOCA_ERROR_INVALID_VALUE);
@@ -237,12 +238,13 @@ TEST(exports_not_supported_without_rdma)
 	ASSERT_PTR_EQ(rev, NULL);
 	ASSERT_ERR(doca_sync_event_cap_remote_net_is_create_from_export_supported(doca_dev_as_devinfo(dev)),
 		   DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_sync_event_export_to_remote_pci(ev, dev, &data, &sz), DOCA_ERROR_NOT_SUPPORTED);
+	/* no remote-PCI location on this event */
+	ASSERT_ERR(doca_sync_event_export_to_remote_pci(ev, dev, &data, &sz), DOCA_ERROR_BAD_STATE);
 	ASSERT_ERR(doca_sync_event_export_to_dpa(ev, NULL, &dpa_h), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_ERR(doca_sync_event_export_to_gpu(ev, NULL, &gpu_h), DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_sync_event_create_from_export(dev, blob, sizeof(blob), NULL), DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_sync_event_cap_is_create_from_export_supported(doca_dev_as_devinfo(dev)),
-		   DOCA_ERROR_NOT_SUPPORTED);
+	ASSERT_ERR(doca_sync_event_create_from_export(dev, blob, sizeof(blob), NULL), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_OK(doca_sync_event_cap_is_create_from_export_supported(doca_dev_as_devinfo(dev)));
+	ASSERT_OK(doca_sync_event_cap_is_export_to_remote_pci_supported(doca_dev_as_devinfo(dev)));
 	ASSERT_OK(doca_sync_event_destroy(ev));
 	ASSERT_OK(doca_dev_close(dev));
 }

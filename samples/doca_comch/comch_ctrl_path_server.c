@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * doca_comch_ctrl_path_server (DPU): wait for a client, print its message, send
+ * the -t text back on the same connection, then stop.
+ * Flags: -p (DPU device, 03:00.0), -r (representor of the host function, b1:00.0), -t.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_comch.h>
+#include <doca_ctx.h>
+#include <doca_log.h>
+#include <doca_pe.h>
+
+#include "comch_sample_common.h"
+
+DOCA_LOG_REGISTER(COMCH_CTRL_PATH_SERVER);
+
+#define SERVER_NAME "comch_ctrl_path_sample_server"
+#define SERVER_RECV_QUEUE 10
+#define SERVER_NUM_SEND_TASKS 1024
+
+struct server_state {
+	const struct comch_config *cfg;
+	struct doca_comch_server *server;
+	doca_error_t result;
+	bool finish;
+};
+
+static struct server_state *
+state_of(struct doca_comch_connection *conn)
+{
+	struct doca_comch_server *server = doca_comch_server_get_server_ctx(conn);
+	union doca_data ud;
+
+	if (doca_ctx_get_user_data(doca_comch_server_as_ctx(server), &ud) != DOCA_SUCCESS)
+		return NULL;
+	return ud.ptr;
+}
+
+static void
+send_done(struct doca_comch_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
+{
+	struct server_state *st = ctx_user_data.ptr;
+
+	(void)task_user_data;
+	DOCA_LOG_INFO("Task sent successfully");
+	doca_task_free(doca_comch_task_send_as_task(task));
+	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
+}
+
+static void
+send_failed(struct doca_comch_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
+{
+	struct server_state *st = ctx_user_data.ptr;
+	doca_error_t status = doca_task_get_status(doca_comch_task_send_as_task(task));
+
+	(void)task_user_data;
+	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(status));
+	st->result = status;
+	doca_task_free(doca_comch_task_send_as_task(task));
+	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
+}
+
+static void
+message_received(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer, uint32_t msg_len,
+		 struct doca_comch_connection *conn)
+{
+	struct server_state *st = state_of(conn);
+	struct doca_comch_task_send *task;
+	doca_error_t result;
+
+	(void)event;
+	DOCA_LOG_INFO("Message received: '%.*s'", (int)msg_len, recv_buffer);
+	result = doca_comch_server_task_send_alloc_init(st->server, conn, st->cfg->text, st->cfg->text_len, &task);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to allocate task in server with error = %s", doca_error_get_name(result));
+		goto fail;
+	}
+	result = doca_task_submit(doca_comch_task_send_as_task(task));
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to send response from server with error = %s", doca_error_get_name(result));
+		doca_task_free(doca_comch_task_send_as_task(task));
+		goto fail;
+	}
+	return;
+fail:
+	st->result = result;
+	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
+}
+
+static void
+client_connected(struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *conn,
+		 uint8_t change_successful)
+{
+	(void)event;
+	(void)conn;
+	if (!change_successful) {
+		DOCA_LOG_ERR("Failed connection received");
+		return;
+	}
+	DOCA_LOG_INFO("New client connected to server");
+}
+
+static void
+client_disconnected(struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *conn,
+		    uint8_t change_successful)
+{
+	(void)event;
+	(void)conn;
+	(void)change_successful;
+	DOCA_LOG_INFO("A client was disconnected from server");
+}
+
+static void
+state_changed(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev_state,
+	      enum doca_ctx_states next_state)
+{
+	struct server_state *st = user_data.ptr;
+
+	(void)ctx;
+	(void)prev_state;
+	switch (next_state) {
+	case DOCA_CTX_STATE_IDLE:
+		DOCA_LOG_INFO("CC server context has been stopped");
+		st->finish = true;
+		break;
+	case DOCA_CTX_STATE_STARTING:
+		DOCA_LOG_ERR("CC server context entered into starting state. Unexpected transition");
+		break;
+	case DOCA_CTX_STATE_RUNNING:
+		DOCA_LOG_INFO("CC server context is running. Waiting for clients to connect");
+		break;
+	case DOCA_CTX_STATE_STOPPING:
+		DOCA_LOG_INFO("CC server context entered into stopping state. Terminating connections with clients");
+		break;
+	default:
+		break;
+	}
+}
+
+static doca_error_t
+configure_server(struct server_state *st, struct doca_pe *pe, uint32_t max_msg)
+{
+	struct doca_ctx *ctx = doca_comch_server_as_ctx(st->server);
+	union doca_data ud = {.ptr = st};
+	doca_error_t result;
+
+	result = doca_pe_connect_ctx(pe, ctx);
+	if (result == DOCA_SUCCESS)
+		result = doca_ctx_set_state_changed_cb(ctx, state_changed);
+	if (result == DOCA_SUCCESS)
+		result = doca_comch_server_task_send_set_conf(st->server, send_done, send_failed,
+							      SERVER_NUM_SEND_TASKS);
+	if (result == DOCA_SUCCESS)
+		result = doca_comch_server_event_msg_recv_register(st->server, message_received);
+	if (result == DOCA_SUCCESS)
+		result = doca_comch_server_event_connection_status_changed_register(st->server, client_connected,
+										     client_disconnected);
+	if (result == DOCA_SUCCESS)
+		result = doca_comch_server_set_max_msg_size(st->server, max_msg);
+	if (result == DOCA_SUCCESS)
+		result = doca_comch_server_set_recv_queue_size(st->server, SERVER_RECV_QUEUE);
+	if (result == DOCA_SUCCESS)
+		result = doca_ctx_set_user_data(ctx, ud);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to configure the server: %s", doca_error_get_descr(result));
+	return result;
+}
+
+static doca_error_t
+ctrl_path_server(const struct comch_config *cfg)
+{
+	struct server_state st = {.cfg = cfg, .result = DOCA_SUCCESS};
+	struct doca_dev_rep *rep = NULL;
+	struct doca_dev *dev = NULL;
+	struct doca_pe *pe = NULL;
+	uint32_t max_msg;
+	doca_error_t result;
+
+	result = comch_open_server_dev(cfg->pci_addr, cfg->rep_pci_addr, &dev, &rep);
+	if (result != DOCA_SUCCESS)
+		return result;
+	result = comch_check_text_len(dev, cfg->text_len);
+	if (result != DOCA_SUCCESS)
+		goto close_devs;
+	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(dev), &max_msg);
+	result = doca_pe_create(&pe);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create progress engine: %s", doca_error_get_descr(result));
+		goto close_devs;
+	}
+	result = doca_comch_server_create(dev, rep, SERVER_NAME, &st.server);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create server: %s", doca_error_get_descr(result));
+		goto destroy_pe;
+	}
+	result = configure_server(&st, pe, max_msg);
+	if (result != DOCA_SUCCESS)
+		goto destroy_server;
+	result = doca_ctx_start(doca_comch_server_as_ctx(st.server));
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to start server context: %s", doca_error_get_descr(result));
+		goto destroy_server;
+	}
+	while (!st.finish)
+		if (doca_pe_progress(pe) == 0)
+			usleep(10);
+	result = st.result;
+
+destroy_server:
+	if (doca_comch_server_destroy(st.server) != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to destroy server");
+destroy_pe:
+	doca_pe_destroy(pe);
+close_devs:
+	doca_dev_rep_close(rep);
+	doca_dev_close(dev);
+	return result;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct comch_sample sample = {
+		.name = "doca_comch_ctrl_path_server",
+		.on_dpu = true,
+#ifdef DOCA_ARCH_DPU
+		.built_for_dpu = true,
+#endif
+		.run = ctrl_path_server,
+	};
+
+	return comch_sample_main(&sample, argc, argv);
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Comch consumer: a context on a connection that posts receive buffers.
+ * Posting writes the buffer's free room into the post ring (struct sd_comch_ring,
+ * read by the peer's producers in place) and queues the task; the connection's
+ * FP_DATA record completes it (comch_fastpath.c).
+ *
+ * Start: the peer is told (CONSUMER_NEW) and the context is STARTING
+ * (doca_ctx_start returns IN_PROGRESS), then RUNNING from its next progress call.
+ * Stop: the peer is told (CONSUMER_GONE); posted tasks are flushed.  The ring
+ * stays allocated until destroy, since a peer may still read it.
+ */
+#include <endian.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "../core/sd_log.h"
+#include "comch_internal.h"
+
+SD_LOG_REGISTER(comch.consumer);
+
+static inline struct doca_comch_consumer *
+consumer_from_ctx(struct doca_ctx *ctx)
+{
+	return sd_container_of(ctx, struct doca_comch_consumer, ctx);
+}
+
+static doca_error_t
+consumer_start(struct doca_ctx *ctx, bool *running)
+{
+	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
+	struct sd_comch_fp *fp = sd_comch_fp_get(c->conn);
+	struct sd_comch_consumer rec;
+	uint32_t cap = 1;
+	doca_error_t err;
+
+	if (c->recv_pool == NULL) {
+		DOCA_LOG_ERR("doca_ctx_start: Comch consumer has no post_recv tasks; call "
+			     "doca_comch_consumer_task_post_recv_set_conf() first");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (c->conn->state != SD_COMCH_CONN_OPEN || fp == NULL) {
+		DOCA_LOG_ERR("doca_ctx_start: the consumer's connection has ended; create consumers on a live connection");
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	while (cap < c->recv_pool->num_tasks)
+		cap <<= 1;
+	if (c->ring == NULL || c->ring->cap != cap) {
+		free(c->ring);
+		c->ring = calloc(1, sizeof(*c->ring) + cap * sizeof(c->ring->slot[0]));
+		if (c->ring == NULL) {
+			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring");
+			return DOCA_ERROR_NO_MEMORY;
+		}
+		c->ring->cap = cap;
+	}
+	/* The producer's process reads the ring and writes the buffers (Yama ptrace scope 1). */
+	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	rec.pid = htole32((uint32_t)getpid());
+	rec.ring_cap = htole32(cap);
+	rec.ring_addr = htole64((uint64_t)(uintptr_t)c->ring);
+	err = sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s",
+			     doca_error_get_descr(err));
+		return err;
+	}
+	sd_list_insert_tail(&fp->local_consumers, &c->link);
+	c->announced = true;
+	*running = false;
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+static unsigned
+consumer_progress(struct doca_ctx *ctx)
+{
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		sd_ctx_set_running(ctx);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+consumer_unannounce(struct doca_comch_consumer *c)
+{
+	if (!c->announced)
+		return;
+	sd_list_del(&c->link);
+	sd_list_init(&c->link);
+	c->announced = false;
+	if (c->conn->state == SD_COMCH_CONN_OPEN)
+		(void)sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_GONE, c->id, NULL, 0, NULL, 0);
+}
+
+static void
+consumer_flush(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
+	struct sd_list *elem;
+
+	consumer_unannounce(c);
+	while ((elem = sd_list_pop_head(&c->posted)) != NULL) {
+		sd_list_init(elem);
+		sd_task_complete(sd_container_of(elem, struct doca_task, link), SD_TASK_FLUSH_STATUS);
+	}
+}
+
+static void
+consumer_stopped(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
+
+	consumer_unannounce(c);
+	/* The next start begins a new ring: the peer forgets this one with CONSUMER_GONE. */
+	if (c->ring != NULL)
+		atomic_store_explicit((_Atomic uint64_t *)&c->ring->posted, 0, memory_order_relaxed);
+}
+
+static doca_error_t
+consumer_submit(struct doca_task *task)
+{
+	struct doca_comch_consumer_task_post_recv *t =
+		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
+	struct doca_comch_consumer *c = consumer_from_ctx(task->ctx);
+	struct sd_comch_ring *ring = c->ring;
+	uint64_t posted = atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
+	size_t head_len, data_len;
+	void *head, *data;
+
+	if (t->buf == NULL) {
+		DOCA_LOG_ERR("doca_task_submit: post_recv task has no buffer; set one with "
+			     "doca_comch_consumer_task_post_recv_set_buf()");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	(void)doca_buf_get_head(t->buf, &head);
+	(void)doca_buf_get_len(t->buf, &head_len);
+	(void)doca_buf_get_data(t->buf, &data);
+	(void)doca_buf_get_data_len(t->buf, &data_len);
+	t->producer_id = 0;
+	t->imm_len = 0;
+	ring->slot[posted & (ring->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
+	ring->slot[posted & (ring->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
+	/* The slot is complete before a producer can see the new count. */
+	atomic_store_explicit((_Atomic uint64_t *)&ring->posted, posted + 1, memory_order_release);
+	sd_list_insert_tail(&c->posted, &task->link);
+	return DOCA_SUCCESS;
+}
+
+static const struct sd_ctx_ops consumer_ctx_ops = {
+	.name = "comch_consumer",
+	.start = consumer_start,
+	.flush = consumer_flush,
+	.stopped = consumer_stopped,
+	.progress = consumer_progress,
+	.submit = consumer_submit,
+};
+
+/* --- public API ------------------------------------------------------------------- */
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
+			   struct doca_comch_consumer **consumer)
+{
+	struct doca_comch_consumer *c;
+	struct sd_comch_fp *fp;
+
+	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL) {
+		DOCA_LOG_ERR("doca_comch_consumer_create: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
+		DOCA_LOG_ERR("doca_comch_consumer_create: the connection is not established; create consumers once "
+			     "the client is RUNNING or the server got the connect event");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	fp = sd_comch_fp_get(comch_connection);
+	c = calloc(1, sizeof(*c));
+	if (fp == NULL || c == NULL) {
+		free(c);
+		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->conn = comch_connection;
+	c->mmap = buf_mmap;
+	c->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
+	sd_list_init(&c->posted);
+	sd_list_init(&c->link);
+	sd_ctx_init(&c->ctx, &consumer_ctx_ops, comch_connection->ep->ctx.dev);
+	comch_connection->fp_users++;
+	*consumer = c;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
+{
+	doca_error_t err;
+
+	if (consumer == NULL) {
+		DOCA_LOG_ERR("doca_comch_consumer_destroy: consumer is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_ctx_fini(&consumer->ctx, "doca_comch_consumer_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	sd_comch_fp_user_put(consumer->conn);
+	free(consumer->ring);
+	free(consumer);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL struct doca_ctx *
+doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
+{
+	return consumer == NULL ? NULL : &consumer->ctx;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
+{
+	if (consumer == NULL || id == NULL) {
+		DOCA_LOG_ERR("doca_comch_consumer_get_id: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*id = consumer->id;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
+{
+	if (consumer == NULL || imm_data_len > SD_COMCH_MAX_IMM) {
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u", SD_COMCH_MAX_IMM);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	consumer->imm_data_len = imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
+{
+	if (consumer == NULL || imm_data_len == NULL) {
+		DOCA_LOG_ERR("doca_comch_consumer_get_imm_data_len: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*imm_data_len = consumer->imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer,
+					    doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+					    doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb,
+					    uint32_t num_post_recv_tasks)
+{
+	static const char api[] = "doca_comch_consumer_task_post_recv_set_conf";
+
+	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
+		DOCA_LOG_ERR("%s: the consumer and both callbacks are required", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return sd_task_pool_configure(&consumer->ctx, &consumer->recv_pool, "post_recv",
+				      sizeof(struct doca_comch_consumer_task_post_recv), num_post_recv_tasks,
+				      SD_COMCH_FP_MAX_TASKS, SD_TASK_CB(task_completion_cb), SD_TASK_CB(task_error_cb),
+				      api);
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer, struct doca_buf *buf,
+					      struct doca_comch_consumer_task_post_recv **task)
+{
+	static const char api[] = "doca_comch_consumer_task_post_recv_alloc_init";
+	struct doca_task *t;
+	doca_error_t err;
+
+	if (consumer == NULL || task == NULL) {
+		DOCA_LOG_ERR("%s: NULL argument", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_task_alloc(consumer->recv_pool, (union doca_data){.u64 = 0}, api, &t);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*task = sd_container_of(t, struct doca_comch_consumer_task_post_recv, task);
+	(*task)->buf = buf;
+	(*task)->producer_id = 0;
+	(*task)->imm_len = 0;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL struct doca_buf *
+doca_comch_consumer_task_post_recv_get_buf(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+DOCA_EXPERIMENTAL void
+doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task, struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->producer_id;
+}
+
+DOCA_EXPERIMENTAL uint8_t *
+doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL || task->imm_len == 0 ? NULL : task->imm;
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+DOCA_EXPERIMENTAL struct doca_task *
+doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : &task->task;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Comch objects shared by the files of libdoca_comch (docs/comch.md).
+ *
+ * A server and a client are both a struct sd_comch_ep (a doca_ctx plus what the
+ * control path needs: name, limits, send-task pool, callbacks, pending events).
+ * Each connection is a SOCK_SEQPACKET Unix socket between the two processes; one
+ * record per message (comch_proto.h).
+ *
+ * Threading: everything runs on the thread driving the ctx's PE; nothing here
+ * is shared with another thread.
+ *
+ * Event order: records are read one at a time, in order, per connection; a
+ * record that raises an event the application must see before later records
+ * (connect, disconnect, consumer) is queued on ep->events and delivered before
+ * anything else is read.  At most one event is delivered per doca_pe_progress(),
+ * and never while task completions of the same ctx wait to be reported, so a
+ * send's completion is always seen before the peer's answer to it.
+ */
+#ifndef SD_COMCH_INTERNAL_H_
+#define SD_COMCH_INTERNAL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+
+#include "../core/ctx_internal.h"
+#include "../core/dev_internal.h"
+#include "comch_proto.h"
+
+#define SD_COMCH_DEFAULT_RECV_QUEUE 64u
+#define SD_COMCH_MAX_RECV_QUEUE 1024u
+#define SD_COMCH_MAX_SEND_TASKS 4096u
+#define SD_COMCH_MAX_CLIENTS 512u
+
+enum sd_comch_conn_state {
+	SD_COMCH_CONN_HANDSHAKE,	/* socket open, HELLO / WELCOME not yet exchanged */
+	SD_COMCH_CONN_OPEN,
+	SD_COMCH_CONN_CLOSED,		/* peer left (or we did); fd closed */
+};
+
+struct sd_comch_ep;
+struct sd_comch_fp;
+
+struct doca_comch_connection {
+	struct sd_comch_ep *ep;			/* the server or client owning it */
+	int fd;					/* -1 once closed */
+	enum sd_comch_conn_state state;
+	uint32_t id;				/* server's number for it (1, 2, ...) */
+	uint32_t peer_pid;
+	uint32_t peer_max_msg;			/* the peer accepts messages up to this size */
+	uint32_t peer_recv_queue;
+	union doca_data user_data;
+	uint64_t counters[5];			/* indexed by enum doca_comch_counter */
+	uint32_t fp_users;			/* producers / consumers created on it */
+	uint32_t pending_events;		/* queued events naming it: keeps it allocated */
+	bool orderly;				/* closed by BYE (or by us), not by a dead peer */
+	bool release;				/* closed and done: free once no event names it */
+	struct sd_list link;			/* server's list */
+	struct sd_comch_fp *fp;			/* fast-path state (comch_fastpath.c), or NULL */
+};
+
+enum sd_comch_event_kind {
+	SD_COMCH_EV_CONNECT,
+	SD_COMCH_EV_DISCONNECT,
+	SD_COMCH_EV_CONSUMER_NEW,
+	SD_COMCH_EV_CONSUMER_GONE,
+};
+
+struct sd_comch_event {
+	struct sd_list link;
+	enum sd_comch_event_kind kind;
+	struct doca_comch_connection *conn;
+	uint32_t id;				/* consumer id */
+};
+
+/* The part of a server or client the connection code uses. */
+struct sd_comch_ep {
+	struct doca_ctx ctx;			/* first: doca_comch_*_as_ctx() */
+	bool is_server;
+	char name[SD_COMCH_MAX_NAME];
+	uint32_t name_len;
+	char host_pci[16];			/* the host function: half of the rendezvous key */
+	uint32_t max_msg;
+	uint32_t recv_queue;
+	struct sd_task_pool *send_pool;
+	doca_comch_event_msg_recv_cb_t recv_cb;
+	doca_comch_event_consumer_cb_t consumer_new_cb;
+	doca_comch_event_consumer_cb_t consumer_gone_cb;
+	struct sd_list events;			/* struct sd_comch_event, oldest first */
+	uint8_t *rx;				/* one record (SD_COMCH_MAX_RECORD + 1 bytes) */
+	/* The first record of a connection still in HANDSHAKE; returns callbacks run. */
+	unsigned (*handshake)(struct sd_comch_ep *ep, struct doca_comch_connection *conn,
+			      const struct sd_comch_msg *msg);
+	/* conn just closed by the peer or a transport error (its fd is closed). */
+	void (*conn_closed)(struct sd_comch_ep *ep, struct doca_comch_connection *conn);
+	/* The last queued event of a closed connection was delivered (server: free it). */
+	void (*conn_release)(struct sd_comch_ep *ep, struct doca_comch_connection *conn);
+};
+
+struct doca_comch_server {
+	struct sd_comch_ep ep;
+	struct doca_dev_rep *rep;
+	doca_comch_event_connection_status_changed_cb_t connect_cb;
+	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
+	int listen_fd;
+	int lock_fd;
+	int epoll_fd;				/* listen_fd + every connection fd; a PE wake fd */
+	char path[108];				/* the listening socket */
+	struct sd_list conns;			/* struct doca_comch_connection */
+	uint32_t num_conns;
+	uint32_t next_conn_id;
+};
+
+struct doca_comch_client {
+	struct sd_comch_ep ep;
+	struct doca_comch_connection conn;	/* the one connection (stable address) */
+	int inotify_fd;				/* STARTING without a server: watches the runtime dir */
+	int wake_fd;				/* fd registered with the PE, or -1 */
+	uint64_t next_retry_ns;			/* bounded retry when inotify is unavailable */
+	char path[108];
+};
+
+struct doca_comch_task_send {
+	struct doca_task task;			/* first: doca_comch_task_send_as_task() */
+	struct doca_comch_connection *conn;
+	const void *msg;			/* the caller's bytes, read at submit */
+	uint32_t len;
+};
+
+static inline struct sd_comch_ep *
+sd_comch_ep_from_ctx(struct doca_ctx *ctx)
+{
+	return sd_container_of(ctx, struct sd_comch_ep, ctx);
+}
+
+/* --- comch_sock.c: runtime directory, rendezvous paths, records on sockets --- */
+
+/* The private runtime directory (created 0700, checked to be ours). */
+doca_error_t sd_comch_rundir(char *dir, size_t size);
+/* Socket path of (host function, service name) inside the runtime directory. */
+doca_error_t sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t size);
+/*
+ * Listen on path: takes path.lock (IN_USE if another live server holds it), binds a
+ * temporary name and renames it to path once listening, so a client never finds a
+ * path that refuses connections because it is not listening yet.
+ */
+doca_error_t sd_comch_listen(const char *path, int *listen_fd, int *lock_fd);
+/* Non-blocking connect: SUCCESS, or NOT_FOUND (no live server) / AGAIN (backlog full). */
+doca_error_t sd_comch_connect(const char *path, int *fd);
+/* Size the send buffer so roughly peer_queue messages of peer_max bytes fit. */
+void sd_comch_size_sndbuf(int fd, uint32_t peer_queue, uint32_t peer_max);
+/* Send one record (header + payload) without blocking: SUCCESS, AGAIN, NOT_CONNECTED. */
+doca_error_t sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1,
+				  const void *p2, uint32_t l2);
+/*
+ * Read one record into buf (SD_COMCH_MAX_RECORD + 1 bytes) and parse it: SUCCESS,
+ * AGAIN (nothing to read), CONNECTION_RESET (peer gone, or a malformed record: logged).
+ */
+doca_error_t sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg);
+uint64_t sd_comch_now_ns(void);
+
+/* --- comch_ep.c: what servers and clients share --- */
+
+doca_error_t sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, const char *name,
+			      const char *host_pci, const struct sd_ctx_ops *ops, const char *api);
+void sd_comch_ep_fini(struct sd_comch_ep *ep);
+/* Queue an event (NO_MEMORY logged: the event is lost). */
+void sd_comch_ep_queue_event(struct sd_comch_ep *ep, enum sd_comch_event_kind kind,
+			     struct doca_comch_connection *conn, uint32_t id);
+/* Deliver the oldest queued event; false when none. */
+bool sd_comch_ep_deliver_event(struct sd_comch_ep *ep);
+/* Drop every queued event (stop). */
+void sd_comch_ep_drop_events(struct sd_comch_ep *ep);
+/* Read and handle one record of conn; returns the number of application callbacks run. */
+unsigned sd_comch_conn_poll(struct doca_comch_connection *conn);
+/* Close conn's socket (saying BYE when orderly is true and it is open); no event. */
+void sd_comch_conn_close(struct doca_comch_connection *conn, bool say_bye);
+/* Shared setter/validation helpers of the public API. */
+doca_error_t sd_comch_ep_check_idle(struct sd_comch_ep *ep, const char *api);
+doca_error_t sd_comch_set_max_msg(struct sd_comch_ep *ep, uint32_t size, const char *api);
+doca_error_t sd_comch_set_recv_queue(struct sd_comch_ep *ep, uint32_t size, const char *api);
+doca_error_t sd_comch_send_set_conf(struct sd_comch_ep *ep, doca_comch_task_send_completion_cb_t ok,
+				    doca_comch_task_send_completion_cb_t err, uint32_t num, const char *api);
+doca_error_t sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, const void *msg,
+				 uint32_t len, struct doca_comch_task_send **task, const char *api);
+doca_error_t sd_comch_consumer_register(struct sd_comch_ep *ep, doca_comch_event_consumer_cb_t new_cb,
+					doca_comch_event_consumer_cb_t gone_cb, const char *api);
+/* ctx op: transmit a send task. */
+doca_error_t sd_comch_task_send_submit(struct doca_task *task);
+
+/* --- fast path (comch_fastpath.c, comch_producer.c, comch_consumer.c) --- */
+
+#define SD_COMCH_FP_MAX_BUF (1u << 30)	/* bytes per producer send */
+#define SD_COMCH_FP_MAX_TASKS 4096u
+
+/* A consumer of the peer, as this side's producers see it (from CONSUMER_NEW). */
+struct sd_comch_remote_consumer {
+	struct sd_list link;
+	uint32_t id;
+	uint32_t pid;
+	uint64_t ring_addr;
+	uint32_t cap;
+	uint64_t consumed;			/* slots this process's producers filled */
+	uint64_t posted_seen;			/* the ring's posted count last read */
+};
+
+/* Fast-path state of one connection (allocated on first use). */
+struct sd_comch_fp {
+	struct sd_list local_consumers;		/* struct doca_comch_consumer started on this side */
+	struct sd_list remote_consumers;	/* struct sd_comch_remote_consumer */
+	uint32_t next_id;			/* producer / consumer ids of this side */
+};
+
+struct doca_comch_consumer {
+	struct doca_ctx ctx;			/* first: doca_comch_consumer_as_ctx() */
+	struct doca_comch_connection *conn;
+	struct doca_mmap *mmap;
+	uint32_t id;
+	uint32_t imm_data_len;
+	struct sd_task_pool *recv_pool;
+	struct sd_comch_ring *ring;		/* read by the producer's process */
+	struct sd_list posted;			/* post_recv tasks in ring order */
+	struct sd_list link;			/* fp->local_consumers while announced */
+	bool announced;
+};
+
+struct doca_comch_consumer_task_post_recv {
+	struct doca_task task;			/* first */
+	struct doca_buf *buf;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+};
+
+struct doca_comch_producer {
+	struct doca_ctx ctx;			/* first: doca_comch_producer_as_ctx() */
+	struct doca_comch_connection *conn;
+	uint32_t id;
+	struct sd_task_pool *send_pool;
+};
+
+struct doca_comch_producer_task_send {
+	struct doca_task task;			/* first */
+	const struct doca_buf *buf;
+	uint32_t consumer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+};
+
+/* The connection's fast-path state, created on first use (NULL: out of memory, logged). */
+struct sd_comch_fp *sd_comch_fp_get(struct doca_comch_connection *conn);
+struct sd_comch_remote_consumer *sd_comch_fp_remote(struct doca_comch_connection *conn, uint32_t id);
+/* A producer or consumer of conn was destroyed. */
+void sd_comch_fp_user_put(struct doca_comch_connection *conn);
+
+/* A fast-path record (CONSUMER_*, FP_*) arrived on conn; returns callbacks run. */
+unsigned sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg *msg);
+/* conn closed: fail what the fast path waits for on it. */
+void sd_comch_fp_conn_closed(struct doca_comch_connection *conn);
+void sd_comch_fp_conn_free(struct doca_comch_connection *conn);
+
+#endif /* SD_COMCH_INTERNAL_H_ */

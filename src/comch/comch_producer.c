@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Comch producer: a context on a connection that sends doca_bufs to a
+ * consumer of the peer.  A send reads the consumer's post ring from the
+ * consumer's process (posted count and the next slot, one process_vm_readv),
+ * writes the data into that slot's buffer (process_vm_writev), then tells the
+ * consumer with a FP_DATA record.  All of it happens in doca_task_submit, so a
+ * send that found no posted buffer (AGAIN) succeeds as soon as the consumer
+ * posts, without progress on this side; the completion is reported by progress.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "../core/sd_log.h"
+#include "comch_internal.h"
+
+SD_LOG_REGISTER(comch.producer);
+
+static inline struct doca_comch_producer *
+producer_from_ctx(struct doca_ctx *ctx)
+{
+	return sd_container_of(ctx, struct doca_comch_producer, ctx);
+}
+
+static doca_error_t
+producer_start(struct doca_ctx *ctx, bool *running)
+{
+	struct doca_comch_producer *p = producer_from_ctx(ctx);
+
+	if (p->send_pool == NULL) {
+		DOCA_LOG_ERR("doca_ctx_start: Comch producer has no send tasks; call "
+			     "doca_comch_producer_task_send_set_conf() first");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (p->conn->state != SD_COMCH_CONN_OPEN) {
+		DOCA_LOG_ERR("doca_ctx_start: the producer's connection has ended");
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	*running = true;
+	return DOCA_SUCCESS;
+}
+
+/* Read the ring's posted count and slot `index`; false when the consumer's process is gone. */
+static bool
+read_ring(const struct sd_comch_remote_consumer *rc, uint64_t index, uint64_t *posted,
+	  struct sd_comch_ring_slot *slot)
+{
+	struct iovec local[2] = {{posted, sizeof(*posted)}, {slot, sizeof(*slot)}};
+	struct iovec remote[2] = {
+		{(void *)(uintptr_t)rc->ring_addr, sizeof(*posted)},
+		{(void *)(uintptr_t)(rc->ring_addr + sizeof(struct sd_comch_ring) +
+				     (index & (rc->cap - 1)) * sizeof(*slot)), sizeof(*slot)},
+	};
+
+	return process_vm_readv((pid_t)rc->pid, local, 2, remote, 2, 0) == (ssize_t)(sizeof(*posted) + sizeof(*slot));
+}
+
+static bool
+write_data(pid_t pid, const void *src, uint64_t dst, size_t len)
+{
+	while (len != 0) {
+		struct iovec l = {(void *)(uintptr_t)src, len}, r = {(void *)(uintptr_t)dst, len};
+		ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+
+		if (n <= 0)
+			return false;
+		src = (const uint8_t *)src + n;
+		dst += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static doca_error_t
+producer_submit(struct doca_task *task)
+{
+	struct doca_comch_producer_task_send *t = sd_container_of(task, struct doca_comch_producer_task_send, task);
+	struct doca_comch_producer *p = producer_from_ctx(task->ctx);
+	struct sd_comch_remote_consumer *rc = sd_comch_fp_remote(p->conn, t->consumer_id);
+	struct sd_comch_fp_data rec;
+	struct sd_comch_ring_slot slot;
+	size_t len = 0;
+	void *data = NULL;
+	uint64_t posted;
+	doca_error_t err;
+
+	if (t->buf == NULL) {
+		DOCA_LOG_ERR("doca_task_submit: producer send task has no buffer");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (p->conn->state != SD_COMCH_CONN_OPEN) {
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
+	}
+	if (rc == NULL) {
+		DOCA_LOG_ERR("doca_task_submit: no consumer %u on the other side of the connection; use an id from "
+			     "the new-consumer event", t->consumer_id);
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_FOUND);
+		return DOCA_SUCCESS;
+	}
+	/* One system call: the posted count and the slot we would fill. */
+	if (!read_ring(rc, rc->consumed, &posted, &slot)) {
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
+	}
+	rc->posted_seen = posted;
+	if (posted == rc->consumed)
+		return DOCA_ERROR_AGAIN;	/* no buffer posted: the caller retries */
+	(void)doca_buf_get_data(t->buf, &data);
+	(void)doca_buf_get_data_len(t->buf, &len);
+	if (len > slot.len) {
+		DOCA_LOG_ERR("doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes)", len,
+			     (unsigned long long)slot.len);
+		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
+		return DOCA_SUCCESS;
+	}
+	if (len != 0 && !write_data((pid_t)rc->pid, data, slot.addr, len)) {
+		DOCA_LOG_ERR("Comch producer: writing into consumer %u's buffer failed: %s", rc->id, strerror(errno));
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
+	}
+	rec.len = htole64(len);
+	rec.producer_id = htole32(p->id);
+	rec.imm_len = htole32(t->imm_len);
+	err = sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DATA, rc->id, &rec, sizeof(rec), t->imm, t->imm_len);
+	if (err == DOCA_ERROR_AGAIN)
+		return err;	/* the slot is written again on the retry */
+	if (err != DOCA_SUCCESS) {
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
+	}
+	rc->consumed++;
+	sd_task_complete(task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+static const struct sd_ctx_ops producer_ctx_ops = {
+	.name = "comch_producer",
+	.start = producer_start,
+	.submit = producer_submit,
+	.success_survives_stop = true,
+};
+
+/* --- public API ------------------------------------------------------------------- */
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_create(struct doca_comch_connection *comch_connection, struct doca_comch_producer **producer)
+{
+	struct doca_comch_producer *p;
+	struct sd_comch_fp *fp;
+
+	if (comch_connection == NULL || producer == NULL) {
+		DOCA_LOG_ERR("doca_comch_producer_create: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
+		DOCA_LOG_ERR("doca_comch_producer_create: the connection is not established; create producers once "
+			     "the client is RUNNING or the server got the connect event");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	fp = sd_comch_fp_get(comch_connection);
+	p = calloc(1, sizeof(*p));
+	if (fp == NULL || p == NULL) {
+		free(p);
+		DOCA_LOG_ERR("doca_comch_producer_create: out of memory");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	p->conn = comch_connection;
+	p->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
+	sd_ctx_init(&p->ctx, &producer_ctx_ops, comch_connection->ep->ctx.dev);
+	comch_connection->fp_users++;
+	*producer = p;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_destroy(struct doca_comch_producer *producer)
+{
+	doca_error_t err;
+
+	if (producer == NULL) {
+		DOCA_LOG_ERR("doca_comch_producer_destroy: producer is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_ctx_fini(&producer->ctx, "doca_comch_producer_destroy");
+	if (err != DOCA_SUCCESS)
+		return err;
+	sd_comch_fp_user_put(producer->conn);
+	free(producer);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL struct doca_ctx *
+doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
+{
+	return producer == NULL ? NULL : &producer->ctx;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
+{
+	if (producer == NULL || id == NULL) {
+		DOCA_LOG_ERR("doca_comch_producer_get_id: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*id = producer->id;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
+				       doca_comch_producer_task_send_completion_cb_t task_completion_cb,
+				       doca_comch_producer_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks)
+{
+	static const char api[] = "doca_comch_producer_task_send_set_conf";
+
+	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
+		DOCA_LOG_ERR("%s: the producer and both callbacks are required", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return sd_task_pool_configure(&producer->ctx, &producer->send_pool, "send",
+				      sizeof(struct doca_comch_producer_task_send), num_send_tasks,
+				      SD_COMCH_FP_MAX_TASKS, SD_TASK_CB(task_completion_cb), SD_TASK_CB(task_error_cb),
+				      api);
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, const struct doca_buf *buf,
+					 uint8_t *imm_data, uint32_t imm_data_len, uint32_t consumer_id,
+					 struct doca_comch_producer_task_send **task)
+{
+	static const char api[] = "doca_comch_producer_task_send_alloc_init";
+	struct doca_task *t;
+	size_t len = 0;
+	doca_error_t err;
+
+	if (producer == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0)) {
+		DOCA_LOG_ERR("%s: NULL argument", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (imm_data_len > SD_COMCH_MAX_IMM) {
+		DOCA_LOG_ERR("%s: %u bytes of immediate data, at most %u", api, imm_data_len, SD_COMCH_MAX_IMM);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (buf != NULL && (doca_buf_get_data_len(buf, &len) != DOCA_SUCCESS || len > SD_COMCH_FP_MAX_BUF)) {
+		DOCA_LOG_ERR("%s: buffer of %zu bytes is over the maximum %u (doca_comch_producer_cap_get_max_buf_size)",
+			     api, len, SD_COMCH_FP_MAX_BUF);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_task_alloc(producer->send_pool, (union doca_data){.u64 = 0}, api, &t);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*task = sd_container_of(t, struct doca_comch_producer_task_send, task);
+	(*task)->buf = buf;
+	(*task)->consumer_id = consumer_id;
+	doca_comch_producer_task_send_set_imm_data(*task, imm_data, imm_data_len);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL const struct doca_buf *
+doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+DOCA_EXPERIMENTAL void
+doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+DOCA_EXPERIMENTAL uint8_t *
+doca_comch_producer_task_send_get_imm_data(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL || task->imm_len == 0 ? NULL : task->imm;
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+DOCA_EXPERIMENTAL void
+doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, uint8_t *imm_data,
+					   uint32_t imm_data_len)
+{
+	if (task == NULL)
+		return;
+	if (imm_data == NULL || imm_data_len > SD_COMCH_MAX_IMM)
+		imm_data_len = 0;
+	task->imm_len = imm_data_len;
+	if (imm_data_len != 0)
+		memcpy(task->imm, imm_data, imm_data_len);
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->consumer_id;
+}
+
+DOCA_EXPERIMENTAL void
+doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task, const uint32_t consumer_id)
+{
+	if (task != NULL)
+		task->consumer_id = consumer_id;
+}
+
+DOCA_EXPERIMENTAL struct doca_task *
+doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : &task->task;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Comch wire format: every packet between a client process and a server process
+ * (one SOCK_SEQPACKET record each) starts with this header.  Fixed-width
+ * little-endian fields, no pointers, sizes asserted.  sd_comch_parse() is the one
+ * parser; tests/fuzz/comch feeds it arbitrary bytes.
+ *
+ * Header (16 bytes):
+ *
+ *   0       4         6      7       8           12          16
+ *   +-------+---------+------+-------+-----------+-----------+
+ *   | magic | version | type | flags | total_len |    arg    |
+ *   +-------+---------+------+-------+-----------+-----------+
+ *
+ *   magic      "SDCC" as bytes
+ *   version    SD_COMCH_PROTO_VERSION; another value is refused (UNSUPPORTED_VERSION)
+ *   type       enum sd_comch_type
+ *   flags      0 (reserved)
+ *   total_len  header + payload; must equal the record's length
+ *   arg        per type: consumer id (CONSUMER_*, FP_*), else 0
+ *
+ * Payloads:
+ *   HELLO         client -> server, first record: struct sd_comch_hello + name bytes
+ *                 (name_len bytes, no NUL)
+ *   WELCOME       server -> client, answer to HELLO: struct sd_comch_welcome; status 0
+ *                 accepts, a doca_error_t refuses (the server then closes)
+ *   MSG           a control-path message: 0 .. SD_COMCH_MAX_MSG bytes
+ *   BYE           orderly end of the connection (empty)
+ *   CONSUMER_NEW  a consumer with id arg started on the sender's side: its process and
+ *                 the address of its post ring (struct sd_comch_consumer)
+ *   CONSUMER_GONE consumer arg stopped (empty)
+ *   FP_DATA       producer wrote into consumer arg's oldest posted buffer:
+ *                 struct sd_comch_fp_data + imm_len immediate bytes
+ *
+ * The post ring (struct sd_comch_ring) lives in the consumer's memory; the producer
+ * process reads it with process_vm_readv and writes the data with process_vm_writev
+ * (the same kernel rule as PCI exports: same user, ptrace allowed).
+ */
+#ifndef SD_COMCH_PROTO_H_
+#define SD_COMCH_PROTO_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#define SD_COMCH_MAGIC 0x43434453u		/* "SDCC" little-endian */
+#define SD_COMCH_PROTO_VERSION 1
+#define SD_COMCH_MAX_MSG 4080u			/* control-path cap (doca_comch_cap_get_max_msg_size) */
+#define SD_COMCH_MAX_NAME 120u			/* service name, NUL included */
+#define SD_COMCH_MAX_IMM 32u			/* immediate data of a fast-path send */
+#define SD_COMCH_MAX_RECORD (16u + SD_COMCH_MAX_MSG)	/* the largest record of any type */
+
+enum sd_comch_type {
+	SD_COMCH_HELLO = 1,
+	SD_COMCH_WELCOME = 2,
+	SD_COMCH_MSG = 3,
+	SD_COMCH_BYE = 4,
+	SD_COMCH_CONSUMER_NEW = 5,
+	SD_COMCH_CONSUMER_GONE = 6,
+	/* 7: reserved */
+	SD_COMCH_FP_DATA = 8,
+};
+
+struct sd_comch_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint8_t type;
+	uint8_t flags;
+	uint32_t total_len;
+	uint32_t arg;
+};
+_Static_assert(sizeof(struct sd_comch_hdr) == 16, "comch header is 16 bytes");
+
+/* HELLO: who connects, with which limits, to which (function, service). */
+struct sd_comch_hello {
+	uint32_t pid;			/* client process */
+	uint32_t max_msg;		/* largest message the client accepts, <= SD_COMCH_MAX_MSG */
+	uint32_t recv_queue;		/* client's receive queue size, >= 1 */
+	uint32_t name_len;		/* 1 .. SD_COMCH_MAX_NAME - 1 */
+	char pci_addr[16];		/* host function "DDDD:BB:DD.F", NUL-padded */
+};
+_Static_assert(sizeof(struct sd_comch_hello) == 32, "comch hello is 32 bytes");
+
+struct sd_comch_welcome {
+	uint32_t status;		/* 0: accepted; else the doca_error_t of the refusal */
+	uint32_t max_msg;		/* largest message the server accepts */
+	uint32_t pid;			/* server process */
+	uint32_t conn_id;		/* the server's number for this connection */
+};
+_Static_assert(sizeof(struct sd_comch_welcome) == 16, "comch welcome is 16 bytes");
+
+struct sd_comch_consumer {
+	uint32_t pid;			/* process owning the consumer's buffers */
+	uint32_t ring_cap;		/* slots of its post ring: a power of two, <= SD_COMCH_MAX_RING */
+	uint64_t ring_addr;		/* its post ring, in that process, 8-aligned */
+};
+_Static_assert(sizeof(struct sd_comch_consumer) == 16, "comch consumer record is 16 bytes");
+
+#define SD_COMCH_MAX_RING 65536u
+
+/*
+ * The consumer's post ring (not a record: read in place by the producer).  The
+ * consumer writes slot[posted % cap] and then publishes posted + 1 (release); a
+ * producer reads posted, then the slot, in one process_vm_readv.  A slot is
+ * reused only after the FP_DATA that consumed it was handled.
+ */
+struct sd_comch_ring_slot {
+	uint64_t addr;			/* where the data goes, in the consumer's process */
+	uint64_t len;			/* room */
+};
+
+struct sd_comch_ring {
+	uint64_t posted;		/* slots ever posted (atomic) */
+	uint32_t cap;
+	uint32_t reserved;
+	struct sd_comch_ring_slot slot[];
+};
+_Static_assert(sizeof(struct sd_comch_ring) == 16, "comch ring header is 16 bytes");
+
+struct sd_comch_fp_data {
+	uint64_t len;			/* bytes written at the posted buffer's address */
+	uint32_t producer_id;
+	uint32_t imm_len;		/* 0 .. SD_COMCH_MAX_IMM, the bytes follow */
+};
+_Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 bytes");
+
+/* A parsed record: the header's fields and the payload (pointing into the input). */
+struct sd_comch_msg {
+	enum sd_comch_type type;
+	uint32_t arg;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	/* per type, decoded */
+	union {
+		struct sd_comch_hello hello;		/* pci_addr NUL-terminated by the parser */
+		struct sd_comch_welcome welcome;
+		struct sd_comch_consumer consumer;
+		struct sd_comch_fp_data data;
+	} u;
+	const char *name;			/* HELLO: name bytes (not NUL-terminated), u.hello.name_len */
+	const uint8_t *imm;			/* FP_DATA: u.data.imm_len bytes */
+};
+
+/*
+ * Check len bytes of buf as one record.  SUCCESS fills *msg; INVALID_VALUE (bad
+ * magic, type, lengths, reserved bits) and UNSUPPORTED_VERSION refuse with *reason
+ * set (when reason is not NULL) and *msg untouched.
+ */
+doca_error_t sd_comch_parse(const void *buf, size_t len, struct sd_comch_msg *msg, const char **reason);
+
+/* Fill a header for a record of type with payload_len payload bytes. */
+void sd_comch_hdr_init(struct sd_comch_hdr *hdr, enum sd_comch_type type, uint32_t payload_len, uint32_t arg);
+
+#endif /* SD_COMCH_PROTO_H_ */

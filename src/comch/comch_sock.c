@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The carrier of Comch between two processes of one machine: a private runtime
+ * directory, one listening SOCK_SEQPACKET Unix socket per (host function, service
+ * name), and records sent and received without blocking.  errno becomes
+ * doca_error_t here and nowhere else in libdoca_comch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/sd_log.h"
+#include "comch_internal.h"
+
+SD_LOG_REGISTER(comch.sock);
+
+uint64_t
+sd_comch_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* mkdir dir 0700 if missing; refuse a directory another user owns or others may write. */
+static doca_error_t
+make_private_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		DOCA_LOG_ERR("Failed to create the Comch runtime directory %s: %s; set SOFTDOCA_RUNTIME_DIR to a "
+			     "writable directory", dir, strerror(errno));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022) != 0) {
+		DOCA_LOG_ERR("Comch runtime directory %s is not a private directory of this user (owner, mode "
+			     "0700); remove it or set SOFTDOCA_RUNTIME_DIR", dir);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_comch_rundir(char *dir, size_t size)
+{
+	const char *env = getenv("SOFTDOCA_RUNTIME_DIR");
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (env != NULL && env[0] != '\0')
+		n = snprintf(dir, size, "%s", env);
+	else if (xdg != NULL && xdg[0] != '\0')
+		n = snprintf(dir, size, "%s/softdoca", xdg);
+	else
+		n = snprintf(dir, size, "/tmp/softdoca-%u", (unsigned)geteuid());
+	if (n < 0 || (size_t)n >= size) {
+		DOCA_LOG_ERR("Comch runtime directory path is too long (%d bytes, at most %zu); set "
+			     "SOFTDOCA_RUNTIME_DIR to a shorter path", n, size - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return make_private_dir(dir);
+}
+
+/* FNV-1a 64: names may hold any byte and be long; the HELLO carries the full name. */
+static uint64_t
+fnv1a(const char *a, const char *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *s = a; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull;
+	for (const char *s = b; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+doca_error_t
+sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t size)
+{
+	char dir[108];
+	doca_error_t err;
+	int n;
+
+	err = sd_comch_rundir(dir, sizeof(dir) - 52);	/* room for "/comch-<pci>-<hash>.<pid>" */
+	if (err != DOCA_SUCCESS)
+		return err;
+	n = snprintf(path, size, "%s/comch-%s-%016llx", dir, host_pci, (unsigned long long)fnv1a(host_pci, name));
+	if (n < 0 || (size_t)n >= size) {
+		DOCA_LOG_ERR("Comch socket path under %s is too long for a Unix socket; set SOFTDOCA_RUNTIME_DIR to "
+			     "a shorter path", dir);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	char lock_path[128], tmp[sizeof(addr.sun_path)];
+	doca_error_t err;
+	int lfd, fd;
+
+	snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
+	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lfd < 0) {
+		DOCA_LOG_ERR("Failed to open the Comch server lock %s: %s", lock_path, strerror(errno));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+		DOCA_LOG_ERR("doca_ctx_start: another running Comch server already serves this host function "
+			     "under this name (lock %s); stop it or choose another name", lock_path);
+		err = DOCA_ERROR_IN_USE;
+		goto close_lock;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		err = DOCA_ERROR_INVALID_VALUE;
+		goto close_lock;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to create the Comch server socket: %s", strerror(errno));
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto close_lock;
+	}
+	/* A dead server's socket may remain: we hold the lock, so it is stale. */
+	(void)unlink(tmp);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", tmp);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, SOMAXCONN) != 0) {
+		DOCA_LOG_ERR("Failed to listen on %s: %s", tmp, strerror(errno));
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto close_sock;
+	}
+	/* Appears under its final name only once listening (clients wait on inotify). */
+	if (rename(tmp, path) != 0) {
+		DOCA_LOG_ERR("Failed to publish the Comch server socket %s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto close_sock;
+	}
+	*listen_fd = fd;
+	*lock_fd = lfd;
+	return DOCA_SUCCESS;
+
+close_sock:
+	close(fd);
+close_lock:
+	close(lfd);
+	return err;
+}
+
+doca_error_t
+sd_comch_connect(const char *path, int *fd_out)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd, e;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to create a Comch client socket: %s", strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+		*fd_out = fd;
+		return DOCA_SUCCESS;
+	}
+	e = errno;
+	close(fd);
+	if (e == EAGAIN || e == EINPROGRESS)
+		return DOCA_ERROR_AGAIN;
+	if (e == ENOENT || e == ECONNREFUSED)
+		return DOCA_ERROR_NOT_FOUND;
+	DOCA_LOG_ERR("Failed to connect to the Comch server socket %s: %s", path, strerror(e));
+	return DOCA_ERROR_OPERATING_SYSTEM;
+}
+
+void
+sd_comch_size_sndbuf(int fd, uint32_t peer_queue, uint32_t peer_max)
+{
+	/* The kernel doubles the value and charges per-record overhead: an estimate. */
+	uint64_t bytes = (uint64_t)peer_queue * (peer_max + sizeof(struct sd_comch_hdr) + 256u);
+	int v = bytes > (1u << 24) ? 1 << 24 : (int)bytes;
+
+	if (v < 8192)
+		v = 8192;
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+}
+
+doca_error_t
+sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1, const void *p2,
+		     uint32_t l2)
+{
+	struct sd_comch_hdr hdr;
+	struct iovec iov[3] = {
+		{.iov_base = &hdr, .iov_len = sizeof(hdr)},
+		{.iov_base = (void *)(uintptr_t)p1, .iov_len = l1},
+		{.iov_base = (void *)(uintptr_t)p2, .iov_len = l2},
+	};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
+	ssize_t n;
+
+	sd_comch_hdr_init(&hdr, type, l1 + l2, arg);
+	do
+		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		return DOCA_SUCCESS;	/* SOCK_SEQPACKET: all or nothing */
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		return DOCA_ERROR_AGAIN;
+	DOCA_LOG_DBG("Comch send on fd %d failed: %s", fd, strerror(errno));
+	return DOCA_ERROR_NOT_CONNECTED;
+}
+
+doca_error_t
+sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg)
+{
+	const char *reason = NULL;
+	doca_error_t err;
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, SD_COMCH_MAX_RECORD + 1, MSG_DONTWAIT | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return DOCA_ERROR_AGAIN;
+		DOCA_LOG_DBG("Comch receive on fd %d failed: %s", fd, strerror(errno));
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	if (n == 0)
+		return DOCA_ERROR_CONNECTION_RESET;
+	if ((size_t)n > SD_COMCH_MAX_RECORD) {
+		DOCA_LOG_ERR("Comch peer sent a record of %zd bytes (at most %u); closing the connection", n,
+			     SD_COMCH_MAX_RECORD);
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	err = sd_comch_parse(buf, (size_t)n, msg, &reason);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Comch peer sent a malformed record (%s); closing the connection", reason);
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	return DOCA_SUCCESS;
+}

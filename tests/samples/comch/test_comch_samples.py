@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Drive the Comch samples and DMA Copy as a person would (DPU side and host
+side as two processes) and print TAP.
+
+Usage: test_comch_samples.py CTRL_SERVER CTRL_CLIENT DMA_COPY_HOST DMA_COPY_DPU DATA_SERVER DATA_CLIENT
+                             SE_HOST_LOCAL SE_HOST_REMOTE SE_DPU_LOCAL SE_DPU_REMOTE
+
+Each case runs in its own temporary directory with its own Comch runtime
+directory (SOFTDOCA_RUNTIME_DIR), so parallel runs never meet.
+"""
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+TIMEOUT = 60
+
+ARGS = [os.path.abspath(a) for a in sys.argv[1:]]
+CTRL_SERVER, CTRL_CLIENT, COPY_HOST, COPY_DPU = ARGS[0:4]
+DATA_SERVER, DATA_CLIENT = (ARGS[4:6] + [None, None])[:2]
+SE_HOST_LOCAL, SE_HOST_REMOTE, SE_DPU_LOCAL, SE_DPU_REMOTE = (ARGS[6:10] + [None] * 4)[:4]
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what, *runs):
+    if not cond:
+        raise Failure(what + "".join("\n" + r.describe() for r in runs))
+
+
+class Proc:
+    """A started program; finish() collects its exit code and output."""
+
+    def __init__(self, argv, env, cwd):
+        self.argv = argv
+        self.p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.code = None
+        self.out = self.err = ""
+
+    def finish(self, timeout=TIMEOUT):
+        try:
+            out, err = self.p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            out, err = self.p.communicate()
+            self.code = "timeout"
+        else:
+            self.code = self.p.returncode
+        self.out, self.err = out.decode(errors="replace"), err.decode(errors="replace")
+        return self
+
+    @property
+    def both(self):
+        return self.out + self.err
+
+    def describe(self):
+        return ("command: %s\nexit code: %s\n--- stdout ---\n%s--- stderr ---\n%s"
+                % (" ".join(self.argv), self.code, self.out, self.err))
+
+
+class Case:
+    def __init__(self, topology=None):
+        self.dir = tempfile.mkdtemp(prefix="sdcomch.")
+        self.env = dict(os.environ, SOFTDOCA_RUNTIME_DIR=os.path.join(self.dir, "rt"))
+        self.env.setdefault("SOFTDOCA_TOPOLOGY", "builtin")
+        if topology is not None:
+            path = os.path.join(self.dir, "topology.json")
+            with open(path, "w") as f:
+                json.dump(topology, f)
+            self.env["SOFTDOCA_TOPOLOGY"] = path
+        os.makedirs(os.path.join(self.dir, "host"))
+        os.makedirs(os.path.join(self.dir, "dpu"))
+
+    def start(self, argv):
+        return Proc(argv, self.env, self.dir)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+
+def expect_line(r, pattern):
+    check(re.search(pattern, r.both, re.M) is not None, "no line matching /%s/" % pattern, r)
+
+
+def last_line(text):
+    lines = [l for l in text.splitlines() if l.strip()]
+    return lines[-1] if lines else ""
+
+
+def expect_sample_success(r):
+    check(r.code == 0, "expected exit code 0", r)
+    expect_line(r, r"Starting the sample")
+    check(last_line(r.out).endswith("Sample finished successfully"), "last line is not 'Sample finished successfully'", r)
+
+
+def expect_sample_failure(r):
+    check(r.code == 1, "expected exit code 1", r)
+    check(last_line(r.out).endswith("Sample finished with errors"), "last line is not 'Sample finished with errors'", r)
+
+
+def order(r, *patterns):
+    """The patterns appear in this order in r's output."""
+    pos = 0
+    for p in patterns:
+        m = re.compile(p, re.M).search(r.both, pos)
+        check(m is not None, "line /%s/ missing or out of order" % p, r)
+        pos = m.end()
+
+
+# ------------------------------------------------------------ control path
+
+def ctrl_pair(server_first, client_text="hi from the host", server_text="hi from the DPU"):
+    c = Case()
+    if server_first:
+        s = c.start([CTRL_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", server_text])
+        time.sleep(0.3)
+        h = c.start([CTRL_CLIENT, "-p", "b1:00.0", "-t", client_text])
+    else:
+        h = c.start([CTRL_CLIENT, "-p", "b1:00.0", "-t", client_text])
+        time.sleep(0.5)
+        s = c.start([CTRL_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", server_text])
+    s.finish()
+    h.finish()
+    expect_sample_success(s)
+    expect_sample_success(h)
+    order(s, r"CC server context is running\. Waiting for clients to connect", r"New client connected to server",
+          r"Message received: '%s'" % re.escape(client_text), r"Task sent successfully",
+          r"CC server context entered into stopping state", r"CC server context has been stopped")
+    order(h, r"CC client context entered into starting state\. Waiting for connection establishment",
+          r"CC client context is running\. Sending message", r"Task sent successfully",
+          r"Message received: '%s'" % re.escape(server_text),
+          r"CC client context entered into stopping state\. Waiting for connection termination",
+          r"CC client context has been stopped")
+
+
+def test_ctrl_path_server_first():
+    ctrl_pair(True)
+
+
+def test_ctrl_path_client_first():
+    ctrl_pair(False)
+
+
+def test_ctrl_path_defaults_and_long_text():
+    ctrl_pair(True, client_text="x" * 4080, server_text="Message from the client")
+
+
+def test_ctrl_path_text_over_max_message_size():
+    c = Case()
+    for prog in ([CTRL_SERVER, "-r", "b1:00.0"], [CTRL_CLIENT]):
+        r = c.start(prog + ["-t", "y" * 4080 + "z"]).finish()
+        expect_sample_failure(r)
+        expect_line(r, r"Failed to run sample, text size is larger than supported message size\. "
+                       r"text_len = 4081, supported message size = 4080")
+
+
+def test_ctrl_path_wrong_side_device():
+    c = Case()
+    r = c.start([CTRL_CLIENT, "-p", "03:00.0"]).finish(10)
+    expect_sample_failure(r)
+    r = c.start([CTRL_SERVER, "-p", "b1:00.0", "-r", "b1:00.0"]).finish(10)
+    expect_sample_failure(r)
+
+
+# ------------------------------------------------------------ data path (producer / consumer)
+
+def data_pair(server_first):
+    if DATA_SERVER is None:
+        return "SKIP the data-path samples are not built"
+    c = Case()
+    cargs = [DATA_CLIENT, "-p", "b1:00.0", "-t", "fast path from the host"]
+    sargs = [DATA_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", "fast path from the DPU"]
+    first, second = (sargs, cargs) if server_first else (cargs, sargs)
+    a = c.start(first)
+    time.sleep(0.3)
+    b = c.start(second)
+    a.finish()
+    b.finish()
+    s, h = (a, b) if server_first else (b, a)
+    expect_sample_success(s)
+    expect_sample_success(h)
+    order(h, r"CC client context is running\. Get a connection from server", r"Client task sent successfully",
+          r"Message received: 'start_data_path_test'", r"Got a new remote consumer with ID = \[[1-9]\d*\]",
+          r"CC producer context is running\. Posting message to consumer, waiting finish",
+          r"Producer task sent successfully", r"CC producer context has been stopped",
+          r"CC consumer context entered into starting state\. Waiting consumer producer negotiation finish",
+          r"CC consumer context is running\. Receiving message from producer, waiting finish",
+          r"Message received: 'fast path from the DPU'", r"CC consumer context has been stopped",
+          r"Message received: 'stop_data_path_test'", r"CC client context has been stopped")
+    order(s, r"Message received: 'start_data_path_test'", r"Server task sent successfully",
+          r"CC consumer context is running", r"Message received: 'fast path from the host'",
+          r"CC consumer context has been stopped", r"Got a new remote consumer with ID = \[[1-9]\d*\]",
+          r"Producer task sent successfully", r"Message received: 'stop_data_path_test'",
+          r"CC server context has been stopped")
+    return None
+
+
+def test_data_path_server_first():
+    return data_pair(True)
+
+
+def test_data_path_client_first():
+    return data_pair(False)
+
+
+# ------------------------------------------------------------ PCI sync events
+
+def se_pair(local_on_dpu, extra=()):
+    if SE_HOST_LOCAL is None:
+        return "SKIP the PCI sync-event samples are not built"
+    c = Case()
+    dpu_prog = SE_DPU_LOCAL if local_on_dpu else SE_DPU_REMOTE
+    host_prog = SE_HOST_REMOTE if local_on_dpu else SE_HOST_LOCAL
+    d = c.start([dpu_prog, "-d", "03:00.0", "-r", "b1:00.0", *extra])
+    time.sleep(0.3)
+    h = c.start([host_prog, "-d", "b1:00.0", *extra])
+    h.finish()
+    d.finish()
+    expect_sample_success(d)
+    expect_sample_success(h)
+    local, remote = (d, h) if local_on_dpu else (h, d)
+    order(local, r"Sending exported DOCA Sync Event to remote side",
+          r"Exported DOCA Sync Event has been sent to remote side successfully",
+          r"Signaling sync event for remote side", r"Waiting for sync event to be signaled from remote side",
+          r"Done")
+    order(remote, r"Listening", r"Received blob from remote side",
+          r"Waiting for sync event to be signaled from remote side", r"Signaling sync event for remote side",
+          r"Done")
+    order(d, r"Server received a new connection", r"Received connection from host",
+          r"Client has disconnected from server")
+    expect_line(h, r"Connection to DPU has been established")
+    return None
+
+
+def test_sync_event_local_on_host_remote_on_dpu():
+    return se_pair(False)
+
+
+def test_sync_event_local_on_dpu_remote_on_host():
+    return se_pair(True)
+
+
+def test_sync_event_atomic():
+    return se_pair(False, ("--atomic",))
+
+
+def test_sync_event_async_tasks():
+    return se_pair(True, ("--async", "--async-num-tasks", "4", "--atomic"))
+
+
+def test_sync_event_async_needs_tasks():
+    if SE_HOST_LOCAL is None:
+        return "SKIP the PCI sync-event samples are not built"
+    r = Case().start([SE_HOST_LOCAL, "-d", "b1:00.0", "--async"]).finish(10)
+    expect_sample_failure(r)
+    expect_line(r, r"--async needs --async-num-tasks of at least 1")
+    return None
+
+
+# ------------------------------------------------------------ DMA Copy
+
+def sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def make_file(path, size):
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 1 << 20)
+            f.write(os.urandom(n))
+            left -= n
+
+
+def dma_copy(size, to_dpu, topology=None):
+    c = Case(topology)
+    src = c.path("host" if to_dpu else "dpu", "file.bin")
+    dst = c.path("dpu" if to_dpu else "host", "file.bin")
+    make_file(src, size)
+    d = c.start([COPY_DPU, "-f", c.path("dpu", "file.bin"), "-p", "03:00.0", "-r", "b1:00.0"])
+    time.sleep(0.2)
+    h = c.start([COPY_HOST, "-f", c.path("host", "file.bin"), "-p", "b1:00.0"])
+    h.finish()
+    d.finish()
+    return c, src, dst, h, d
+
+
+def copy_ok(size, to_dpu):
+    c, src, dst, h, d = dma_copy(size, to_dpu)
+    check(h.code == 0 and d.code == 0, "DMA Copy failed", h, d)
+    check(os.path.getsize(dst) == size, "destination has %d bytes, not %d" % (os.path.getsize(dst), size), h, d)
+    check(sha(src) == sha(dst), "checksums differ", h, d)
+    expect_line(d, r"Server waiting on a client to connect")
+    expect_line(d, r"Server connection established")
+    holder = h if to_dpu else d
+    expect_line(holder, r"The file size is %d" % size)
+    if to_dpu:
+        expect_line(h, r"File was found locally, it will be DMA copied to the DPU")
+        expect_line(d, r"File was not found locally, it will be DMA copied from the Host")
+        expect_line(d, r"Writing DMA buffer into a file on .*file\.bin")
+    else:
+        expect_line(h, r"File was not found locally, it will be DMA copied from the DPU")
+        expect_line(d, r"File was found locally, it will be DMA copied to the Host")
+        expect_line(h, r"Writing DMA buffer into a file on .*file\.bin")
+    expect_line(d, r"DMA copy was done Successfully")
+    expect_line(h, r"Final status message was successfully received")
+
+
+def test_dma_copy_0_bytes_to_dpu():
+    copy_ok(0, True)
+
+
+def test_dma_copy_0_bytes_to_host():
+    copy_ok(0, False)
+
+
+def test_dma_copy_1_byte_to_dpu():
+    copy_ok(1, True)
+
+
+def test_dma_copy_1_byte_to_host():
+    copy_ok(1, False)
+
+
+def test_dma_copy_4k_to_dpu():
+    copy_ok(4096, True)
+
+
+def test_dma_copy_4k_to_host():
+    copy_ok(4096, False)
+
+
+def test_dma_copy_64m_to_dpu():
+    copy_ok(64 << 20, True)
+
+
+def test_dma_copy_64m_to_host():
+    copy_ok(64 << 20, False)
+
+
+SMALL_MAX = 8 << 20
+
+
+def small_max_topology():
+    """The built-in topology with an 8 MiB DMA limit, so 'the maximum size' is quick to test."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "docs", "examples",
+                           "default.json")) as f:
+        topo = json.load(f)
+    topo["devices"][0]["caps"] = {"dma_max_buf_size": SMALL_MAX}
+    return topo
+
+
+def test_dma_copy_maximum_size_both_directions():
+    for to_dpu in (True, False):
+        c, src, dst, h, d = dma_copy(SMALL_MAX, to_dpu, small_max_topology())
+        check(h.code == 0 and d.code == 0, "copy of exactly the maximum size failed", h, d)
+        check(sha(src) == sha(dst), "checksums differ", h, d)
+
+
+def test_dma_copy_over_maximum_size_refused():
+    for to_dpu in (True, False):
+        c, src, dst, h, d = dma_copy(SMALL_MAX + 1, to_dpu, small_max_topology())
+        check(h.code != 0 and d.code != 0, "a file over the DMA maximum was copied", h, d)
+        holder = h if to_dpu else d
+        expect_line(holder, r"larger than the maximum DMA buffer size %d" % SMALL_MAX)
+        check(not os.path.exists(dst), "a destination file was created", h, d)
+
+
+def test_dma_copy_file_on_both_sides():
+    c = Case()
+    make_file(c.path("host", "f"), 10)
+    make_file(c.path("dpu", "f"), 10)
+    d = c.start([COPY_DPU, "-f", c.path("dpu", "f"), "-p", "03:00.0", "-r", "b1:00.0"])
+    time.sleep(0.2)
+    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish()
+    d.finish()
+    check(h.code != 0 and d.code != 0, "both sides must fail", h, d)
+    expect_line(d, r"Error - File was found on both Host and DPU")
+    expect_line(h, r"Failure was detected in dma copy")
+
+
+def test_dma_copy_file_on_neither_side():
+    c = Case()
+    d = c.start([COPY_DPU, "-f", c.path("dpu", "f"), "-p", "03:00.0", "-r", "b1:00.0"])
+    time.sleep(0.2)
+    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish()
+    d.finish()
+    check(h.code != 0 and d.code != 0, "both sides must fail", h, d)
+    expect_line(d, r"Error - File was not found on both Host and DPU")
+    check(not os.path.exists(c.path("host", "f")) and not os.path.exists(c.path("dpu", "f")), "a file appeared", h, d)
+
+
+def test_dma_copy_dpu_killed_mid_copy():
+    """The DPU process dies after agreeing on the direction: the host fails cleanly, creates nothing."""
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        c = Case()
+        make_file(c.path("dpu", "big"), 64 << 20)
+        d = c.start([COPY_DPU, "-f", c.path("dpu", "big"), "-p", "03:00.0", "-r", "b1:00.0"])
+        time.sleep(0.2)
+        h = c.start([COPY_HOST, "-f", c.path("host", "big"), "-p", "b1:00.0"])
+        # stop the DPU side as soon as it has answered the direction: the copy is next
+        deadline = time.time() + 20
+        seen = ""
+        while time.time() < deadline:
+            line = d.p.stdout.readline().decode(errors="replace")
+            seen += line
+            if "it will be DMA copied to the Host" in line or line == "":
+                break
+        d.p.send_signal(sig)
+        d.finish()
+        h.finish()
+        check(h.code not in (0, "timeout"), "host claimed success or hung after the DPU died (%s)" % sig.name, h, d)
+        expect_line(h, r"Failure was detected in dma copy")
+        check(not os.path.exists(c.path("host", "big")), "a partial file was left on the host", h, d)
+        check(not [f for f in os.listdir(c.path("host")) if f.startswith("big")], "a temporary file was left", h, d)
+
+
+# ------------------------------------------------------------ runner
+
+def main():
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
+    print("1..%d" % len(tests))
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            skip = fn()
+        except Exception as e:  # noqa: BLE001 - report every failure as TAP
+            failed += 1
+            print("not ok %d %s" % (i, name))
+            for line in (traceback.format_exc() if not isinstance(e, Failure) else str(e)).splitlines():
+                print("# " + line)
+        else:
+            if isinstance(skip, str) and skip.startswith("SKIP"):
+                print("ok %d %s # %s" % (i, name, skip))
+            else:
+                print("ok %d %s" % (i, name))
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
