@@ -97,7 +97,7 @@ peer_open(struct peer *p)
 	TRY(sd_fabric_ep_export(p->ep, &mine, &len));
 	send_blob(p->sock, mine, len);
 	len = recv_blob(p->sock, blob);
-	TRY(sd_fabric_ep_connect(p->ep, blob, len));
+	TRY(sd_fabric_ep_connect(p->ep, blob, len, NULL));
 }
 
 static void

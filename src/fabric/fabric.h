@@ -107,6 +107,7 @@ struct fabric_op {
 	uint32_t seq;
 	uint16_t pending; /* FABRIC_OPP_* bits still outstanding */
 	uint16_t stage;	  /* WRITE_IMM: 0 data, 1 notification */
+	bool am_only;	  /* a direct copy of it failed: the active-message path from now on */
 	void *buf;
 	size_t buf_len;
 	struct fabric_rmr *rmr;
@@ -202,8 +203,11 @@ void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
 void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
 /* The blob (owned by the ep, valid until destroy) the peer passes to connect(). */
 doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);
-/* Parse the peer's blob (INVALID_VALUE if malformed) and create the UCP endpoint. */
-doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len);
+/*
+ * Parse the peer's blob (INVALID_VALUE if malformed) and create the UCP
+ * endpoint.  On failure *reason (may be NULL) says why, for the caller to log.
+ */
+doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const char **reason);
 void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats);
 /* No op of the ep is waiting (for the peer, UCX, ordering or the window). */
 bool sd_fabric_ep_is_idle(struct fabric_ep *ep);

@@ -86,7 +86,7 @@ struct fabric_cm_event {
 typedef void (*fabric_cm_event_cb)(struct fabric_cm *cm, const struct fabric_cm_event *ev, void *user);
 
 struct fabric_cm_attr {
-	fabric_cm_event_cb cb;	     /* required */
+	fabric_cm_event_cb cb; /* required */
 	void *user;
 	uint32_t request_timeout_ms; /* client: connect() to the server's answer (0: 5000) */
 	uint32_t liveness_ms;	     /* 0: SD_RDMA_CM_LIVENESS_MS from the environment, else 1500 */
@@ -108,8 +108,7 @@ int sd_fabric_cm_get_event_fd(struct fabric_cm *cm);
  * *port (may be NULL with an addr) gets the bound port.  IN_USE when the port
  * is taken (by anyone), ALREADY_EXIST when this cm listens on it already.
  */
-doca_error_t sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
-				 uint16_t *port);
+doca_error_t sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen, uint16_t *port);
 /* NOT_FOUND when not listening on port.  Requests not yet answered are rejected. */
 doca_error_t sd_fabric_cm_unlisten(struct fabric_cm *cm, uint16_t port);
 

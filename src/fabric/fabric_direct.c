@@ -35,10 +35,13 @@
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
+#include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.direct);
 
 #define RECS_BYTES (FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec))
+#define RECS_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
+#define FABRIC_RECS_MAGIC 0x5344524543534e31ull /* "1NSCERDS": record 0 of a table */
 
 void
 fabric_recs_init(struct fabric_dev *dev)
@@ -56,13 +59,22 @@ fabric_recs_init(struct fabric_dev *dev)
 	if (p == MAP_FAILED)
 		goto no_records;
 	/* peers may map it, read-only: no one can resize it or map it writable again */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+	if (fcntl(fd, F_ADD_SEALS, RECS_SEALS) != 0) {
 		munmap(p, RECS_BYTES);
 		goto no_records;
 	}
+	/* a fork child must not write its registrations into the parent's table */
+	(void)madvise(p, RECS_BYTES, MADV_DONTFORK);
 	dev->recs = p;
 	dev->recs_fd = fd;
 	dev->recs_ino = (uint64_t)st.st_ino;
+	dev->recs_pid = (uint32_t)getpid();
+	/* record 0: the table's identity, a random nonce a peer compares through our address space */
+	dev->recs[0].addr = FABRIC_RECS_MAGIC;
+	if (sd_random_bytes(dev->recs[0].key, sizeof(dev->recs[0].key)) != DOCA_SUCCESS) {
+		fabric_recs_fini(dev);
+		goto no_records;
+	}
 	return;
 
 no_records:
@@ -111,32 +123,39 @@ rec_write(struct fabric_mr_rec *r, const struct fabric_mr *mr)
 	atomic_store_explicit((_Atomic uint64_t *)&r->seq_end, s + 2, memory_order_release);
 }
 
+/* The table is ours to write (not a fork child's view of its parent's) and has a slot for id. */
+static bool
+recs_slot(const struct fabric_dev *dev, uint32_t id)
+{
+	return dev->recs != NULL && id < FABRIC_RECS_CAP && dev->recs_pid == (uint32_t)getpid();
+}
+
 void
 fabric_rec_publish(struct fabric_dev *dev, const struct fabric_mr *mr)
 {
-	if (dev->recs != NULL && mr->id <= FABRIC_RECS_CAP)
-		rec_write(&dev->recs[mr->id - 1], mr);
+	if (recs_slot(dev, mr->id))
+		rec_write(&dev->recs[mr->id], mr);
 }
 
 void
 fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr)
 {
-	if (dev->recs != NULL && mr->id <= FABRIC_RECS_CAP)
-		rec_write(&dev->recs[mr->id - 1], NULL);
+	if (recs_slot(dev, mr->id))
+		rec_write(&dev->recs[mr->id], NULL);
 }
 
-/* The peer's HELLO: direct copies are offered when it is the process the connection blob named. */
-void
-fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello)
+/* Map the peer's record table named by a HELLO whose sender is the peer the connection blob named. */
+static void
+direct_accept(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 {
 	struct fabric_dev *dev = ep->ctx->dev;
 	struct stat st;
 	void *view;
-	int fd;
+	int fd, seals;
 
-	if (!dev->direct_enabled || ep->pidfd < 0 || ep->peer_recs != NULL || hello->recs_cap == 0 ||
-	    hello->recs_cap > FABRIC_RECS_CAP || hello->recs_fd < 0 || hello->pid != ep->peer_pid ||
-	    hello->pid_ns != dev->pid_ns)
+	if (!dev->direct_enabled || ep->pidfd < 0 || ep->peer_recs != NULL || hello->recs_cap < 2 ||
+	    hello->recs_cap > FABRIC_RECS_CAP || hello->recs_fd < 0 || hello->recs_addr == 0 ||
+	    hello->pid != ep->peer_pid || hello->pid_ns != dev->pid_ns)
 		return;
 	fd = (int)syscall(SYS_pidfd_getfd, ep->pidfd, hello->recs_fd, 0);
 	if (fd < 0) {
@@ -144,11 +163,17 @@ fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 			      strerror(errno));
 		return;
 	}
-	/* the number must still be that memfd (checked by inode), of the size a table has */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != hello->recs_ino ||
+	/*
+	 * It must be that memfd (inode), sealed so nobody can shrink it under our
+	 * mapping (a SIGBUS here) or write it through a new mapping, and as large
+	 * as the table the HELLO announces.
+	 */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != hello->recs_ino || seals < 0 ||
+	    (seals & RECS_SEALS) != RECS_SEALS ||
 	    (uint64_t)st.st_size < hello->recs_cap * sizeof(struct fabric_mr_rec)) {
-		DOCA_LOG_INFO("Connection %u: the peer's fd %d is not its record table; using active messages", ep->id,
-			      hello->recs_fd);
+		DOCA_LOG_INFO("Connection %u: the peer's fd %d is not a sealed record table; using active messages",
+			      ep->id, hello->recs_fd);
 		close(fd);
 		return;
 	}
@@ -158,7 +183,42 @@ fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 		return;
 	ep->peer_recs = view;
 	ep->peer_recs_cap = hello->recs_cap;
+	ep->peer_recs_addr = hello->recs_addr;
+	if (ep->peer_recs[0].addr != FABRIC_RECS_MAGIC) {
+		fabric_direct_forget(ep);
+		return;
+	}
 	ep->tx = &fabric_tx_direct;
+}
+
+/*
+ * The peer's HELLO.  Its sender must be the endpoint the peer's connection
+ * blob named (id and cookie: not in our own descriptor, so a third party that
+ * only holds ours cannot pose as the peer).  Before our connect() we do not
+ * know that yet: the HELLO is kept and judged by fabric_direct_connected().
+ */
+void
+fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_hello *hello)
+{
+	if (ep->uep == NULL) {
+		ep->early_hello = *hello;
+		ep->early_hello_src_id = h->src_id;
+		ep->early_hello_src_cookie = h->src_cookie;
+		ep->early_hello_valid = true;
+		return;
+	}
+	if (h->src_id == ep->peer_id && h->src_cookie == ep->peer_cookie)
+		direct_accept(ep, hello);
+}
+
+void
+fabric_direct_connected(struct fabric_ep *ep)
+{
+	if (!ep->early_hello_valid)
+		return;
+	ep->early_hello_valid = false;
+	if (ep->early_hello_src_id == ep->peer_id && ep->early_hello_src_cookie == ep->peer_cookie)
+		direct_accept(ep, &ep->early_hello);
 }
 
 void
@@ -167,6 +227,7 @@ fabric_direct_forget(struct fabric_ep *ep)
 	if (ep->peer_recs != NULL)
 		munmap((void *)(uintptr_t)ep->peer_recs, ep->peer_recs_cap * sizeof(struct fabric_mr_rec));
 	ep->peer_recs = NULL;
+	ep->early_hello_valid = false;
 	ep->tx = &fabric_tx_am;
 }
 
@@ -178,9 +239,9 @@ fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, u
 	struct fabric_mr_rec rec;
 	uint64_t s1, s2;
 
-	if (rmr->mr_id == 0 || rmr->mr_id > ep->peer_recs_cap)
+	if (rmr->mr_id == 0 || rmr->mr_id >= ep->peer_recs_cap)
 		return false;
-	r = &ep->peer_recs[rmr->mr_id - 1];
+	r = &ep->peer_recs[rmr->mr_id];
 	s1 = atomic_load_explicit((const _Atomic uint64_t *)&r->seq, memory_order_acquire);
 	memcpy(&rec, r, sizeof(rec));
 	atomic_thread_fence(memory_order_acquire);
@@ -203,32 +264,6 @@ direct_refused(struct fabric_ep *ep)
 	ep->tx = &fabric_tx_am;
 }
 
-bool
-fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
-		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
-		ssize_t n = write ? process_vm_writev((pid_t)ep->peer_pid, &l, 1, &r, 1, 0)
-				  : process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
-
-		if (n <= 0) {
-			/*
-			 * Granted but not copyable (the peer unmapped what it registered,
-			 * or died): the active-message path reports what the peer says.
-			 * A partial write is harmless: that path writes it all again.
-			 */
-			if (n < 0)
-				direct_refused(ep);
-			return false;
-		}
-		done += (size_t)n;
-	}
-	return true;
-}
-
 /*
  * Gather a granted WRITE or READ into the ep's batch, done by the next
  * progress call (or at once when the batch is full, another kind of op
@@ -242,8 +277,9 @@ fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write)
 {
 	struct fabric_ctx *ctx = ep->ctx;
 
-	if (ep->n_batch > 0 && ep->batch_write != write)
-		fabric_direct_flush(ep);
+	/* a copy the other way waits for the batch (and behind what of it must go as messages) */
+	if (ep->n_batch > 0 && ep->batch_write != write && fabric_direct_flush_before(ep, op))
+		return;
 	sd_list_insert_tail(&ep->batch, &op->node);
 	ep->batch_write = write;
 	if (ep->n_batch++ == 0) {
@@ -252,7 +288,7 @@ fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write)
 		fabric_ctx_signal(ctx);
 	}
 	if (ep->n_batch == FABRIC_DIRECT_BATCH)
-		fabric_direct_flush(ep);
+		(void)fabric_direct_flush_before(ep, NULL); /* what it requeues the caller's kick issues */
 }
 
 /* Take the batch off the ep (dev->w.lock held); returns how many ops went into ops[]. */
@@ -278,19 +314,71 @@ direct_done(struct fabric_op *op)
 	fabric_complete(op, DOCA_SUCCESS);
 }
 
-void
-fabric_direct_flush(struct fabric_ep *ep)
+/*
+ * Is the process behind peer_pid still the image whose record table we
+ * mapped?  It may have died and its pid been reused, or exec'd: the memfd
+ * outlives both in our mapping.  One process_vm_readv of record 0 (its random
+ * nonce) through the peer's address space, compared with our view.
+ */
+static bool
+peer_same_image(struct fabric_ep *ep)
 {
-	struct fabric_op *ops[FABRIC_DIRECT_BATCH];
+	struct fabric_mr_rec hdr;
+	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
+	ssize_t n = process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
+
+	if (n == (ssize_t)sizeof(hdr) && memcmp(&hdr, ep->peer_recs, sizeof(hdr)) == 0)
+		return true;
+	if (n < 0)
+		direct_refused(ep);
+	if (n >= 0 || errno == EFAULT) {
+		DOCA_LOG_INFO("Connection %u: the peer process is no longer the one that connected; using active "
+			      "messages",
+			      ep->id);
+		fabric_direct_forget(ep);
+	}
+	return false;
+}
+
+bool
+fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
+{
+	size_t done = 0;
+
+	if (!peer_same_image(ep))
+		return false;
+	while (done < len) {
+		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
+		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
+		ssize_t n = write ? process_vm_writev((pid_t)ep->peer_pid, &l, 1, &r, 1, 0)
+				  : process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
+
+		if (n <= 0) {
+			/*
+			 * Granted but not copyable (the peer unmapped what it registered,
+			 * or died): the active-message path reports what the peer says.
+			 * A partial write is harmless: that path writes it all again.
+			 */
+			if (n < 0)
+				direct_refused(ep);
+			return false;
+		}
+		done += (size_t)n;
+	}
+	return true;
+}
+
+/* Copy ops[0..n) in one syscall; returns how many are wholly done (they complete). */
+static uint32_t
+batch_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
+{
 	struct iovec l[FABRIC_DIRECT_BATCH], r[FABRIC_DIRECT_BATCH];
-	bool write = ep->batch_write;
-	uint32_t n = batch_take(ep, ops), i = 0;
 	size_t off = 0;
 	ssize_t done;
+	uint32_t k;
 
-	if (n == 0)
-		return;
-	for (uint32_t k = 0; k < n; k++) {
+	for (k = 0; k < n; k++) {
 		l[k].iov_base = ops[k]->buf;
 		l[k].iov_len = ops[k]->buf_len;
 		r[k].iov_base = (void *)(uintptr_t)ops[k]->raddr;
@@ -298,21 +386,59 @@ fabric_direct_flush(struct fabric_ep *ep)
 	}
 	done = write ? process_vm_writev((pid_t)ep->peer_pid, l, n, r, n, 0)
 		     : process_vm_readv((pid_t)ep->peer_pid, l, n, r, n, 0);
-	if (done < 0)
+	if (done < 0) {
 		direct_refused(ep);
+		return 0;
+	}
 	/* the kernel copies the iovecs in order: those wholly inside `done` are there */
-	for (; i < n && done >= 0 && off + ops[i]->buf_len <= (size_t)done; i++) {
-		off += ops[i]->buf_len;
-		direct_done(ops[i]);
+	for (k = 0; k < n && off + ops[k]->buf_len <= (size_t)done; k++) {
+		off += ops[k]->buf_len;
+		direct_done(ops[k]);
 	}
-	/* the rest one by one, in order; what still cannot be copied goes as an active message */
-	for (; i < n; i++) {
-		if (fabric_ep_direct(ep) && ep->onesided == 0 && ep->n_requests == 0 &&
-		    fabric_direct_copy(ep, ops[i]->buf, ops[i]->buf_len, ops[i]->raddr, write))
-			direct_done(ops[i]);
-		else
-			fabric_ep_redo_am(ep, ops[i]);
+	return k;
+}
+
+bool
+fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *next)
+{
+	struct fabric_op *ops[FABRIC_DIRECT_BATCH];
+	bool write = ep->batch_write;
+	uint32_t n = batch_take(ep, ops), done = 0, granted = 0;
+
+	if (n == 0)
+		return false;
+	/*
+	 * The target's record is read again now, right before the copy: a region
+	 * revoked since the op was posted is not touched.
+	 */
+	if (fabric_ep_direct(ep) && peer_same_image(ep)) {
+		while (granted < n &&
+		       fabric_direct_grants(ep, ops[granted]->rmr, ops[granted]->raddr, ops[granted]->buf_len, write))
+			granted++;
+		if (granted > 0)
+			done = batch_copy(ep, ops, granted, write);
 	}
+	if (done == n)
+		return false;
+	/*
+	 * The rest go back to the front of the deferred queue, in order and ahead
+	 * of next, as active messages: the target answers for them, and the
+	 * window and ordering rules apply when fabric_ep_kick() issues them.
+	 */
+	if (next != NULL)
+		sd_list_insert_head(&ep->deferred, &next->node);
+	for (uint32_t i = n; i-- > done;) {
+		ops[i]->am_only = true;
+		sd_list_insert_head(&ep->deferred, &ops[i]->node);
+	}
+	return true;
+}
+
+void
+fabric_direct_flush(struct fabric_ep *ep)
+{
+	if (fabric_direct_flush_before(ep, NULL))
+		fabric_ep_kick(ep);
 }
 
 /* The ep failed: its batched copies never happened. */

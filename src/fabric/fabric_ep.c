@@ -98,7 +98,8 @@ fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err)
 	{
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
 
-		if (!(op->pending & FABRIC_OPP_UCX))
+		/* an answer's payload still being fetched completes it from the fetch callback */
+		if (!(op->pending & FABRIC_OPP_UCX) || (op->pending & FABRIC_OPP_FETCH))
 			continue;
 		/* the connection is dead: its ordering state no longer matters */
 		fabric_op_orphan(op);
@@ -200,7 +201,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	st = ucp_worker_query(dev->w.worker, &wattr);
 	if (st != UCS_OK) {
 		fabric_dev_unlock(dev);
-		DOCA_LOG_ERR("Failed to query UCP worker address: %s", ucs_status_string(st));
+		DOCA_LOG_DBG("Failed to query UCP worker address: %s", ucs_status_string(st));
 		err = DOCA_ERROR_DRIVER;
 		goto cleanup_ep;
 	}
@@ -208,7 +209,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	if (ep->blob_len > FABRIC_BLOB_MAX) {
 		ucp_worker_release_address(dev->w.worker, wattr.address);
 		fabric_dev_unlock(dev);
-		DOCA_LOG_ERR("Failed to export connection: UCX worker address of %zu bytes exceeds %u",
+		DOCA_LOG_DBG("Failed to export connection: UCX worker address of %zu bytes exceeds %u",
 			     wattr.address_length, FABRIC_BLOB_MAX);
 		err = DOCA_ERROR_TOO_BIG;
 		goto cleanup_ep;
@@ -276,7 +277,7 @@ same_host(const struct fabric_dev *dev, const struct fabric_conn_blob *peer)
 }
 
 doca_error_t
-sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
+sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const char **reason)
 {
 	struct fabric_conn_blob pb, *b = &pb;
 	ucp_ep_params_t params = {0};
@@ -290,7 +291,8 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 	/* the caller logged the reason when it parsed the descriptor around the blob */
 	err = sd_fabric_conn_blob_parse(blob, len, b, &why);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_DBG("Connection %u: peer blob refused: %s", ep->id, why);
+		if (reason != NULL)
+			*reason = why;
 		return err;
 	}
 	dev = ep->ctx->dev;
@@ -298,16 +300,21 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 		uint32_t peer_seg = b->tcp_seg;
 
 		if (peer_seg != 0 && dev->tcp_seg != 0 && peer_seg != dev->tcp_seg) {
-			DOCA_LOG_ERR("Failed to connect: UCX tcp receive segment differs (peer %u B, here %u B); "
-				     "UCX aborts a receiver sent a fragment larger than its segment: set "
-				     "UCX_TCP_RX_SEG_SIZE to the same value on both sides",
-				     peer_seg, dev->tcp_seg);
+			DOCA_LOG_DBG("Connection %u: tcp receive segment %u B at the peer, %u B here", ep->id, peer_seg,
+				     dev->tcp_seg);
+			if (reason != NULL)
+				*reason =
+					"the UCX tcp receive segment differs between the peers (UCX aborts a receiver "
+					"sent a larger fragment): set UCX_TCP_RX_SEG_SIZE to the same value on both "
+					"sides";
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 	}
 	fabric_dev_lock(dev);
 	if (ep->uep != NULL || ep->state != FABRIC_EP_IDLE) {
 		fabric_dev_unlock(dev);
+		if (reason != NULL)
+			*reason = "the connection is connected already, or failed";
 		return DOCA_ERROR_BAD_STATE;
 	}
 	params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -338,7 +345,9 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 			close(ep->pidfd);
 		ep->pidfd = -1;
 		fabric_dev_unlock(dev);
-		DOCA_LOG_ERR("Failed to connect: UCP endpoint creation failed: %s", ucs_status_string(st));
+		DOCA_LOG_DBG("Connection %u: ucp_ep_create: %s", ep->id, ucs_status_string(st));
+		if (reason != NULL)
+			*reason = "UCX could not create an endpoint to the peer's worker address";
 		return fabric_ucs_to_doca(st);
 	}
 	if (ep->pidfd >= 0)
@@ -347,6 +356,7 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len)
 	ep->peer_cookie = b->cookie;
 	ep->state = FABRIC_EP_CONNECTED;
 	fabric_ep_send_hello(ep);
+	fabric_direct_connected(ep);
 	fabric_ep_kick(ep);
 	fabric_dev_unlock(dev);
 	return DOCA_SUCCESS;

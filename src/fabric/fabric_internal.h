@@ -62,6 +62,7 @@ struct fabric_dev {
 	struct fabric_mr_rec *recs;
 	int recs_fd;
 	uint64_t recs_ino;
+	uint32_t recs_pid; /* the process that made the table: a fork child has none (MADV_DONTFORK) */
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	bool direct_enabled;	   /* SD_FABRIC_CMA is not 0 (fabric_direct.c) */
@@ -158,6 +159,11 @@ struct fabric_ep {
 	const struct fabric_tx_ops *tx; /* how writes and reads travel (fabric_tx.c) */
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
+	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
+	/* a HELLO that came before our connect(): checked and applied by it */
+	struct fabric_am_hello early_hello;
+	uint32_t early_hello_src_id, early_hello_src_cookie;
+	bool early_hello_valid;
 	/* direct copies checked and waiting to be done in one syscall (fabric_direct.c) */
 	struct sd_list batch;
 	uint32_t n_batch;
@@ -269,7 +275,6 @@ void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_ep_acked(struct fabric_ep *ep, uint32_t ack);
 void fabric_ep_send_hello(struct fabric_ep *ep);
-void fabric_ep_redo_am(struct fabric_ep *ep, struct fabric_op *op);
 /*
  * A control message (no seq of its own, no ack): header, ext_len bytes after
  * it, then len bytes of payload.  Header and extension are copied; so is the
@@ -294,12 +299,14 @@ void fabric_recs_init(struct fabric_dev *dev);
 void fabric_recs_fini(struct fabric_dev *dev);
 void fabric_rec_publish(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr);
-void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hello *hello);
+void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_hello *hello);
+void fabric_direct_connected(struct fabric_ep *ep);
 void fabric_direct_forget(struct fabric_ep *ep);
 bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
 			  bool write);
 bool fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write);
 void fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write);
+bool fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *op);
 void fabric_direct_flush(struct fabric_ep *ep);
 void fabric_direct_drop(struct fabric_ep *ep, doca_error_t err);
 

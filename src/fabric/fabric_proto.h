@@ -126,12 +126,14 @@ struct fabric_am_hello {
 	int32_t recs_fd;
 	uint32_t reserved;
 	uint64_t recs_ino;
+	uint64_t recs_addr; /* where the table is mapped in the sender (its record 0 holds a random nonce) */
 };
-static_assert(sizeof(struct fabric_am_hello) == 32, "fabric_am_hello is a wire format");
+static_assert(sizeof(struct fabric_am_hello) == 40, "fabric_am_hello is a wire format");
 
 /*
- * A registration as its owner records it (fabric_direct.c), slot mr_id - 1 of
- * the record table its HELLO names, which same-host peers map read-only and
+ * A registration as its owner records it (fabric_direct.c), slot mr_id of the
+ * record table its HELLO names (slot 0: the table's identity, a random nonce
+ * in key), which same-host peers map read-only and
  * read before they copy into or out of the range themselves.  The owner
  * writes seq_end = odd, the fields, then seq = seq_end = even; a reader loads
  * seq, the fields, then seq_end: equal and even means not torn by an update.

@@ -307,7 +307,8 @@ rx_answer(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size_
 	bool read = h->type == FABRIC_AM_READ_RESP;
 	doca_error_t err;
 
-	if (op == NULL || (op->type == FABRIC_OP_READ) != read) {
+	/* an atomic's answer is 8 bytes, never a rendezvous (a peer that says otherwise is ignored) */
+	if (op == NULL || (op->type == FABRIC_OP_READ) != read || (!read && rndv)) {
 		DOCA_LOG_DBG("Connection %u: dropping an answer to no request (%u)", ep->id, h->seq);
 		return UCS_OK;
 	}
@@ -447,7 +448,7 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 		rx_changed(dev, &copy.u.rma);
 		return UCS_OK;
 	case FABRIC_AM_HELLO:
-		fabric_direct_hello(ep, &copy.u.hello);
+		fabric_direct_hello(ep, h, &copy.u.hello);
 		return UCS_OK;
 	default:
 		DOCA_LOG_DBG("Dropping a message of unknown type %u", h->type);

@@ -252,6 +252,7 @@ fabric_ep_send_hello(struct fabric_ep *ep)
 		.pid_ns = dev->pid_ns,
 		.recs_fd = dev->recs_fd,
 		.recs_ino = dev->recs_ino,
+		.recs_addr = (uintptr_t)dev->recs,
 		.recs_cap = dev->recs != NULL ? FABRIC_RECS_CAP : 0,
 	};
 
@@ -332,9 +333,9 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
 
-	/* batched direct copies were posted first: they land first */
-	if (ep->n_batch > 0)
-		fabric_direct_flush(ep);
+	/* batched direct copies were posted first: they land first (or go ahead of op as messages) */
+	if (ep->n_batch > 0 && fabric_direct_flush_before(ep, op))
+		return DOCA_SUCCESS;
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = op_ucx_cb;
 	prm.user_data = ticket_new(op);
@@ -396,16 +397,16 @@ issue_write_am(struct fabric_ep *ep, struct fabric_op *op)
 static doca_error_t
 issue_write_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
-	if (!direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, true))
+	if (op->am_only || !direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, true))
 		return issue_write_am(ep, op);
 	if (op->type == FABRIC_OP_WRITE) {
 		fabric_direct_batch(ep, op, true);
 		return DOCA_SUCCESS;
 	}
 	/* WRITE_IMM: the data now, visible as the syscall returns, then its notification */
-	if (ep->n_batch > 0)
-		fabric_direct_flush(ep);
-	if (!fabric_direct_copy(ep, op->buf, op->buf_len, op->raddr, true))
+	if (ep->n_batch > 0 && fabric_direct_flush_before(ep, op))
+		return DOCA_SUCCESS;
+	if (!fabric_ep_direct(ep) || !fabric_direct_copy(ep, op->buf, op->buf_len, op->raddr, true))
 		return issue_write_am(ep, op);
 	op->stage = 1;
 	if (op_blocked(ep, op)) {
@@ -425,8 +426,8 @@ issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 	ucs_status_ptr_t req;
 	size_t hlen;
 
-	if (ep->n_batch > 0)
-		fabric_direct_flush(ep);
+	if (ep->n_batch > 0 && fabric_direct_flush_before(ep, op))
+		return DOCA_SUCCESS;
 	hdr_init(ep, h, op->type == FABRIC_OP_READ ? FABRIC_AM_READ : FABRIC_AM_ATOMIC);
 	memset(a, 0, sizeof(*a));
 	a->rma.raddr = op->raddr;
@@ -473,7 +474,7 @@ issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 static doca_error_t
 issue_read_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
-	if (!direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false))
+	if (op->am_only || !direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false))
 		return issue_request_am(ep, op);
 	fabric_direct_batch(ep, op, false);
 	return DOCA_SUCCESS;
@@ -488,16 +489,6 @@ const struct fabric_tx_ops fabric_tx_direct = {
 	.write = issue_write_direct,
 	.read = issue_read_direct,
 };
-
-/* A batched direct copy that could not be done: the active-message path, in its place in the order. */
-void
-fabric_ep_redo_am(struct fabric_ep *ep, struct fabric_op *op)
-{
-	doca_error_t err = op->type == FABRIC_OP_READ ? issue_request_am(ep, op) : issue_write_am(ep, op);
-
-	if (err != DOCA_SUCCESS)
-		fabric_complete(op, err);
-}
 
 struct fabric_op *
 fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid)
@@ -638,6 +629,7 @@ ep_post(struct fabric_ep *ep, struct fabric_op *op)
 	op->status = DOCA_SUCCESS;
 	op->pending = 0;
 	op->stage = 0;
+	op->am_only = false;
 	op->src_ep = NULL;
 	fabric_dev_lock(dev);
 	if (ep->state == FABRIC_EP_ERROR) {
@@ -646,6 +638,9 @@ ep_post(struct fabric_ep *ep, struct fabric_op *op)
 		sd_list_insert_tail(&ep->deferred, &op->node);
 	} else {
 		err = issue(ep, op);
+		/* batched copies the kernel refused went back to the queue, op behind them */
+		if (err == DOCA_SUCCESS && !sd_list_empty(&ep->deferred))
+			fabric_ep_kick(ep);
 	}
 	fabric_dev_unlock(dev);
 	return err;

@@ -167,11 +167,11 @@ sd_rdma_conn_connect(struct doca_rdma_connection *conn, const void *desc, size_t
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	memcpy(fblob, info.fabric, info.fabric_len);
-	err = sd_fabric_ep_connect(conn->ep, fblob, info.fabric_len);
+	err = sd_fabric_ep_connect(conn->ep, fblob, info.fabric_len, &reason);
 	free(fblob);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("%s: failed to reach the peer of connection %u: %s", api, conn->id,
-			     doca_error_get_descr(err));
+		DOCA_LOG_ERR("%s: failed to reach the peer of connection %u: %s (%s)", api, conn->id, reason,
+			     doca_error_get_name(err));
 		return err;
 	}
 	conn->peer_permissions = info.permissions;

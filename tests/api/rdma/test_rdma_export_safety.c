@@ -20,8 +20,9 @@ struct writer {
 	uint64_t *words;
 	size_t n;
 	atomic_bool stop;
-	uint64_t lost;	 /* a word no longer held what this thread wrote */
-	uint64_t passes; /* full passes over the range */
+	uint64_t lost;		      /* a word no longer held what this thread wrote */
+	uint64_t passes;	      /* full passes over the range */
+	atomic_uint_fast64_t written; /* words rewritten so far (published every 4096) */
 };
 
 static void *
@@ -37,6 +38,8 @@ writer_main(void *arg)
 			if (*p != (v - 1 == 0 ? 0 : (v - 1) * w->n + i))
 				w->lost++;
 			*p = v * w->n + i;
+			if ((i & 4095) == 4095)
+				atomic_fetch_add(&w->written, 4096);
 		}
 		v++;
 		w->passes++;
@@ -69,7 +72,7 @@ hammer(size_t len)
 	struct doca_dev *dev = open_rdma_dev();
 	struct writer w = {0};
 	pthread_t th;
-	uint64_t *mem;
+	uint64_t *mem, before, after;
 
 	/* malloc'd, as applications do: private anonymous memory */
 	mem = calloc(1, len);
@@ -77,8 +80,14 @@ hammer(size_t len)
 	w.words = mem;
 	w.n = len / 8;
 	ASSERT_EQ(pthread_create(&th, NULL, writer_main, &w), 0);
+	while (atomic_load(&w.written) == 0)
+		sched_yield();
+	before = atomic_load(&w.written);
 	for (int c = 0; c < CYCLES; c++)
 		export_cycle(dev, mem, len);
+	after = atomic_load(&w.written);
+	/* the writer really wrote while the exports came and went */
+	ASSERT(after > before);
 	/* at least one whole pass ran across the cycles, then stop */
 	while (w.passes < 2)
 		sched_yield();
@@ -182,13 +191,16 @@ TEST(free_malloc_while_exported)
 	size_t len = 96u << 10; /* below malloc's mmap threshold: the chunk is reused from the heap */
 	uint8_t *mem = malloc(len), *again;
 	struct doca_mmap *m;
+	volatile uintptr_t addr; /* only compared: the freed pointer is not used */
 
 	ASSERT(mem != NULL);
 	memset(mem, 0x33, len);
 	m = exported(dev, mem, len);
+	addr = (uintptr_t)mem;
 	free(mem);
 	again = malloc(len);
 	ASSERT(again != NULL);
+	ASSERT_EQ((uintptr_t)again, addr); /* the scenario: the same chunk, still exported */
 	memset(again, 0x44, len);
 	fork_is_private(again, len);
 	memset(again, 0x44, len);

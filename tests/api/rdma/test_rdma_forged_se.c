@@ -13,6 +13,8 @@
 
 enum se_family { SE_GET, SE_SET, SE_ADD, SE_FAMILIES };
 enum se_forgery { SE_SHIFTED, SE_OTHER_MEMORY, SE_KEY_FLIPPED, SE_FORGERIES };
+/* One legal get before the forgeries: the checks do not refuse everything. */
+#define SE_CONNECTIONS (SE_FAMILIES * SE_FORGERIES + 1)
 
 /* Offsets in the descriptor (rdma_proto.h, fabric_proto.h): outer address, fabric blob address and key. */
 #define SE_ADDR_OFF 16
@@ -37,7 +39,7 @@ exporter(struct node *n)
 	size_t len;
 
 	node_open(n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
-		  SE_FAMILIES * SE_FORGERIES);
+		  SE_CONNECTIONS);
 	memset(n->mem, 0x3c, 4096);
 	ASSERT_OK(doca_sync_event_create(&se));
 	ASSERT_OK(doca_sync_event_add_publisher_location_remote_net(se));
@@ -49,7 +51,7 @@ exporter(struct node *n)
 	send_blob(n->sock, desc, len);
 	mem_addr = (uintptr_t)n->mem;
 	send_blob(n->sock, &mem_addr, sizeof(mem_addr));
-	for (int c = 0; c < SE_FAMILIES * SE_FORGERIES; c++) {
+	for (int c = 0; c < SE_CONNECTIONS; c++) {
 		node_connect(n);
 		sync_send(n->sock);
 		sync_wait(n->sock); /* the task failed over there */
@@ -123,6 +125,27 @@ run_forged_sync_event(int tcp)
 	len = recv_blob(n.sock, desc, sizeof(desc));
 	ASSERT_EQ(recv_blob(n.sock, &mem_addr, sizeof(mem_addr)), sizeof(mem_addr));
 	memcpy(&addr, desc + SE_ADDR_OFF, 8);
+	{
+		/* the untouched descriptor: a get returns the exporter's value */
+		struct doca_sync_event_remote_net *rse;
+		struct doca_buf *buf;
+		uint64_t got;
+
+		ASSERT_OK(doca_sync_event_remote_net_create_from_export(n.dev, desc, len, &rse));
+		buf = buf_at(&n, n.mmap, n.mem, 8, 0);
+		node_start(&n);
+		node_connect(&n);
+		sync_wait(n.sock);
+		ASSERT_OK(run_task(&n, SE_GET, rse, buf));
+		memcpy(&got, n.mem, 8);
+		ASSERT_EQ(got, VALUE);
+		ASSERT_OK(doca_ctx_stop(n.ctx));
+		wait_idle(&n);
+		ASSERT_OK(doca_buf_dec_refcount(buf, NULL));
+		ASSERT_OK(doca_sync_event_remote_net_destroy(rse));
+		sync_send(n.sock);
+		sync_wait(n.sock);
+	}
 	for (int f = 0; f < SE_FAMILIES; f++) {
 		for (int c = 0; c < SE_FORGERIES; c++) {
 			struct doca_sync_event_remote_net *rse;

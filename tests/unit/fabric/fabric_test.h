@@ -136,7 +136,7 @@ side_connect(struct side *s)
 	CHECK(len <= FABRIC_BLOB_MAX);
 	send_blob(s->sock, blob, len);
 	plen = recv_blob(s->sock, peer, sizeof(peer));
-	CHECK_ERR(sd_fabric_ep_connect(s->ep, peer, plen), DOCA_SUCCESS);
+	CHECK_ERR(sd_fabric_ep_connect(s->ep, peer, plen, NULL), DOCA_SUCCESS);
 }
 
 static inline void
