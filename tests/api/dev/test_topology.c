@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "dev_test.h"
 #include "dev_internal.h"
@@ -151,6 +152,28 @@ TEST(nonexistent_file_is_bad_config)
 	ASSERT_ERR(doca_devinfo_create_list(&list, &n), DOCA_ERROR_BAD_CONFIG);
 	ASSERT_LOG_HAS(fd, path);
 	ASSERT_LOG_HAS(fd, "No such file or directory");
+}
+
+/* A FIFO must be refused at once: an open without O_NONBLOCK would wait for a writer forever. */
+TEST(fifo_is_refused_without_blocking)
+{
+	char path[512];
+	struct doca_devinfo **list;
+	struct timespec t0, t1;
+	uint32_t n;
+	int fd = capture_sdk_log();
+
+	snprintf(path, sizeof(path), "%s/topology.fifo", sd_test_tmpdir());
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	ASSERT_EQ(setenv("SOFTDOCA_TOPOLOGY", path, 1), 0);
+	alarm(5);	/* a blocked open ends the case (SIGALRM) instead of hanging it */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_ERR(doca_devinfo_create_list(&list, &n), DOCA_ERROR_BAD_CONFIG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	ASSERT(t1.tv_sec - t0.tv_sec < 2);
+	ASSERT_LOG_HAS(fd, path);
+	ASSERT_LOG_HAS(fd, "not a regular file");
 }
 
 TEST(nonexistent_netdev_is_bad_config)
