@@ -37,6 +37,8 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "dev_internal.h"
+
 #define INFLIGHT 32
 #define HOST_PCI "0000:b1:00.0"
 #define DPU_PCI "0000:03:00.0"
@@ -462,7 +464,10 @@ main(int argc, char **argv)
 	if (getenv("SOFTDOCA_TOPOLOGY") == NULL)
 		setenv("SOFTDOCA_TOPOLOGY", "builtin", 1);
 	host = open_dev(HOST_PCI);
+	/* One program playing both sides: open the DPU's function as a DPU program would. */
+	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
 	dpu = open_dev(DPU_PCI);
+	sd_dev_process_side_set(SD_DEV_SIDE_HOST);
 
 	printf("| %-22s | %7s | %18s | %18s | %6s | %6s |\n", "row", "size", "softdoca DMA", "peer", "ratio", "/cpu");
 	printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "---------", "--------------------",

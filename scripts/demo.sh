@@ -12,6 +12,7 @@ build=${1:?usage: $0 <builddir>}
 [ -d "$build" ] || { echo "demo: no build directory $build (run 'make build' first)" >&2; exit 2; }
 
 caps=$build/tools/doca_caps/doca_caps
+caps_dpu=$build/tools/doca_caps/dpu/doca_caps
 tour=$build/samples/doca_common/doca_core_tour
 local_copy=$build/samples/doca_dma/doca_dma_local_copy
 host=$build/samples/doca_dma/doca_dma_copy_host
@@ -93,10 +94,20 @@ for p in "$tour" "$local_copy" "$host" "$dpu"; do
 	[ -x "$p" ] || { echo "demo: $p is not built (run 'make build')" >&2; exit 2; }
 done
 
-step "1. The devices of the emulated machine (doca_caps --list-devs)"
-if [ -x "$caps" ]; then
-	say "One BlueField-like device: host-side PCI functions (b1:00.x) and DPU-side ones (03:00.x)."
-	if show "$caps" --list-devs; then pass "doca_caps --list-devs"; else fail "doca_caps --list-devs" "exit $?"; fi
+step "1. The devices of the emulated machine, as each side sees them (doca_caps)"
+if [ -x "$caps" ] && [ -x "$caps_dpu" ]; then
+	say "One BlueField-like device. A host program sees the host's PCI functions (b1:00.x):"
+	if show "$caps" --list-devs && ! grep -q "03:00" "$tmp/out"; then
+		pass "doca_caps --list-devs (host)"
+	else
+		fail "doca_caps --list-devs (host)" "exit $? or a DPU function listed"
+	fi
+	say "A DPU program sees the DPU's functions (03:00.x), and the host's as their representors:"
+	if show "$caps_dpu" --list-devs --list-rep-devs && grep -q "Representor PCI: 0000:b1:00.0" "$tmp/out"; then
+		pass "doca_caps --list-devs --list-rep-devs (DPU)"
+	else
+		fail "doca_caps --list-devs --list-rep-devs (DPU)" "exit $? or no representor of b1:00.0"
+	fi
 else
 	skip "doca_caps --list-devs" "tools/doca_caps is not built yet"
 fi

@@ -98,7 +98,10 @@ def render(repo, build):
              'programs rely on them without including them: every header gives `<stdint.h>` and `<stddef.h>`',
              '(and, through `doca_compat.h`, `<string.h> <stdlib.h> <assert.h>`); `doca_dma.h` and',
              '`doca_rdma.h` also give `<inttypes.h>` (PRIu64 in log lines) and `doca_buf.h`, `doca_ctx.h`,',
-             '`doca_pe.h`. `tests/headers/uses_*.c` are built the way the samples are to keep this true.', '']
+             '`doca_pe.h`. `tests/headers/uses_*.c` are built the way the samples are to keep this true.', '',
+             'Devices: each side sees its own, as on hardware: `doca_devinfo_create_list()` in a program built',
+             'with the host personality lists the host\'s functions, with the DPU personality the DPU\'s, which',
+             'reach the host\'s as representors ([personalities.md](personalities.md#each-side-sees-its-own-devices)).', '']
     totals = {'implemented': 0, 'accepted, no effect': 0, 'NOT_SUPPORTED': 0, 'missing': 0, 'inline': 0}
     for header, funcs in decls.items():
         lines += [f'## {header}', '', '| function | status | where / why |', '|---|---|---|']

@@ -236,18 +236,26 @@ run_copy(struct tour *t)
 static doca_error_t
 tear_down(struct tour *t)
 {
-	doca_error_t result = DOCA_SUCCESS;
+	doca_error_t result = DOCA_SUCCESS, tmp;
 
-	if (t->dst != NULL)
-		DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(t->dst, NULL));
-	if (t->src != NULL)
-		DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(t->src, NULL));
+	/* Each step runs even after one failed: call first, then keep the first error. */
+	if (t->dst != NULL) {
+		tmp = doca_buf_dec_refcount(t->dst, NULL);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+	}
+	if (t->src != NULL) {
+		tmp = doca_buf_dec_refcount(t->src, NULL);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+	}
 	if (t->dma != NULL) {
-		DOCA_ERROR_PROPAGATE(result, request_stop_ctx(t->core.pe, t->core.ctx));
-		DOCA_ERROR_PROPAGATE(result, doca_dma_destroy(t->dma));
+		tmp = request_stop_ctx(t->core.pe, t->core.ctx);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+		tmp = doca_dma_destroy(t->dma);
+		DOCA_ERROR_PROPAGATE(result, tmp);
 		t->core.ctx = NULL;
 	}
-	DOCA_ERROR_PROPAGATE(result, destroy_core_objects(&t->core));
+	tmp = destroy_core_objects(&t->core);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	free(t->region);
 	return result;
 }
@@ -256,7 +264,7 @@ int
 main(void)
 {
 	struct tour t;
-	doca_error_t result;
+	doca_error_t result, tmp;
 
 	memset(&t, 0, sizeof(t));
 	if (sample_logging_init(DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
@@ -271,7 +279,9 @@ main(void)
 		result = run_copy(&t);
 
 	printf("[8] Release bufs, stop and destroy the context, destroy PE, inventory, mmaps, close the device\n");
-	DOCA_ERROR_PROPAGATE(result, tear_down(&t));
+	/* Tear down after a failed step too (DOCA_ERROR_PROPAGATE would skip the call). */
+	tmp = tear_down(&t);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	if (result == DOCA_SUCCESS && t.transitions < 2)
 		result = step_failed("expected state callbacks for IDLE->RUNNING and RUNNING->IDLE",
 				     DOCA_ERROR_UNEXPECTED);

@@ -292,25 +292,35 @@ pe_sample_saw_transitions(const struct pe_sample *s, const enum doca_ctx_states 
 doca_error_t
 pe_sample_cleanup(struct pe_sample *s)
 {
-	doca_error_t result = DOCA_SUCCESS;
+	doca_error_t result = DOCA_SUCCESS, tmp;
 	uint32_t i;
 
-	/* Tasks never submitted (or never reported) go back to the pool first. */
+	/*
+	 * Every step runs whatever failed before it (DOCA_ERROR_PROPAGATE evaluates
+	 * its second argument only while result is SUCCESS, so call first).
+	 */
 	for (i = 0; s->tasks != NULL && i < s->num_tasks; i++) {
 		if (s->tasks[i].task != NULL)
 			doca_task_free(doca_dma_task_memcpy_as_task(s->tasks[i].task));
-		if (s->tasks[i].dst != NULL)
-			DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(s->tasks[i].dst, NULL));
-		if (s->tasks[i].src != NULL)
-			DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(s->tasks[i].src, NULL));
+		if (s->tasks[i].dst != NULL) {
+			tmp = doca_buf_dec_refcount(s->tasks[i].dst, NULL);
+			DOCA_ERROR_PROPAGATE(result, tmp);
+		}
+		if (s->tasks[i].src != NULL) {
+			tmp = doca_buf_dec_refcount(s->tasks[i].src, NULL);
+			DOCA_ERROR_PROPAGATE(result, tmp);
+		}
 	}
 	if (s->dma != NULL) {
-		DOCA_ERROR_PROPAGATE(result, request_stop_ctx(s->core.pe, s->core.ctx));
-		DOCA_ERROR_PROPAGATE(result, doca_dma_destroy(s->dma));
+		tmp = request_stop_ctx(s->core.pe, s->core.ctx);
+		DOCA_ERROR_PROPAGATE(result, tmp);
+		tmp = doca_dma_destroy(s->dma);
+		DOCA_ERROR_PROPAGATE(result, tmp);
 		s->dma = NULL;
 		s->core.ctx = NULL;
 	}
-	DOCA_ERROR_PROPAGATE(result, destroy_core_objects(&s->core));
+	tmp = destroy_core_objects(&s->core);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	free(s->tasks);
 	free(s->memory);
 	s->tasks = NULL;
@@ -337,6 +347,7 @@ pe_sample_setup(struct pe_sample *s, uint32_t num_tasks, doca_dma_task_memcpy_co
 doca_error_t
 pe_sample_finish(struct pe_sample *s, doca_error_t result, const enum doca_ctx_states *expected, uint32_t n)
 {
+	doca_error_t tmp;
 	uint32_t i;
 
 	if (result == DOCA_SUCCESS && !pe_sample_all_reported(s))
@@ -352,7 +363,9 @@ pe_sample_finish(struct pe_sample *s, doca_error_t result, const enum doca_ctx_s
 			DOCA_LOG_ERR("  seen %s", state_name(s->transitions[i]));
 		result = DOCA_ERROR_UNEXPECTED;
 	}
-	DOCA_ERROR_PROPAGATE(result, pe_sample_cleanup(s));
+	/* Clean up after a failure too: call first, then keep the first error. */
+	tmp = pe_sample_cleanup(s);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	return result;
 }
 

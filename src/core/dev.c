@@ -16,6 +16,36 @@ SD_LOG_REGISTER(core.dev);
 /* Guards doca_devinfo.dev and every doca_dev's refcount and users. */
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* enum sd_dev_side of the program; set before main() by a DPU-built program. */
+static int process_side = SD_DEV_SIDE_HOST;
+
+/* Called by the constructor in the DPU personality's doca_build_config.h. */
+SD_EXPORT void softdoca_personality_dpu(void);
+
+void
+softdoca_personality_dpu(void)
+{
+	__atomic_store_n(&process_side, SD_DEV_SIDE_DPU, __ATOMIC_RELAXED);
+}
+
+enum sd_dev_side
+sd_dev_process_side(void)
+{
+	return (enum sd_dev_side)__atomic_load_n(&process_side, __ATOMIC_RELAXED);
+}
+
+void
+sd_dev_process_side_set(enum sd_dev_side side)
+{
+	__atomic_store_n(&process_side, (int)side, __ATOMIC_RELAXED);
+}
+
+static const char *
+side_name(enum sd_dev_side side)
+{
+	return side == SD_DEV_SIDE_DPU ? "DPU" : "host";
+}
+
 doca_error_t
 sd_dev_null_arg(const char *api, const char *arg)
 {
@@ -35,9 +65,10 @@ devinfo_is_ours(const struct doca_devinfo *devinfo)
 doca_error_t
 doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 {
+	enum sd_dev_side side = sd_dev_process_side();
 	const struct sd_topology *topo;
 	struct doca_devinfo **list;
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	if (dev_list == NULL)
 		return sd_dev_null_arg(__func__, "dev_list");
@@ -60,10 +91,18 @@ doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 		DOCA_LOG_ERR("%s: out of memory for a list of %u devices", __func__, topo->num_devs);
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	/* Each side sees its own functions; the DPU reaches the host's as representors. */
 	for (i = 0; i < topo->num_devs; i++)
-		list[i] = &topo->devs[i];
+		if (topo->devs[i].side == side)
+			list[n++] = &topo->devs[i];
+	if (n == 0) {
+		DOCA_LOG_WARN("%s: topology %s has no %s-side function, and a program built for the %s sees only those; add one to the file or build with the other personality (docs/personalities.md)",
+			      __func__, topo->source, side_name(side), side_name(side));
+		free(list);
+		return DOCA_ERROR_NOT_FOUND;
+	}
 	*dev_list = list;
-	*nb_devs = topo->num_devs;
+	*nb_devs = n;
 	return DOCA_SUCCESS;
 }
 

@@ -128,6 +128,22 @@ struct sd_topology {
 SD_EXPORT const struct sd_topology *sd_topology_get(void);
 SD_EXPORT doca_error_t sd_topology_status(void);
 
+/*
+ * The side this process's program was built for (docs/personalities.md): host
+ * unless the DPU personality's doca_build_config.h declared DPU while the program
+ * loaded (softdoca_personality_dpu()).  doca_devinfo_create_list() lists only the
+ * functions of this side.
+ */
+SD_EXPORT enum sd_dev_side sd_dev_process_side(void);
+
+/*
+ * For softdoca's own tests and tools that play both sides of a BlueField in one
+ * program (a forked child that becomes the host, a test opening both ends of a
+ * PCI export): change the side later lists are made for.  DOCA programs never
+ * need it; their build chooses.
+ */
+SD_EXPORT void sd_dev_process_side_set(enum sd_dev_side side);
+
 /* Find a device of this process's topology by index (descriptors carry it). */
 SD_EXPORT struct doca_devinfo *sd_devinfo_by_index(uint32_t index);
 

@@ -27,25 +27,28 @@ struct log_source_entry {
 	bool sdk;
 };
 
+/*
+ * Before the first SDK backend exists, SDK messages of WARNING and more severe go
+ * to stderr through this backend, so that library refusals are never lost in a
+ * program that set up no SDK logging.  (A separate object: a backend ends in a
+ * flexible array, so it cannot be a member in the middle of sd_log_state.)
+ */
+static struct doca_log_backend log_fallback = {
+	.family = LOG_FAMILY_SDK,
+	.kind = LOG_BACKEND_STDERR,
+	.lower = DOCA_LOG_LEVEL_INFO,
+	.upper = DOCA_LOG_LEVEL_CRIT,
+	.clamp_upper = DOCA_LOG_LEVEL_CRIT,
+	.clamp_lower = DOCA_LOG_LEVEL_WARNING,
+};
+
 struct sd_log_state sd_log_state = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.backends = SD_LIST_INIT(sd_log_state.backends),
 	.global_lower = DOCA_LOG_LEVEL_INFO,
 	.global_upper = DOCA_LOG_LEVEL_CRIT,
 	.global_sdk = DOCA_LOG_LEVEL_INFO,
-	/*
-	 * Before the first SDK backend exists, SDK messages of WARNING and more
-	 * severe go to stderr through this backend, so that library refusals are
-	 * never lost in a program that set up no SDK logging.
-	 */
-	.fallback = {
-		.family = LOG_FAMILY_SDK,
-		.kind = LOG_BACKEND_STDERR,
-		.lower = DOCA_LOG_LEVEL_INFO,
-		.upper = DOCA_LOG_LEVEL_CRIT,
-		.clamp_upper = DOCA_LOG_LEVEL_CRIT,
-		.clamp_lower = DOCA_LOG_LEVEL_WARNING,
-	},
+	.fallback = &log_fallback,
 	/* Consistent with the state above: no app backend, the fallback's WARNING. */
 	.family_max = {0, DOCA_LOG_LEVEL_WARNING},
 };
@@ -89,7 +92,7 @@ sd_log_level_syslog_priority(uint32_t level)
 static inline uint32_t
 effective_lower(const struct doca_log_backend *b)
 {
-	if (b->family == LOG_FAMILY_SDK && b != &sd_log_state.fallback)
+	if (b->family == LOG_FAMILY_SDK && b != sd_log_state.fallback)
 		return SD_MAX(b->lower, sd_log_state.env_sdk_floor);
 	return b->lower;
 }
@@ -122,7 +125,7 @@ sd_log_recompute_locked(void)
 		max[b->family] = SD_MAX(max[b->family], backend_max_level(b));
 	}
 	if (!sd_log_state.have_sdk_backend)
-		max[LOG_FAMILY_SDK] = SD_MAX(max[LOG_FAMILY_SDK], backend_max_level(&sd_log_state.fallback));
+		max[LOG_FAMILY_SDK] = SD_MAX(max[LOG_FAMILY_SDK], backend_max_level(sd_log_state.fallback));
 	for (int f = 0; f < LOG_FAMILY_COUNT; f++)
 		__atomic_store_n(&sd_log_state.family_max[f], max[f], __ATOMIC_RELAXED);
 }
@@ -194,7 +197,7 @@ sd_log_ensure_init(void)
 			sd_log_state.global_lower = level;
 			sd_log_state.global_sdk = level;
 			sd_log_state.env_sdk_floor = level;
-			sd_log_state.fallback.lower = level;
+			sd_log_state.fallback->lower = level;
 		} else if (env != NULL) {
 			snprintf(bad, sizeof(bad), "%s", env);
 			report = true;
@@ -323,7 +326,7 @@ set_global(const char *api, uint32_t level, uint32_t *global, enum log_family fa
 			b->upper = level;
 	}
 	if (family == LOG_FAMILY_SDK)
-		sd_log_state.fallback.lower = level;
+		sd_log_state.fallback->lower = level;
 	sd_log_recompute_locked();
 	pthread_mutex_unlock(&sd_log_state.lock);
 	return DOCA_SUCCESS;
@@ -384,7 +387,7 @@ doca_log_level_get_global_sdk_limit(void)
  * (size > 0).  Returns the full length the line needs, like vsnprintf; *doca_off
  * is where "[DOCA]" starts (syslog adds its own time and pid).
  */
-static size_t
+static size_t __attribute__((format(printf, 9, 0)))
 format_line(char *buf, size_t size, const struct timespec *ts, uint32_t level, const char *fname, int line,
 	    const char *func, size_t *doca_off, const char *format, va_list ap)
 {
@@ -416,7 +419,7 @@ format_line(char *buf, size_t size, const struct timespec *ts, uint32_t level, c
 	return used + 1;
 }
 
-static void
+static void __attribute__((format(printf, 6, 0)))
 emit(uint32_t level, enum log_family family, const char *fname, int line, const char *func, const char *format,
      va_list ap)
 {
@@ -450,8 +453,8 @@ emit(uint32_t level, enum log_family family, const char *fname, int line, const 
 		if (b->family == family && backend_accepts(b, level))
 			sd_log_backend_write(b, level, text, len, doca_off);
 	}
-	if (family == LOG_FAMILY_SDK && !sd_log_state.have_sdk_backend && backend_accepts(&sd_log_state.fallback, level))
-		sd_log_backend_write(&sd_log_state.fallback, level, text, len, doca_off);
+	if (family == LOG_FAMILY_SDK && !sd_log_state.have_sdk_backend && backend_accepts(sd_log_state.fallback, level))
+		sd_log_backend_write(sd_log_state.fallback, level, text, len, doca_off);
 	in_emit = false;
 	pthread_mutex_unlock(&sd_log_state.lock);
 	if (text != stack)

@@ -81,7 +81,7 @@ struct sd_log_state {
 	bool standard_created;
 	bool syslog_opened;
 	bool shut_down;
-	struct doca_log_backend fallback;
+	struct doca_log_backend *fallback; /* the stderr backend of SDK lines until one exists */
 	/* Per family, the most verbose level some backend accepts (0: none). */
 	uint32_t family_max[LOG_FAMILY_COUNT];
 };

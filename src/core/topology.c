@@ -75,7 +75,8 @@ read_file(const char *path, char **text, size_t *len)
 	size_t done = 0;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO (or a device) must be refused below, not block the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		DOCA_LOG_ERR("Failed to load device topology %s: cannot open: %s", path, strerror(errno));
 		return DOCA_ERROR_BAD_CONFIG;

@@ -59,6 +59,13 @@ main(void)
 #endif
 	printf("version: %s\n", doca_version_runtime());
 	CHECK(doca_devinfo_create_list(&list, &n));
+	/* Each side sees its own functions: the host b1:00.x, the DPU 03:00.x. */
+	for (uint32_t i = 0; i < n; i++) {
+		char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+
+		CHECK(doca_devinfo_get_pci_addr_str(list[i], pci));
+		printf("device: %s\n", pci);
+	}
 	for (uint32_t i = 0; i < n && dev == NULL; i++)
 		if (doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS)
 			CHECK(doca_dev_open(list[i], &dev));

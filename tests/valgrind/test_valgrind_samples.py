@@ -48,13 +48,13 @@ def last_line_ok(out):
     return bool(lines) and lines[-1].endswith("finished successfully")  # "Core tour finished ..." too
 
 
-def run_one(tap, xml_dir, argv, name, stdin=b"", expect_success=True):
+def run_one(tap, xml_dir, argv, name, stdin=b"", expect_success=True, env=None):
     """One program to its end under valgrind; exit 1 is fine when only valgrind made it."""
     program = os.path.basename(argv[0])
     tag = name
     cmd = vg_common.prefix(xml_dir, tag) + argv
     try:
-        p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=TIMEOUT)
+        p = subprocess.run(cmd, input=stdin, capture_output=True, timeout=TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         tap.not_ok(name, "did not finish within %d s under valgrind" % TIMEOUT)
         return
@@ -96,9 +96,32 @@ def dma(tap, xml_dir, local, host, dpu):
         run_one(tap, xml_dir, [dpu, "-d", desc, "-b", buf], "dma_copy_dpu_bad_descriptor", expect_success=False)
 
 
+# A device whose DMA context holds 4 tasks: the PE samples (16 tasks) fail while setting up.
+SMALL_DMA_TOPOLOGY = """{"devices": [{"functions": [
+  {"side": "host", "pci_addr": "b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0",
+   "caps": {"dma_max_num_tasks": 4}}]}]}
+"""
+
+
 def pe(tap, xml_dir, programs):
     for prog in programs:
         run_one(tap, xml_dir, [prog], os.path.basename(prog))
+    # An error path: the sample must still release what it made before the failure.
+    polling = [p for p in programs if os.path.basename(p) == "doca_pe_polling"]
+    if not polling:
+        tap.skip("doca_pe_polling_setup_fails", "doca_pe_polling is not built")
+        return
+    with tempfile.TemporaryDirectory(prefix="sd-vg-") as tmp:
+        topo = os.path.join(tmp, "topology.json")
+        with open(topo, "w") as f:
+            f.write(SMALL_DMA_TOPOLOGY)
+        env = dict(os.environ, SOFTDOCA_TOPOLOGY=topo)
+        p = subprocess.run([polling[0]], capture_output=True, timeout=TIMEOUT, env=env)
+        if p.returncode == 0:
+            tap.not_ok("doca_pe_polling_setup_fails", "the sample succeeded with 4 DMA tasks: the error path "
+                       "is not exercised\n" + p.stdout.decode(errors="replace")[-1500:])
+            return
+        run_one(tap, xml_dir, [polling[0]], "doca_pe_polling_setup_fails", expect_success=False, env=env)
 
 
 def rdma(tap, xml_dir, programs):

@@ -7,6 +7,10 @@
  * Identity comes from the public doca_dev.h getters; the side, netdev, GID and
  * the capability table come from dev_internal.h (SOFTDOCA_INTERNAL symbols), so
  * the tool needs nothing but libdoca_common.
+ *
+ * Like every DOCA program it sees the devices of the side it was built for
+ * (docs/personalities.md): the host build lists the host's functions, the DPU
+ * build the DPU's functions and, with --list-rep-devs, their representors.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -25,6 +29,12 @@
 
 #define EXIT_USAGE 2
 
+#ifdef DOCA_ARCH_DPU
+#define PERSONALITY "dpu"
+#else
+#define PERSONALITY "host"
+#endif
+
 struct options {
 	bool list_devs;
 	bool list_reps;
@@ -38,12 +48,13 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: doca_caps [options]\n"
-		"Show the DOCA devices softdoca emulates and what they can do.\n"
+		"Show the DOCA devices softdoca emulates and what they can do, as seen from the\n"
+		"" PERSONALITY " side (this doca_caps was built with the " PERSONALITY " personality).\n"
 		"With no option, dump the capabilities of every device function.\n"
 		"\n"
 		"  -l, --list-devs         list device functions (PCI address, IB device, interface,\n"
 		"                          netdev, side, GID, MAC, IPv4/IPv6)\n"
-		"  -r, --list-rep-devs     list the representors of DPU-side functions\n"
+		"  -r, --list-rep-devs     list the representors of the DPU's functions (DPU build only)\n"
 		"  -p, --pci-addr <addr>   only the function at this PCI address (DDDD:BB:DD.F or BB:DD.F)\n"
 		"  -v, --version           print the DOCA API version and softdoca's\n"
 		"  -j, --json              machine-readable JSON output (combines with the above)\n"
@@ -362,12 +373,19 @@ main(int argc, char **argv)
 		add_str(v, "doca_api", DOCA_VERSION_STRING);
 		add_str(v, "doca_runtime", doca_version_runtime());
 		add_str(v, "softdoca", SOFTDOCA_VERSION);
+		add_str(v, "personality", PERSONALITY);
 		json_object_object_add(root, "version", v);
 	}
 	if (o.list_devs || caps_mode)
 		devs = json_object_new_array();
 	if (o.list_reps)
 		reps = json_object_new_array();
+#ifndef DOCA_ARCH_DPU
+	/* As on hardware, representors exist on the DPU side only. */
+	if (o.list_reps)
+		fprintf(stderr, "doca_caps: representors are listed on the DPU side; run the DPU build of doca_caps "
+				"(<libdir>/softdoca/dpu/bin/doca_caps, docs/devices.md)\n");
+#endif
 	ret = 0;
 	if (devs != NULL || reps != NULL)
 		ret = collect(&o, caps_mode, devs, reps);
@@ -381,8 +399,8 @@ main(int argc, char **argv)
 								   JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else if (ret == 0) {
 		if (o.version)
-			printf("DOCA API version %s (runtime %s), softdoca %s\n", DOCA_VERSION_STRING,
-			       doca_version_runtime(), SOFTDOCA_VERSION);
+			printf("DOCA API version %s (runtime %s), softdoca %s, %s personality\n", DOCA_VERSION_STRING,
+			       doca_version_runtime(), SOFTDOCA_VERSION, PERSONALITY);
 		if (devs != NULL)
 			print_records(devs, "pci_addr", "PCI");
 		if (reps != NULL)

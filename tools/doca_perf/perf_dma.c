@@ -22,6 +22,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "dev_internal.h"
 #include "perf.h"
 
 #define HOST_PCI "0000:b1:00.0"
@@ -431,8 +432,14 @@ perf_dma_run(struct perf_opts *o)
 		if (a > area)
 			area = a;
 	}
-	if (remote)
+	if (remote) {
 		exporter_start(&x, area, o->dma_write);
+		/*
+		 * The forked exporter is the host program; this process now plays the
+		 * DPU program, which lists the DPU's functions (docs/personalities.md).
+		 */
+		sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+	}
 	dev = perf_open_dev(o->ibdev, remote ? DPU_PCI : HOST_PCI);
 	if (doca_dma_cap_task_memcpy_is_supported(doca_dev_as_devinfo(dev)) != DOCA_SUCCESS) {
 		fprintf(stderr, "doca_perf: device '%s' has no DMA memcpy\n", o->ibdev ? o->ibdev : "default");

@@ -558,7 +558,7 @@ TEST(dpdk_program_gets_flags_before_separator)
 
 /* ---- logger callback ---- */
 
-static doca_error_t
+static doca_error_t __attribute__((format(printf, 2, 0)))
 cb_logger(enum doca_log_level level, const char *format, va_list args)
 {
 	char line[512];

@@ -22,19 +22,22 @@ builtin_list(uint32_t *n)
 	return list;
 }
 
-TEST(default_topology_has_four_functions_in_order)
+/* A host-built program (this test) sees the host's functions only, in topology order. */
+TEST(host_program_lists_only_host_functions)
 {
-	static const char *const ibdev[] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"};
-	static const char *const pci[] = {"0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0", "0000:03:00.1"};
-	static const char *const iface[] = {"ens1f0np0", "ens1f1np1", "p0", "p1"};
+	static const char *const ibdev[] = {"mlx5_0", "mlx5_1"};
+	static const char *const pci[] = {"0000:b1:00.0", "0000:b1:00.1"};
+	static const char *const iface[] = {"ens1f0np0", "ens1f1np1"};
 	char buf[DOCA_DEVINFO_IFACE_NAME_SIZE];
 	uint32_t n = 0, i;
 	struct doca_devinfo **list = builtin_list(&n);
 
-	ASSERT_EQ(n, 4);
-	ASSERT_PTR_EQ(list[4], NULL);
+	ASSERT_EQ(sd_dev_process_side(), SD_DEV_SIDE_HOST);
+	ASSERT_EQ(n, 2);
+	ASSERT_PTR_EQ(list[2], NULL);
 	for (i = 0; i < n; i++) {
 		uint16_t vhca = 99;
+		uint8_t eq = 7;
 
 		ASSERT_OK(doca_devinfo_get_ibdev_name(list[i], buf, DOCA_DEVINFO_IBDEV_NAME_SIZE));
 		ASSERT_STR_EQ(buf, ibdev[i]);
@@ -44,8 +47,42 @@ TEST(default_topology_has_four_functions_in_order)
 		ASSERT_STR_EQ(buf, iface[i]);
 		ASSERT_OK(doca_devinfo_get_vhca_id(list[i], &vhca));
 		ASSERT_EQ(vhca, i);
+		ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[i], "03:00.0", &eq));
+		ASSERT_EQ(eq, 0);
+		ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[i], "03:00.1", &eq));
+		ASSERT_EQ(eq, 0);
 	}
 	ASSERT_OK(doca_devinfo_destroy_list(list));
+}
+
+/* The machine still has four functions: the DPU's keep their indexes (descriptors name them). */
+TEST(topology_keeps_every_function)
+{
+	const struct sd_topology *topo;
+
+	use_builtin_topology();
+	topo = sd_topology_get();
+	ASSERT_NOT_NULL(topo);
+	ASSERT_EQ(topo->num_devs, 4);
+	ASSERT_STR_EQ(topo->devs[2].pci_addr, "0000:03:00.0");
+	ASSERT_EQ(topo->devs[2].side, SD_DEV_SIDE_DPU);
+	ASSERT_STR_EQ(topo->devs[3].pci_addr, "0000:03:00.1");
+}
+
+/* A topology without a host-side function has nothing for a host program. */
+TEST(host_program_on_a_dpu_only_topology_finds_nothing)
+{
+	struct doca_devinfo **list = NULL;
+	uint32_t n = 5;
+	int fd;
+
+	use_topology_text("{\"devices\": [{\"functions\": [{\"side\": \"dpu\", \"pci_addr\": \"03:00.0\", "
+			  "\"ibdev\": \"mlx5_0\", \"iface\": \"p0\"}]}]}");
+	fd = capture_sdk_log();
+	ASSERT_ERR(doca_devinfo_create_list(&list, &n), DOCA_ERROR_NOT_FOUND);
+	ASSERT_EQ(n, 5);
+	ASSERT_PTR_EQ(list, NULL);
+	ASSERT_LOG_HAS(fd, "has no host-side function");
 }
 
 TEST(two_lists_share_the_same_devinfos)
@@ -267,7 +304,7 @@ TEST(pci_compare_accepts_both_forms_any_case)
 		ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[0], other[i], &eq));
 		ASSERT_EQ(eq, 0);
 	}
-	ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[2], "03:00.0", &eq));
+	ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[1], "b1:00.1", &eq));
 	ASSERT_EQ(eq, 1);
 	ASSERT_OK(doca_devinfo_destroy_list(list));
 }
@@ -298,15 +335,15 @@ TEST(opened_dev_outlives_the_list)
 	struct doca_devinfo *info;
 	char name[DOCA_DEVINFO_IBDEV_NAME_SIZE], pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
 
-	ASSERT_OK(doca_dev_open(list[2], &dev));
+	ASSERT_OK(doca_dev_open(list[1], &dev));
 	ASSERT_NOT_NULL(dev);
 	ASSERT_OK(doca_devinfo_destroy_list(list));
 	info = doca_dev_as_devinfo(dev);
 	ASSERT_NOT_NULL(info);
 	ASSERT_OK(doca_devinfo_get_ibdev_name(info, name, sizeof(name)));
-	ASSERT_STR_EQ(name, "mlx5_2");
+	ASSERT_STR_EQ(name, "mlx5_1");
 	ASSERT_OK(doca_devinfo_get_pci_addr_str(info, pci));
-	ASSERT_STR_EQ(pci, "0000:03:00.0");
+	ASSERT_STR_EQ(pci, "0000:b1:00.1");
 	ASSERT_OK(doca_dev_close(dev));
 }
 
@@ -407,8 +444,11 @@ TEST(dev_index_lookup_matches_the_list)
 	uint32_t n = 0;
 	struct doca_devinfo **list = builtin_list(&n);
 
-	ASSERT_PTR_EQ(sd_devinfo_by_index(3), list[3]);
-	ASSERT_EQ(list[3]->index, 3);
+	ASSERT_PTR_EQ(sd_devinfo_by_index(1), list[1]);
+	ASSERT_EQ(list[1]->index, 1);
+	/* The DPU's functions are not listed here but keep their indexes. */
+	ASSERT_NOT_NULL(sd_devinfo_by_index(3));
+	ASSERT_EQ(sd_devinfo_by_index(3)->index, 3);
 	ASSERT_PTR_EQ(sd_devinfo_by_index(4), NULL);
 	ASSERT_STR_EQ(sd_topology_get()->source, "built-in");
 	ASSERT_OK(doca_devinfo_destroy_list(list));
@@ -416,14 +456,18 @@ TEST(dev_index_lookup_matches_the_list)
 
 TEST(default_caps_follow_the_side)
 {
-	uint32_t n = 0, i;
-	struct doca_devinfo **list = builtin_list(&n);
+	const struct sd_topology *topo;
+	uint32_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct sd_dev_caps *c = &list[i]->caps;
+	use_builtin_topology();
+	topo = sd_topology_get();
+	ASSERT_NOT_NULL(topo);
+	ASSERT_EQ(topo->num_devs, 4);
+	for (i = 0; i < topo->num_devs; i++) {
+		const struct sd_dev_caps *c = &topo->devs[i].caps;
 		bool host = i < 2;
 
-		ASSERT_EQ(list[i]->side, host ? SD_DEV_SIDE_HOST : SD_DEV_SIDE_DPU);
+		ASSERT_EQ(topo->devs[i].side, host ? SD_DEV_SIDE_HOST : SD_DEV_SIDE_DPU);
 		ASSERT_EQ(c->dma_memcpy, 1);
 		ASSERT_EQ(c->dma_max_buf_size, 1ULL << 30);
 		ASSERT_EQ(c->dma_max_buf_list_len, 32);
@@ -440,63 +484,6 @@ TEST(default_caps_follow_the_side)
 		ASSERT_EQ(c->rdma_dc, 1);
 		ASSERT_EQ(c->gid_table_size, 1);
 	}
-	ASSERT_OK(doca_devinfo_destroy_list(list));
-}
-
-TEST(rep_list_on_dpu_side_filters)
-{
-	struct doca_devinfo_rep **reps = NULL;
-	uint32_t nr = 0;
-	struct doca_dev *dev;
-	char vuid[DOCA_DEVINFO_REP_VUID_SIZE], pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
-	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	enum doca_pci_func_type t = DOCA_PCI_FUNC_TYPE_SF;
-	uint16_t vhca = 99;
-	uint8_t u8 = 9;
-
-	use_builtin_topology();
-	dev = open_ibdev("mlx5_2");
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nr));
-	ASSERT_EQ(nr, 2);
-	ASSERT_PTR_EQ(reps[2], NULL);
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
-
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &nr));
-	ASSERT_EQ(nr, 1);
-	ASSERT_OK(doca_devinfo_rep_get_vuid(reps[0], vuid, sizeof(vuid)));
-	ASSERT_STR_EQ(vuid, "bf0-pf0hpf");
-	ASSERT_OK(doca_devinfo_rep_get_pci_addr_str(reps[0], pci));
-	ASSERT_STR_EQ(pci, "0000:b1:00.0");
-	ASSERT_OK(doca_devinfo_rep_get_iface_name(reps[0], iface, sizeof(iface)));
-	ASSERT_STR_EQ(iface, "pf0hpf");
-	ASSERT_OK(doca_devinfo_rep_get_pci_func_type(reps[0], &t));
-	ASSERT_EQ(t, DOCA_PCI_FUNC_TYPE_PF);
-	ASSERT_OK(doca_devinfo_rep_get_is_hotplug(reps[0], &u8));
-	ASSERT_EQ(u8, 0);
-	ASSERT_OK(doca_devinfo_rep_get_vhca_id(reps[0], &vhca));
-	ASSERT_EQ(vhca, 0);
-	ASSERT_OK(doca_devinfo_rep_is_equal_pci_addr(reps[0], "B1:00.0", &u8));
-	ASSERT_EQ(u8, 1);
-	ASSERT_OK(doca_devinfo_rep_is_equal_pci_addr(reps[0], "0000:b1:00.1", &u8));
-	ASSERT_EQ(u8, 0);
-	ASSERT_ERR(doca_devinfo_rep_is_equal_pci_addr(reps[0], "b1:00", &u8), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
-
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_EMULATED, &reps, &nr));
-	ASSERT_EQ(nr, 1);
-	ASSERT_OK(doca_devinfo_rep_get_is_hotplug(reps[0], &u8));
-	ASSERT_EQ(u8, 1);
-	ASSERT_OK(doca_devinfo_rep_get_vuid(reps[0], vuid, sizeof(vuid)));
-	ASSERT_STR_EQ(vuid, "bf0-virtio-net0");
-	ASSERT_OK(doca_devinfo_rep_get_vhca_id(reps[0], &vhca));
-	ASSERT_EQ(vhca, 4);
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
-
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED,
-					       &reps, &nr));
-	ASSERT_EQ(nr, 2);
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
-	ASSERT_OK(doca_dev_close(dev));
 }
 
 TEST(rep_list_on_host_side_is_not_supported)
@@ -514,79 +501,6 @@ TEST(rep_list_on_host_side_is_not_supported)
 	ASSERT_EQ(nr, 77);
 	ASSERT_PTR_EQ(reps, (void *)(uintptr_t)0x1234);
 	ASSERT_LOG_HAS(fd, "representors are available only on the DPU side");
-	ASSERT_OK(doca_dev_close(dev));
-}
-
-TEST(rep_list_refuses_bad_arguments)
-{
-	struct doca_devinfo_rep **reps = NULL;
-	uint32_t nr = 0;
-	struct doca_dev *dev;
-	uint8_t eq = 0;
-
-	use_builtin_topology();
-	dev = open_ibdev("mlx5_3");
-	ASSERT_ERR(doca_devinfo_rep_create_list(dev, 1 << 0, &reps, &nr), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_create_list(dev, 1 << 3, &reps, &nr), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_create_list(NULL, 0, &reps, &nr), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_create_list(dev, 0, NULL, &nr), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_create_list(dev, 0, &reps, NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_destroy_list(NULL), DOCA_ERROR_INVALID_VALUE);
-	/* mlx5_3 (p1) represents the host's second PF. */
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, 0, &reps, &nr));
-	ASSERT_EQ(nr, 1);
-	ASSERT_OK(doca_devinfo_rep_is_equal_pci_addr(reps[0], "b1:00.1", &eq));
-	ASSERT_EQ(eq, 1);
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
-	ASSERT_OK(doca_dev_close(dev));
-}
-
-TEST(rep_open_close_and_getter_refusals)
-{
-	struct doca_devinfo_rep **reps = NULL;
-	struct doca_dev_rep *r1 = NULL, *r2 = NULL;
-	uint32_t nr = 0;
-	struct doca_dev *dev;
-	char s[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	enum doca_pci_func_type t;
-	uint16_t u16;
-	uint8_t u8;
-
-	use_builtin_topology();
-	dev = open_ibdev("mlx5_2");
-	ASSERT_OK(doca_devinfo_rep_create_list(dev, 0, &reps, &nr));
-	ASSERT_OK(doca_dev_rep_open(reps[0], &r1));
-	ASSERT_OK(doca_dev_rep_open(reps[0], &r2));
-	ASSERT_PTR_EQ(doca_dev_rep_as_devinfo(r1), reps[0]);
-	ASSERT_PTR_EQ(doca_dev_rep_as_devinfo(r2), reps[0]);
-	ASSERT_ERR(doca_dev_rep_open(NULL, &r1), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_dev_rep_open(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_dev_rep_close(NULL), DOCA_ERROR_INVALID_VALUE);
-
-	memset(s, 'x', sizeof(s));
-	ASSERT_ERR(doca_devinfo_rep_get_vuid(reps[0], s, DOCA_DEVINFO_REP_VUID_SIZE - 1), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_iface_name(reps[0], s, DOCA_DEVINFO_IFACE_NAME_SIZE - 1),
-		   DOCA_ERROR_INVALID_VALUE);
-	ASSERT_EQ(s[0], 'x');
-	ASSERT_ERR(doca_devinfo_rep_get_vuid(NULL, s, sizeof(s)), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_vuid(reps[0], NULL, sizeof(s)), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_pci_addr_str(NULL, s), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_pci_addr_str(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_pci_func_type(NULL, &t), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_pci_func_type(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_is_hotplug(NULL, &u8), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_is_hotplug(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_iface_name(NULL, s, sizeof(s)), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_iface_name(reps[0], NULL, sizeof(s)), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_vhca_id(NULL, &u16), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_get_vhca_id(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_is_equal_pci_addr(NULL, "b1:00.0", &u8), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_is_equal_pci_addr(reps[0], NULL, &u8), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_devinfo_rep_is_equal_pci_addr(reps[0], "b1:00.0", NULL), DOCA_ERROR_INVALID_VALUE);
-
-	ASSERT_OK(doca_dev_rep_close(r1));
-	ASSERT_OK(doca_dev_rep_close(r2));
-	ASSERT_OK(doca_devinfo_rep_destroy_list(reps));
 	ASSERT_OK(doca_dev_close(dev));
 }
 

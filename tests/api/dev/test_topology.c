@@ -10,6 +10,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "dev_test.h"
 #include "dev_internal.h"
@@ -153,6 +154,28 @@ TEST(nonexistent_file_is_bad_config)
 	ASSERT_LOG_HAS(fd, "No such file or directory");
 }
 
+/* A FIFO must be refused at once: an open without O_NONBLOCK would wait for a writer forever. */
+TEST(fifo_is_refused_without_blocking)
+{
+	char path[512];
+	struct doca_devinfo **list;
+	struct timespec t0, t1;
+	uint32_t n;
+	int fd = capture_sdk_log();
+
+	snprintf(path, sizeof(path), "%s/topology.fifo", sd_test_tmpdir());
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	ASSERT_EQ(setenv("SOFTDOCA_TOPOLOGY", path, 1), 0);
+	alarm(5);	/* a blocked open ends the case (SIGALRM) instead of hanging it */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_ERR(doca_devinfo_create_list(&list, &n), DOCA_ERROR_BAD_CONFIG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	alarm(0);
+	ASSERT(t1.tv_sec - t0.tv_sec < 2);
+	ASSERT_LOG_HAS(fd, path);
+	ASSERT_LOG_HAS(fd, "not a regular file");
+}
+
 TEST(nonexistent_netdev_is_bad_config)
 {
 	expect_bad_config("{\"devices\": [{\"netdev\": \"sd-no-such0\", \"functions\": [" HOST_FN "}]}]}",
@@ -181,6 +204,8 @@ TEST(every_function_key_is_honoured)
 	uint8_t u8 = 9;
 	struct doca_devinfo *d;
 
+	/* The function is a DPU-side one: list as a DPU-built program would. */
+	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
 	use_topology_text("{\"devices\": [{\"name\": \"lab\", \"caps\": {\"rdma_max_send_queue_size\": 64},\n"
 			  " \"functions\": [\n"
 			  "  {\"side\": \"dpu\", \"pci_addr\": \"0000:03:00.0\", \"ibdev\": \"mlx5_7\", \"iface\": \"en3f0pf0sf4\",\n"
@@ -279,6 +304,7 @@ TEST(two_devices_example_loads_with_auto_representors)
 	struct doca_devinfo_rep **reps = NULL;
 	struct doca_dev *dev;
 	char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE], iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
+	const struct doca_devinfo *fns;
 	uint32_t n = 0, nr = 0;
 
 	/* The example names veth netdevs; rebase it on lo, which every machine has. */
@@ -286,18 +312,29 @@ TEST(two_devices_example_loads_with_auto_representors)
 	replace_all(text, "sdveth0", "lo");
 	replace_all(text, "sdveth1", "lo");
 	use_topology_text(text);
+	ASSERT_NOT_NULL(sd_topology_get());
+	fns = sd_topology_get()->devs;
+	ASSERT_EQ(sd_topology_get()->num_devs, 4);
+	ASSERT_STR_EQ(fns[0].device_name, "bf0");
+	ASSERT_STR_EQ(fns[3].device_name, "bf1");
+	ASSERT_EQ(fns[3].device_index, 1);
+	ASSERT_EQ(fns[0].caps.dma_max_buf_size, 1ULL << 30);
+	ASSERT_EQ(fns[2].caps.dma_max_buf_size, 16777216);
+	ASSERT_EQ(fns[2].caps.dma_memcpy, 1);
+	ASSERT_EQ(fns[3].caps.dma_memcpy, 0);
+	ASSERT_EQ(fns[3].caps.dma_max_buf_size, 16777216);
+	/* A host program lists the two host PFs, a DPU program the two DPU PFs. */
 	ASSERT_OK(doca_devinfo_create_list(&list, &n));
-	ASSERT_EQ(n, 4);
-	ASSERT_STR_EQ(list[0]->device_name, "bf0");
-	ASSERT_STR_EQ(list[3]->device_name, "bf1");
-	ASSERT_EQ(list[3]->device_index, 1);
-	ASSERT_EQ(list[0]->caps.dma_max_buf_size, 1ULL << 30);
-	ASSERT_EQ(list[2]->caps.dma_max_buf_size, 16777216);
-	ASSERT_EQ(list[2]->caps.dma_memcpy, 1);
-	ASSERT_EQ(list[3]->caps.dma_memcpy, 0);
-	ASSERT_EQ(list[3]->caps.dma_max_buf_size, 16777216);
+	ASSERT_EQ(n, 2);
+	ASSERT_PTR_EQ(list[1], &fns[2]);
+	ASSERT_OK(doca_devinfo_destroy_list(list));
+	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	ASSERT_EQ(n, 2);
+	ASSERT_PTR_EQ(list[0], &fns[1]);
+	ASSERT_PTR_EQ(list[1], &fns[3]);
 	/* bf1's DPU PF represents bf1's host PF, as pf0hpf. */
-	ASSERT_OK(doca_dev_open(list[3], &dev));
+	ASSERT_OK(doca_dev_open(list[1], &dev));
 	ASSERT_OK(doca_devinfo_destroy_list(list));
 	ASSERT_OK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &nr));
 	ASSERT_EQ(nr, 1);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "dma_test.h"
+#include "dev_internal.h"
 
 #define XLEN (256u * 1024u)
 
@@ -132,6 +133,11 @@ dpu_open(struct env *e, struct host *h)
 	void *addr;
 	size_t len;
 
+	/*
+	 * This process plays the DPU program (the forked child stays the host): it
+	 * lists the DPU's functions, as a program built with the DPU personality does.
+	 */
+	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
 	env_open(e, T_DPU_PCI, 2 * XLEN, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 8);
 	ASSERT_OK(doca_mmap_create_from_export(NULL, h->desc, h->desc_len, e->dev, &remote));
 	ASSERT_OK(doca_mmap_get_memrange(remote, &addr, &len));

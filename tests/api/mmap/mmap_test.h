@@ -12,6 +12,7 @@
 #include <doca_mmap.h>
 
 #include "../dev/dev_test.h"
+#include "dev_internal.h"
 
 /* Built-in topology: mlx5_0 is a host-side function, mlx5_2 a DPU-side one. */
 #define HOST_IBDEV "mlx5_0"
@@ -24,11 +25,22 @@ open_host_dev(void)
 	return open_ibdev(HOST_IBDEV);
 }
 
+/*
+ * These tests hold both ends of a PCI export in one host-built process.  A host
+ * program lists only host functions (docs/personalities.md), so the DPU function
+ * is opened by listing as the DPU would (the test-only side switch), then the
+ * process is a host program again.
+ */
 static inline struct doca_dev *
 open_dpu_dev(void)
 {
+	struct doca_dev *dev;
+
 	use_builtin_topology();
-	return open_ibdev(DPU_IBDEV);
+	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+	dev = open_ibdev(DPU_IBDEV);
+	sd_dev_process_side_set(SD_DEV_SIDE_HOST);
+	return dev;
 }
 
 /* A started mmap over [addr, addr + len) with these permissions and (optional) device. */

@@ -255,7 +255,7 @@ TEST(free_cb_not_called_without_memrange)
 TEST(add_rm_dev_rules)
 {
 	struct doca_dev *host = open_host_dev();
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	struct doca_mmap *m = NULL;
 
 	ASSERT_OK(doca_mmap_create(&m));
@@ -278,7 +278,7 @@ TEST(add_rm_dev_rules)
 TEST(max_num_devices)
 {
 	struct doca_dev *host = open_host_dev();
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	struct doca_mmap *m = NULL;
 	uint32_t v = 0;
 
@@ -330,7 +330,7 @@ TEST(dmabuf_dpa_not_supported)
 TEST(pci_caps_by_side)
 {
 	struct doca_dev *host = open_host_dev();
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	uint8_t v = 9;
 
 	ASSERT_OK(doca_mmap_cap_is_export_pci_supported(doca_dev_as_devinfo(host), &v));

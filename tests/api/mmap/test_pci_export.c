@@ -180,7 +180,7 @@ try_import(const void *desc, size_t len, struct doca_dev *dpu)
 
 TEST(export_refusals)
 {
-	struct doca_dev *host = open_host_dev(), *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *host = open_host_dev(), *dpu = open_dpu_dev();
 	struct doca_mmap *m = NULL;
 	const void *desc = SENTINEL_PTR;
 	size_t len = 77;
@@ -255,7 +255,7 @@ TEST(export_descriptor_shape_and_lifetime)
 
 TEST(same_process_import)
 {
-	struct doca_dev *host = open_host_dev(), *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *host = open_host_dev(), *dpu = open_dpu_dev();
 	struct doca_mmap *m = started_mmap(mem, sizeof(mem), DOCA_ACCESS_FLAG_PCI_READ_WRITE, host), *r = NULL;
 	struct doca_buf_inventory *inv = started_inventory(2);
 	struct doca_buf *b = NULL;
@@ -317,7 +317,7 @@ TEST(import_needs_a_dpu_side_device)
 
 TEST(revoked_in_process_export_is_refused)
 {
-	struct doca_dev *host = open_host_dev(), *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *host = open_host_dev(), *dpu = open_dpu_dev();
 	struct doca_mmap *m = started_mmap(mem, sizeof(mem), DOCA_ACCESS_FLAG_PCI_READ_ONLY, host), *r = NULL;
 	uint8_t copy[SD_MMAP_PCI_DESC_MAX_LEN];
 	const void *desc;
@@ -338,7 +338,7 @@ TEST(revoked_in_process_export_is_refused)
 TEST(cross_process_read_then_revoke_then_exit)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	struct doca_buf_inventory *inv = started_inventory(1);
 	struct doca_mmap *r = NULL;
 	struct doca_buf *b = NULL;
@@ -380,7 +380,7 @@ TEST(cross_process_read_then_revoke_then_exit)
 TEST(cross_process_destroy_revokes)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	struct doca_mmap *r = NULL;
 
 	ASSERT_OK(doca_mmap_create_from_export(NULL, e.desc, e.desc_len, dpu, &r));
@@ -393,7 +393,7 @@ TEST(cross_process_destroy_revokes)
 TEST(forged_descriptors_are_not_permitted)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	uint8_t d[SD_MMAP_PCI_DESC_MAX_LEN];
 	size_t n = e.desc_len;
 	uint64_t addr = get64(e.desc, OFF(addr)), rec = get64(e.desc, OFF(record_addr));
@@ -435,7 +435,7 @@ TEST(forged_descriptors_are_not_permitted)
 TEST(exporter_identity_is_checked)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	uint8_t d[SD_MMAP_PCI_DESC_MAX_LEN];
 	size_t n = e.desc_len;
 	pid_t dead;
@@ -465,7 +465,7 @@ TEST(exporter_identity_is_checked)
 TEST(malformed_descriptors)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	uint8_t d[1024];
 	size_t n = e.desc_len;
 	int fd = capture_sdk_log();
@@ -529,7 +529,7 @@ TEST(malformed_descriptors)
 TEST(descriptor_survives_a_file_read_capped_at_512_bytes)
 {
 	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
-	struct doca_dev *dpu = open_ibdev(DPU_IBDEV);
+	struct doca_dev *dpu = open_dpu_dev();
 	char path[512];
 	uint8_t d[512];
 	size_t n;
@@ -562,7 +562,7 @@ TEST(other_user_is_refused_by_the_kernel)
 	if (geteuid() != 0)
 		SKIP("needs root to run the importer as another user");
 	host = open_host_dev();
-	dpu = open_ibdev(DPU_IBDEV);
+	dpu = open_dpu_dev();
 	m = started_mmap(mem, sizeof(mem), DOCA_ACCESS_FLAG_PCI_READ_ONLY, host);
 	ASSERT_OK(doca_mmap_export_pci(m, host, &desc, &len));
 	fd = capture_sdk_log();

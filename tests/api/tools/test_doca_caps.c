@@ -59,19 +59,22 @@ drain(int out_fd, int err_fd, struct run *r)
 	r->err[ne] = '\0';
 }
 
-/* Run doca_caps with args (NULL-terminated) and the given SOFTDOCA_TOPOLOGY. */
+/*
+ * Run doca_caps with args (NULL-terminated) and the given SOFTDOCA_TOPOLOGY: the
+ * host build (tool_env DOCA_CAPS) or the DPU build (DOCA_CAPS_DPU).
+ */
 static struct run *
-run_caps(const char *topology, const char *const *args)
+run_tool(const char *tool_env, const char *topology, const char *const *args)
 {
 	static struct run r;
-	const char *tool = getenv("DOCA_CAPS");
+	const char *tool = getenv(tool_env);
 	const char *argv[16] = {"doca_caps"};
 	int out[2], err[2], status = 0;
 	pid_t pid;
 	size_t i;
 
 	if (tool == NULL)
-		SKIP("DOCA_CAPS is not set (run through meson test)");
+		SKIP("DOCA_CAPS / DOCA_CAPS_DPU is not set (run through meson test)");
 	for (i = 0; args[i] != NULL && i < 14; i++)
 		argv[i + 1] = args[i];
 	ASSERT_EQ(pipe(out), 0);
@@ -99,7 +102,14 @@ run_caps(const char *topology, const char *const *args)
 	return &r;
 }
 
-#define RUN(topology, ...) run_caps((topology), (const char *const[]){__VA_ARGS__, NULL})
+static struct run *
+run_caps(const char *topology, const char *const *args)
+{
+	return run_tool("DOCA_CAPS", topology, args);
+}
+
+#define RUN(topology, ...) run_tool("DOCA_CAPS", (topology), (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_DPU(topology, ...) run_tool("DOCA_CAPS_DPU", (topology), (const char *const[]){__VA_ARGS__, NULL})
 
 #define ASSERT_HAS(text, needle) \
 	do { \
@@ -139,32 +149,54 @@ TEST(list_devs_text_has_every_field)
 
 	ASSERT_EQ(r->status, 0);
 	ASSERT_HAS(r->out, "PCI: 0000:b1:00.0");
-	ASSERT_HAS(r->out, "PCI: 0000:03:00.1");
-	ASSERT_HAS(r->out, "ibdev_name                       mlx5_3");
+	ASSERT_HAS(r->out, "PCI: 0000:b1:00.1");
+	ASSERT_HAS(r->out, "ibdev_name                       mlx5_1");
 	ASSERT_HAS(r->out, "iface_name                       ens1f0np0");
 	ASSERT_HAS(r->out, "netdev                           lo");
 	ASSERT_HAS(r->out, "gid                              ::ffff:127.0.0.1");
-	ASSERT_HAS(r->out, "side                             dpu");
+	ASSERT_HAS(r->out, "side                             host");
 	ASSERT_HAS(r->out, "mac_addr                         00:00:00:00:00:00");
 	ASSERT_HAS(r->out, "ipv4_addr                        127.0.0.1");
+	/* The host's doca_caps sees no DPU function. */
+	ASSERT(strstr(r->out, "03:00") == NULL);
+	ASSERT(strstr(r->out, "dpu") == NULL);
 	/* --list-devs is not the capability dump. */
 	ASSERT(strstr(r->out, "dma_memcpy") == NULL);
+}
+
+TEST(dpu_build_lists_the_dpu_functions)
+{
+	struct run *r = RUN_DPU("builtin", "--list-devs");
+
+	ASSERT_EQ(r->status, 0);
+	ASSERT_HAS(r->out, "PCI: 0000:03:00.0");
+	ASSERT_HAS(r->out, "PCI: 0000:03:00.1");
+	ASSERT_HAS(r->out, "ibdev_name                       mlx5_3");
+	ASSERT_HAS(r->out, "side                             dpu");
+	ASSERT(strstr(r->out, "b1:00") == NULL);
+	ASSERT(strstr(r->out, "host") == NULL);
 }
 
 TEST(list_devs_json_describes_the_builtin_topology)
 {
 	static const char *const pci[] = {"0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0", "0000:03:00.1"};
 	static const char *const ibdev[] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"};
-	struct run *r = RUN("builtin", "-l", "--json");
-	struct json_object *root = parse_json(r->out), *devs;
+	struct json_object *root, *devs;
+	struct run *r;
 	size_t i;
 
-	ASSERT_EQ(r->status, 0);
-	devs = member(root, "devices");
-	ASSERT_EQ(json_object_array_length(devs), 4);
+	/* Host build: functions 0 and 1; DPU build: 2 and 3. */
 	for (i = 0; i < 4; i++) {
-		struct json_object *d = json_object_array_get_idx(devs, i);
+		struct json_object *d;
 
+		if (i % 2 == 0) {
+			r = i == 0 ? RUN("builtin", "-l", "--json") : RUN_DPU("builtin", "-l", "--json");
+			ASSERT_EQ(r->status, 0);
+			root = parse_json(r->out);
+			devs = member(root, "devices");
+			ASSERT_EQ(json_object_array_length(devs), 2);
+		}
+		d = json_object_array_get_idx(devs, i % 2);
 		ASSERT_STR_EQ(str_member(d, "pci_addr"), pci[i]);
 		ASSERT_STR_EQ(str_member(d, "ibdev_name"), ibdev[i]);
 		ASSERT_STR_EQ(str_member(d, "side"), i < 2 ? "host" : "dpu");
@@ -174,22 +206,29 @@ TEST(list_devs_json_describes_the_builtin_topology)
 		ASSERT_STR_EQ(str_member(d, "mac_addr"), "00:00:00:00:00:00");
 		ASSERT_STR_EQ(str_member(d, "pci_func_type"), "PF");
 		ASSERT_EQ(json_object_get_int(member(d, "vhca_id")), i);
+		ASSERT(!json_object_object_get_ex(d, "caps", NULL));
+		if (i == 2)
+			ASSERT_STR_EQ(str_member(d, "iface_name"), "p0");
+		if (i % 2 == 1)
+			json_object_put(root);
 	}
-	ASSERT_STR_EQ(str_member(json_object_array_get_idx(devs, 2), "iface_name"), "p0");
-	ASSERT(!json_object_object_get_ex(json_object_array_get_idx(devs, 0), "caps", NULL));
-	json_object_put(root);
 }
 
 TEST(default_is_a_capability_dump)
 {
 	struct run *r = RUN("builtin", "--json");
-	struct json_object *root = parse_json(r->out), *devs, *host, *dpu;
+	struct json_object *root = parse_json(r->out), *droot, *devs, *host, *dpu;
 
 	ASSERT_EQ(r->status, 0);
 	devs = member(root, "devices");
-	ASSERT_EQ(json_object_array_length(devs), 4);
+	ASSERT_EQ(json_object_array_length(devs), 2);
 	host = member(json_object_array_get_idx(devs, 0), "caps");
-	dpu = member(json_object_array_get_idx(devs, 2), "caps");
+	r = RUN_DPU("builtin", "--json");
+	ASSERT_EQ(r->status, 0);
+	droot = parse_json(r->out);
+	devs = member(droot, "devices");
+	ASSERT_EQ(json_object_array_length(devs), 2);
+	dpu = member(json_object_array_get_idx(devs, 0), "caps");
 	ASSERT_EQ(json_object_get_boolean(member(host, "dma_memcpy")), 1);
 	ASSERT_EQ(json_object_get_uint64(member(host, "dma_max_buf_size")), 1ULL << 30);
 	ASSERT_EQ(json_object_get_int64(member(host, "dma_max_buf_list_len")), 32);
@@ -209,6 +248,7 @@ TEST(default_is_a_capability_dump)
 	/* 4 core caps from doca_dev.h + 17 in the table. */
 	ASSERT_EQ(json_object_object_length(host), 21);
 	json_object_put(root);
+	json_object_put(droot);
 }
 
 TEST(default_text_dump_names_the_doca_call)
@@ -216,7 +256,7 @@ TEST(default_text_dump_names_the_doca_call)
 	struct run *r = RUN("builtin", NULL);
 
 	ASSERT_EQ(r->status, 0);
-	ASSERT_HAS(r->out, "PCI: 0000:03:00.0");
+	ASSERT_HAS(r->out, "PCI: 0000:b1:00.0");
 	ASSERT_HAS(r->out, "caps:");
 	ASSERT_HAS(r->out, "doca_dma_cap_task_memcpy_get_max_buf_size");
 	ASSERT_HAS(r->out, "1073741824");
@@ -224,7 +264,7 @@ TEST(default_text_dump_names_the_doca_call)
 
 TEST(list_rep_devs_json)
 {
-	struct run *r = RUN("builtin", "--list-rep-devs", "-j");
+	struct run *r = RUN_DPU("builtin", "--list-rep-devs", "-j");
 	struct json_object *root = parse_json(r->out), *reps, *rep;
 
 	ASSERT_EQ(r->status, 0);
@@ -243,6 +283,18 @@ TEST(list_rep_devs_json)
 	json_object_put(root);
 }
 
+/* As on hardware, the host sees no representors: an empty list and a pointer to the DPU build. */
+TEST(list_rep_devs_on_the_host_is_empty)
+{
+	struct run *r = RUN("builtin", "--list-rep-devs", "-j");
+	struct json_object *root = parse_json(r->out);
+
+	ASSERT_EQ(r->status, 0);
+	ASSERT_EQ(json_object_array_length(member(root, "representors")), 0);
+	ASSERT_HAS(r->err, "representors are listed on the DPU side");
+	json_object_put(root);
+}
+
 TEST(version_text_and_json)
 {
 	struct run *r = RUN("builtin", "--version");
@@ -257,18 +309,29 @@ TEST(version_text_and_json)
 	root = parse_json(r->out);
 	ASSERT_STR_EQ(str_member(member(root, "version"), "doca_api"), DOCA_VERSION_STRING);
 	ASSERT_NOT_NULL(str_member(member(root, "version"), "softdoca"));
+	ASSERT_STR_EQ(str_member(member(root, "version"), "personality"), "host");
+	json_object_put(root);
+	r = RUN_DPU("builtin", "-v", "-j");
+	root = parse_json(r->out);
+	ASSERT_STR_EQ(str_member(member(root, "version"), "personality"), "dpu");
 	json_object_put(root);
 }
 
 TEST(pci_filter_keeps_one_function)
 {
-	struct run *r = RUN("builtin", "-l", "-j", "-p", "03:00.1");
+	struct run *r = RUN_DPU("builtin", "-l", "-j", "-p", "03:00.1");
 	struct json_object *root = parse_json(r->out), *devs;
 
 	ASSERT_EQ(r->status, 0);
 	devs = member(root, "devices");
 	ASSERT_EQ(json_object_array_length(devs), 1);
 	ASSERT_STR_EQ(str_member(json_object_array_get_idx(devs, 0), "ibdev_name"), "mlx5_3");
+	json_object_put(root);
+	/* The host's doca_caps does not know the DPU's functions. */
+	r = RUN("builtin", "-l", "-j", "-p", "03:00.1");
+	ASSERT_EQ(r->status, 0);
+	root = parse_json(r->out);
+	ASSERT_EQ(json_object_array_length(member(root, "devices")), 0);
 	json_object_put(root);
 	r = RUN("builtin", "-l", "-p", "zz");
 	ASSERT_EQ(r->status, 2);
@@ -329,7 +392,7 @@ TEST(config_caps_show_up)
 					 " \"ibdev\": \"mlx5_9\", \"iface\": \"p0\","
 					 " \"caps\": {\"dma_memcpy\": false}}]}]}");
 
-	r = run_caps(path, (const char *const[]){"--json", NULL});
+	r = run_tool("DOCA_CAPS_DPU", path, (const char *const[]){"--json", NULL});
 	ASSERT_EQ(r->status, 0);
 	root = parse_json(r->out);
 	caps = member(json_object_array_get_idx(member(root, "devices"), 0), "caps");

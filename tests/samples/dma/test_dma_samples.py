@@ -205,6 +205,21 @@ def test_local_copy_pci_too_long():
     expect_line(r, r"too long", "err")
 
 
+# Each side sees its own devices (docs/personalities.md): the DPU samples list the
+# DPU's functions (03:00.x), the host sample the host's (b1:00.x).
+def test_local_copy_cannot_open_a_host_function():
+    r = run([LOCAL, "-p", "b1:00.0"])
+    expect_failure(r)
+    expect_line(r, r"No DOCA device matches PCI address b1:00\.0", "err")
+    expect_line(r, r"DOCA_ERROR_NOT_FOUND", "err")
+
+
+def test_local_copy_on_the_second_dpu_function():
+    text = random_text()
+    r = run([LOCAL, "-p", "03:00.1", "-t", text])
+    expect_success(r)
+
+
 # ---------------------------------------------------------------- host / DPU
 
 class Host:
@@ -298,6 +313,27 @@ def dpu_pair(ns=1, nd=1):
 
 def test_host_dpu_pair():
     dpu_pair()
+
+
+def test_host_sample_cannot_open_a_dpu_function():
+    with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
+        r = run([HOST, "-p", "03:00.0", "-d", os.path.join(tmp, "d"), "-b", os.path.join(tmp, "b")], stdin=b"\n")
+        expect_failure(r)
+        expect_line(r, r"No DOCA device matches PCI address 03:00\.0", "err")
+        expect_line(r, r"DOCA_ERROR_NOT_FOUND", "err")
+        check(not os.path.exists(os.path.join(tmp, "d")), "wrote a descriptor without a device", r)
+
+
+def test_dpu_sample_cannot_open_the_host_function():
+    text = random_text()
+
+    def body(host, tmp):
+        r = run([DPU, "-p", "b1:00.0", "-d", host.desc, "-b", host.buf])
+        expect_failure(r)
+        expect_line(r, r"No DOCA device matches PCI address b1:00\.0", "err")
+        expect_line(r, r"DOCA_ERROR_NOT_FOUND", "err")
+        host.press_enter()
+    with_host(text, body)
 
 
 def test_host_dpu_pair_chained_2_3():

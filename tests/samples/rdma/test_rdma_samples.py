@@ -50,7 +50,7 @@ def test_send_receive():
 
 def test_send_receive_two_devices():
     with Session() as s:
-        send_receive(s, "from mlx5_3 to mlx5_1", a=Side("mlx5_1"), b=Side("mlx5_3"))
+        send_receive(s, "from mlx5_1 to mlx5_0", a=Side("mlx5_0"), b=Side("mlx5_1"))
 
 
 def test_send_receive_256_characters():
@@ -91,7 +91,7 @@ def test_write_pair():
 
 def test_write_pair_ucx_tcp():
     with Session() as s:
-        write_pair(s, "written over tcp", a=Side("mlx5_2", env=TCP), b=Side(env=TCP))
+        write_pair(s, "written over tcp", a=Side("mlx5_1", env=TCP), b=Side(env=TCP))
 
 
 def test_write_pair_256_characters():
@@ -199,6 +199,15 @@ def test_unknown_device():
         r = run_once(Side("mlx5_9"), "receive", "-ld", s.path("a"), "-re", s.path("b"))
         expect_failure(r)
         expect_line(r, r"mlx5_9", "err")
+        check(not os.path.exists(s.path("a")), "wrote a descriptor without a device", r)
+
+
+def test_host_sample_does_not_see_dpu_functions():
+    # The RDMA samples are host programs: mlx5_2 is a DPU function (docs/personalities.md).
+    with Session() as s:
+        r = run_once(Side("mlx5_2"), "receive", "-ld", s.path("a"), "-re", s.path("b"))
+        expect_failure(r)
+        expect_line(r, r"mlx5_2", "err")
         check(not os.path.exists(s.path("a")), "wrote a descriptor without a device", r)
 
 
