@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/sd_env.h"
 #include "sd_log.h"
 #include "topology_internal.h"
 
@@ -217,7 +218,7 @@ free_topology(struct sd_topology *topo)
 static void
 load_topology(void)
 {
-	const char *env = getenv(TOPOLOGY_ENV);
+	const char *env = sd_env_str(TOPOLOGY_ENV);
 	struct sd_topology topo = {0};
 	char *text = NULL;
 	size_t len;

@@ -36,6 +36,7 @@
 
 #include "fabric_cm.h"
 #include "../core/sd_log.h"
+#include "../util/sd_env.h"
 #include "../util/sd_random.h"
 #include "../util/sd_util.h"
 
@@ -1015,20 +1016,7 @@ world_put(struct cm_world *w)
 static uint64_t
 liveness_from_env(void)
 {
-	const char *s = getenv("SD_RDMA_CM_LIVENESS_MS");
-	unsigned long v;
-	char *end;
-
-	if (s == NULL || s[0] == '\0')
-		return CM_DEFAULT_LIVENESS_MS;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < CM_MIN_LIVENESS_MS || v > CM_MAX_LIVENESS_MS) {
-		DOCA_LOG_WARN("SD_RDMA_CM_LIVENESS_MS=%s ignored: expected %u..%u (ms); using %u", s,
-			      CM_MIN_LIVENESS_MS, CM_MAX_LIVENESS_MS, CM_DEFAULT_LIVENESS_MS);
-		return CM_DEFAULT_LIVENESS_MS;
-	}
-	return v;
+	return sd_env_u64("SOFTDOCA_RDMA_CM_LIVENESS_MS", CM_DEFAULT_LIVENESS_MS, CM_MIN_LIVENESS_MS, CM_MAX_LIVENESS_MS);
 }
 
 doca_error_t
@@ -1213,9 +1201,9 @@ listen_one(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
 static bool
 listen_ipv6(void)
 {
-	const char *s = getenv("SD_RDMA_CM_LISTEN");
+	static const char *const families[] = {"ipv4", "ipv6", "ip6"};
 
-	return s != NULL && (strcmp(s, "ipv6") == 0 || strcmp(s, "ip6") == 0);
+	return sd_env_choice("SOFTDOCA_RDMA_CM_LISTEN", families, SD_ARRAY_SIZE(families), 0) != 0;
 }
 
 static uint16_t

@@ -15,6 +15,7 @@
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
+#include "../util/sd_env.h"
 
 SD_LOG_REGISTER(fabric.ucx);
 
@@ -246,7 +247,7 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 	ucp_worker_params_t wparams = {0};
 	ucp_am_handler_param_t am = {0};
 	ucp_config_t *config;
-	const char *mt = getenv("SD_FABRIC_UCX_MT");
+	bool mt = sd_env_bool("SOFTDOCA_FABRIC_UCX_MT", false);
 	ucs_status_t st;
 
 	st = ucp_config_read(NULL, NULL, &config);
@@ -300,7 +301,7 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 	 * SD_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
 	 */
 	wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wparams.thread_mode = (mt != NULL && mt[0] == '1') ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
+	wparams.thread_mode = mt ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED;
 	st = ucp_worker_create(dev->ucp, &wparams, &dev->worker);
 	if (st != UCS_OK) {
 		DOCA_LOG_ERR("Failed to create UCP worker: %s", ucs_status_string(st));
@@ -335,7 +336,7 @@ static doca_error_t
 dev_create(const char *netdev, struct fabric_dev **out)
 {
 	struct fabric_dev *dev;
-	const char *direct = getenv("SD_FABRIC_CMA");
+	bool direct = sd_env_bool("SOFTDOCA_FABRIC_CMA", true);
 	doca_error_t err;
 
 	dev = calloc(1, sizeof(*dev));
@@ -353,7 +354,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	}
 	dev->shm_enabled = shm_allowed();
 	dev->tcp_seg = tcp_seg_bytes();
-	dev->direct_enabled = !(direct != NULL && direct[0] == '0');
+	dev->direct_enabled = direct;
 	fabric_recs_init(dev);
 	dev->efd = -1;
 	dev->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
