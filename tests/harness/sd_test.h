@@ -6,9 +6,10 @@
  *   TEST(mmap_start_needs_memrange) { ASSERT_ERR(doca_mmap_start(m), DOCA_ERROR_BAD_STATE); }
  *   int main(int argc, char **argv) { return sd_test_main(argc, argv); }
  *
- * Run one case: ./test_x <case-name>.  SKIP("why") ends a case as skipped (exit
- * 77 when every case of the file skipped).  SD_TEST_TIMEOUT (seconds, default 30)
- * bounds each case.
+ * Run one case: ./test_x <case-name> (exit 77 if it skipped).  SKIP("why") ends a
+ * case as skipped: its TAP line is "ok N name # SKIP why", and the file exits 0
+ * even when every case skipped (TAP carries the skips).  SD_TEST_TIMEOUT
+ * (seconds, default 30) bounds each case.
  */
 #ifndef SD_TEST_H_
 #define SD_TEST_H_
