@@ -17,6 +17,9 @@ local_copy=$build/samples/doca_dma/doca_dma_local_copy
 host=$build/samples/doca_dma/doca_dma_copy_host
 dpu=$build/samples/doca_dma/doca_dma_copy_dpu
 rdma=$build/samples/doca_rdma/doca_rdma_
+# A build configured without UCX (-Ducx=disabled) has no libdoca_rdma and no RDMA samples.
+with_rdma=0
+[ -e "$build/src/rdma/libdoca_rdma.so" ] && with_rdma=1
 
 if [ -t 1 ]; then
 	bold=$'\e[1m' green=$'\e[32m' red=$'\e[31m' dim=$'\e[2m' off=$'\e[0m'
@@ -88,17 +91,15 @@ finish() {
 	return $rc
 }
 
-for p in "$tour" "$local_copy" "$host" "$dpu"; do
+programs=("$caps" "$tour" "$local_copy" "$host" "$dpu")
+[ "$with_rdma" = 1 ] && programs+=("${rdma}write_responder" "${rdma}write_requester" "${rdma}send" "${rdma}receive")
+for p in "${programs[@]}"; do
 	[ -x "$p" ] || { echo "demo: $p is not built (run 'make build')" >&2; exit 2; }
 done
 
 step "1. The devices of the emulated machine (doca_caps --list-devs)"
-if [ -x "$caps" ]; then
-	say "One BlueField-like device: host-side PCI functions (b1:00.x) and DPU-side ones (03:00.x)."
-	if show "$caps" --list-devs; then pass "doca_caps --list-devs"; else fail "doca_caps --list-devs" "exit $?"; fi
-else
-	skip "doca_caps --list-devs" "tools/doca_caps is not built yet"
-fi
+say "One BlueField-like device: host-side PCI functions (b1:00.x) and DPU-side ones (03:00.x)."
+if show "$caps" --list-devs; then pass "doca_caps --list-devs"; else fail "doca_caps --list-devs" "exit $?"; fi
 
 step "2. A tour of DOCA Core (doca_core_tour)"
 say "Devices, an mmap, an inventory, two bufs, a DMA context IDLE -> RUNNING -> IDLE around one copy,"
@@ -170,7 +171,7 @@ else
 fi
 
 step "5. RDMA write: the requester writes into memory the responder exported"
-if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
+if [ "$with_rdma" = 1 ]; then
 	text="Written by RDMA from process $$"
 	say "Responder (mlx5_0): exports its memory, writes its descriptors, waits for Enter twice."
 	say "Requester (mlx5_1): reads them, writes \"$text\" into the responder's memory."
@@ -222,7 +223,7 @@ if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
 		fail "RDMA send/receive pair" "the samples did not get ready"
 	fi
 else
-	skip "RDMA pairs" "samples/doca_rdma is not built yet"
+	skip "RDMA pairs" "this build has no RDMA (configured without UCX: -Ducx=disabled or libucx-dev missing)"
 fi
 
 echo
