@@ -23,19 +23,19 @@
 
 /* Faults of a buf that both libraries refuse, with the status a task gets for each. */
 enum sd_buf_fault {
-	SD_BUF_OK,		/* no fault */
-	SD_BUF_RELEASED,	/* refcount 0: the application gave the buf back */
-	SD_BUF_LIST_TOO_LONG,	/* a: segments, b: the limit (c: the other list's segments, DMA) */
-	SD_BUF_OUTSIDE_MMAP,	/* a segment's [head, head + len) leaves its mmap's range */
-	SD_BUF_NO_LOCAL_WRITE,	/* a local segment that receives bytes lacks LOCAL_READ_WRITE; a: permissions */
-	SD_BUF_NO_ROOM,		/* a: bytes needed, b: room after data + data_len */
-	SD_BUF_NUM_FAULTS,	/* a library's own reasons start here */
+	SD_BUF_OK,	       /* no fault */
+	SD_BUF_RELEASED,       /* refcount 0: the application gave the buf back */
+	SD_BUF_LIST_TOO_LONG,  /* a: segments, b: the limit (c: the other list's segments, DMA) */
+	SD_BUF_OUTSIDE_MMAP,   /* a segment's [head, head + len) leaves its mmap's range */
+	SD_BUF_NO_LOCAL_WRITE, /* a local segment that receives bytes lacks LOCAL_READ_WRITE; a: permissions */
+	SD_BUF_NO_ROOM,	       /* a: bytes needed, b: room after data + data_len */
+	SD_BUF_NUM_FAULTS,     /* a library's own reasons start here */
 };
 
 /* Why a task is refused: a buf fault or a library's own reason, and the values its log line shows. */
 struct sd_buf_verdict {
-	unsigned int why;	/* enum sd_buf_fault, or a library reason >= SD_BUF_NUM_FAULTS */
-	const char *what;	/* which buf of the task: "source", "destination", "result"; or NULL */
+	unsigned int why; /* enum sd_buf_fault, or a library reason >= SD_BUF_NUM_FAULTS */
+	const char *what; /* which buf of the task: "source", "destination", "result"; or NULL */
 	uint64_t a, b, c;
 };
 

@@ -38,14 +38,15 @@ struct sd_log_state sd_log_state = {
 	 * severe go to stderr through this backend, so that library refusals are
 	 * never lost in a program that set up no SDK logging.
 	 */
-	.fallback = {
-		.family = LOG_FAMILY_SDK,
-		.kind = LOG_BACKEND_STDERR,
-		.lower = DOCA_LOG_LEVEL_INFO,
-		.upper = DOCA_LOG_LEVEL_CRIT,
-		.clamp_upper = DOCA_LOG_LEVEL_CRIT,
-		.clamp_lower = DOCA_LOG_LEVEL_WARNING,
-	},
+	.fallback =
+		{
+			.family = LOG_FAMILY_SDK,
+			.kind = LOG_BACKEND_STDERR,
+			.lower = DOCA_LOG_LEVEL_INFO,
+			.upper = DOCA_LOG_LEVEL_CRIT,
+			.clamp_upper = DOCA_LOG_LEVEL_CRIT,
+			.clamp_lower = DOCA_LOG_LEVEL_WARNING,
+		},
 	/* Consistent with the state above: no app backend, the fallback's WARNING. */
 	.family_max = {0, DOCA_LOG_LEVEL_WARNING},
 };
@@ -75,8 +76,7 @@ sd_log_level_valid(uint32_t level)
 int
 sd_log_level_syslog_priority(uint32_t level)
 {
-	static const int prio[] = {LOG_DEBUG, LOG_CRIT, LOG_CRIT,  LOG_ERR,
-				   LOG_WARNING, LOG_INFO, LOG_DEBUG, LOG_DEBUG};
+	static const int prio[] = {LOG_DEBUG, LOG_CRIT, LOG_CRIT, LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG, LOG_DEBUG};
 
 	return prio[(level + 9) / 10];
 }
@@ -296,8 +296,8 @@ doca_log_unregister_source(int source)
 doca_error_t
 sd_log_refuse_level(const char *api, uint32_t level)
 {
-	DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 (TRACE)",
-		     api, level);
+	DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 (TRACE)", api,
+		     level);
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -395,8 +395,8 @@ format_line(char *buf, size_t size, const struct timespec *ts, uint32_t level, c
 
 	base = base ? base + 1 : (fname ? fname : "?");
 	localtime_r(&ts->tv_sec, &tm);
-	head = snprintf(buf, size, "[%02d:%02d:%02d:%06ld][%d]", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			ts->tv_nsec / 1000, (int)getpid());
+	head = snprintf(buf, size, "[%02d:%02d:%02d:%06ld][%d]", tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000,
+			(int)getpid());
 	*doca_off = (size_t)head;
 	head += snprintf(buf + SD_MIN((size_t)head, size - 1), size - SD_MIN((size_t)head, size - 1),
 			 "[DOCA][%s][%s:%d][%s] ", level_tags[(level + 9) / 10], base, line, func ? func : "?");
@@ -450,7 +450,8 @@ emit(uint32_t level, enum log_family family, const char *fname, int line, const 
 		if (b->family == family && backend_accepts(b, level))
 			sd_log_backend_write(b, level, text, len, doca_off);
 	}
-	if (family == LOG_FAMILY_SDK && !sd_log_state.have_sdk_backend && backend_accepts(&sd_log_state.fallback, level))
+	if (family == LOG_FAMILY_SDK && !sd_log_state.have_sdk_backend &&
+	    backend_accepts(&sd_log_state.fallback, level))
 		sd_log_backend_write(&sd_log_state.fallback, level, text, len, doca_off);
 	in_emit = false;
 	pthread_mutex_unlock(&sd_log_state.lock);

@@ -32,8 +32,8 @@ enum sd_sync_event_task_type {
 };
 
 struct doca_sync_event {
-	struct doca_ctx ctx;		/* first: doca_sync_event_as_ctx() */
-	_Atomic uint64_t own_value;	/* default storage of the value */
+	struct doca_ctx ctx;	    /* first: doca_sync_event_as_ctx() */
+	_Atomic uint64_t own_value; /* default storage of the value */
 	/*
 	 * The value: &own_value, or the user's storage (set_addr / set_doca_buf).
 	 * Fixed once started.  Update it only with atomics, then call
@@ -46,13 +46,13 @@ struct doca_sync_event {
 	 * referenced: DOCA requires the device to outlive the event.
 	 */
 	struct doca_dev *dev;
-	uint32_t publishers;		/* SD_SYNC_EVENT_LOC_* */
+	uint32_t publishers; /* SD_SYNC_EVENT_LOC_* */
 	uint32_t subscribers;
-	bool standalone_started;	/* doca_sync_event_start() (as opposed to doca_ctx_start) */
+	bool standalone_started; /* doca_sync_event_start() (as opposed to doca_ctx_start) */
 	/* Context mode: pools per family and the wait tasks not yet satisfied. */
 	struct sd_task_pool *pools[SD_SE_TASK_TYPES];
 	struct sd_list waiters;
-	atomic_uint num_waiters;	/* read by other threads in sd_sync_event_changed() */
+	atomic_uint num_waiters; /* read by other threads in sd_sync_event_changed() */
 	/* Remote-net export: owned by libdoca_rdma, released at destroy (may stay NULL). */
 	void *remote;
 	void (*remote_release)(struct doca_sync_event *event);

@@ -25,7 +25,7 @@ SD_LOG_REGISTER(core.topology);
 
 #define TOPOLOGY_ENV "SOFTDOCA_TOPOLOGY"
 #define TOPOLOGY_SYSTEM_FILE "/etc/softdoca/topology.json"
-#define TOPOLOGY_BUILTIN "builtin"	/* SOFTDOCA_TOPOLOGY value that forces the default */
+#define TOPOLOGY_BUILTIN "builtin" /* SOFTDOCA_TOPOLOGY value that forces the default */
 #define TOPOLOGY_MAX_FILE (1 << 20)
 
 /*
@@ -192,7 +192,8 @@ resolve_netdevs(struct sd_topology *topo)
 		struct doca_devinfo *fn = &topo->devs[i];
 
 		if (if_nametoindex(fn->netdev) == 0) {
-			DOCA_LOG_ERR("Failed to load device topology %s: function %s (%s): netdev \"%s\" does not exist in this network namespace; create it or name an existing one in \"netdev\"",
+			DOCA_LOG_ERR("Failed to load device topology %s: function %s (%s): netdev \"%s\" does not "
+				     "exist in this network namespace; create it or name an existing one in \"netdev\"",
 				     topo->source, fn->ibdev_name, fn->pci_addr, fn->netdev);
 			freeifaddrs(list);
 			return DOCA_ERROR_BAD_CONFIG;

@@ -36,7 +36,7 @@ dma_start(struct doca_ctx *ctx, bool *running)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	dma->ncpus = usable_cpus();
-	dma->polls_since_arm = UINT32_MAX;	/* busy-polling until the application arms the PE */
+	dma->polls_since_arm = UINT32_MAX; /* busy-polling until the application arms the PE */
 	/* DMA needs no connection: IDLE -> RUNNING directly (the samples rely on it). */
 	*running = true;
 	return DOCA_SUCCESS;
@@ -212,7 +212,7 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	}
 
 	sd_ctx_init(&dma->ctx, &dma_ctx_ops, dev);
-	sd_dev_get(dev);	/* doca_dev_close() -> IN_USE while the context exists */
+	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	*dma_out = dma;
 	return DOCA_SUCCESS;
 
@@ -295,7 +295,8 @@ check_cap_devinfo(const struct doca_devinfo *devinfo, const void *out, const cha
 DOCA_STABLE doca_error_t
 doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo, uint32_t *max_buf_list_len)
 {
-	doca_error_t err = check_cap_devinfo(devinfo, max_buf_list_len, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
+	doca_error_t err =
+		check_cap_devinfo(devinfo, max_buf_list_len, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
 
 	if (err != DOCA_SUCCESS)
 		return err;

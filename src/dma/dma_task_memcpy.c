@@ -38,14 +38,10 @@ enum refusal {
 };
 
 static const doca_error_t own_status[NUM_REFUSALS] = {
-	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,
-	[NO_DST] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,
-	[RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
-	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,
-	[SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
+	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,	       [NO_DST] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,      [DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,	       [RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
+	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,  [SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
 	[DST_NO_PCI_WRITE] = DOCA_ERROR_NOT_PERMITTED,
 };
 
@@ -55,12 +51,12 @@ refusal_status(unsigned int why)
 	return why < SD_BUF_NUM_FAULTS ? sd_buf_fault_status((enum sd_buf_fault)why) : own_status[why];
 }
 
-#define LOG_AT(err_level, fmt, ...) \
-	do { \
-		if (err_level) \
-			DOCA_LOG_ERR(fmt, ##__VA_ARGS__); \
-		else \
-			DOCA_LOG_DBG(fmt, ##__VA_ARGS__); \
+#define LOG_AT(err_level, fmt, ...)                                                                                    \
+	do {                                                                                                           \
+		if (err_level)                                                                                         \
+			DOCA_LOG_ERR(fmt, ##__VA_ARGS__);                                                              \
+		else                                                                                                   \
+			DOCA_LOG_DBG(fmt, ##__VA_ARGS__);                                                              \
 	} while (0)
 
 static void
@@ -112,7 +108,8 @@ log_refusal(const char *api, const struct sd_buf_verdict *v, bool err_level)
 		break;
 	case RDMA_MMAP:
 		LOG_AT(err_level,
-		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local memory "
+		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local "
+		       "memory "
 		       "and PCI exports, use doca_rdma for RDMA peers",
 		       api, v->what);
 		break;
@@ -218,7 +215,8 @@ check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct sd_buf
 		if (m->kind == SD_MMAP_PCI_REMOTE) {
 			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
 				return refuse(v, DST_NO_PCI_WRITE, what, m->permissions, 0, 0);
-			if (!is_dst && !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
+			if (!is_dst &&
+			    !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
 				return refuse(v, SRC_NO_PCI_READ, what, m->permissions, 0, 0);
 		} else if (sd_unlikely(m->kind != SD_MMAP_LOCAL)) {
 			return refuse(v, RDMA_MMAP, what, 0, 0, 0);
@@ -250,8 +248,8 @@ local_engine(const struct doca_dma *dma, uint64_t len)
 		 * strictly better (measurements in docs/dma.md).  Inline copies stay short
 		 * per progress call through the engines' poll budget.
 		 */
-		if (len >= dma->worker_min_bytes &&
-		    (dma->ncpus >= dma->worker_min_cpus || (dma->ncpus >= 2 && dma->polls_since_arm <= SD_DMA_EVENT_POLLS)))
+		if (len >= dma->worker_min_bytes && (dma->ncpus >= dma->worker_min_cpus ||
+						     (dma->ncpus >= 2 && dma->polls_since_arm <= SD_DMA_EVENT_POLLS)))
 			return SD_DMA_ENGINE_WORKER;
 		return SD_DMA_ENGINE_INLINE;
 	}
@@ -262,8 +260,7 @@ local_engine(const struct doca_dma *dma, uint64_t len)
  * On SUCCESS job->len is set and *engine names the engine that will run it.
  */
 static doca_error_t
-check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct sd_buf_verdict *v,
-	   enum sd_dma_engine_id *engine)
+check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct sd_buf_verdict *v, enum sd_dma_engine_id *engine)
 {
 	const struct doca_buf *src = job->src;
 	const struct doca_buf *dst = job->dst;

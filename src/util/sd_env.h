@@ -31,8 +31,7 @@ SD_EXPORT uint64_t sd_env_u64(const char *name, uint64_t def, uint64_t min, uint
  * One of n names (exact match); returns its index, or def when unset, empty
  * or refused.
  */
-SD_EXPORT unsigned int sd_env_choice(const char *name, const char *const *choices, unsigned int n,
-				     unsigned int def);
+SD_EXPORT unsigned int sd_env_choice(const char *name, const char *const *choices, unsigned int n, unsigned int def);
 
 /* A free-form value (a path); NULL when unset or empty.  Logged like the others. */
 SD_EXPORT const char *sd_env_str(const char *name);

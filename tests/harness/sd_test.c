@@ -141,7 +141,10 @@ sd_test_main(int argc, char **argv)
 			if (strcmp(tests[i].name, argv[1]) == 0) {
 				int rc = run_one(i, timeout_s);
 
-				printf("%s %s\n", rc == 0 ? "ok" : rc == SD_TEST_SKIP_CODE ? "skip" : "not ok",
+				printf("%s %s\n",
+				       rc == 0			 ? "ok"
+				       : rc == SD_TEST_SKIP_CODE ? "skip"
+								 : "not ok",
 				       tests[i].name);
 				return rc;
 			}

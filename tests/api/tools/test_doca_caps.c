@@ -18,7 +18,7 @@
 struct run {
 	char out[65536];
 	char err[16384];
-	int status;	/* exit code */
+	int status; /* exit code */
 };
 
 /* Drain both pipes until EOF so a chatty child never blocks. */
@@ -101,10 +101,10 @@ run_caps(const char *topology, const char *const *args)
 
 #define RUN(topology, ...) run_caps((topology), (const char *const[]){__VA_ARGS__, NULL})
 
-#define ASSERT_HAS(text, needle) \
-	do { \
-		if (strstr((text), (needle)) == NULL) \
-			sd_test_fail(__FILE__, __LINE__, "output lacks \"%s\"; it was:\n%s", (needle), (text)); \
+#define ASSERT_HAS(text, needle)                                                                                       \
+	do {                                                                                                           \
+		if (strstr((text), (needle)) == NULL)                                                                  \
+			sd_test_fail(__FILE__, __LINE__, "output lacks \"%s\"; it was:\n%s", (needle), (text));        \
 	} while (0)
 
 static struct json_object *
@@ -325,9 +325,10 @@ TEST(config_caps_show_up)
 {
 	struct run *r;
 	struct json_object *root, *caps;
-	const char *path = topology_file("{\"devices\": [{\"functions\": [{\"side\": \"dpu\", \"pci_addr\": \"03:00.0\","
-					 " \"ibdev\": \"mlx5_9\", \"iface\": \"p0\","
-					 " \"caps\": {\"dma_memcpy\": false}}]}]}");
+	const char *path =
+		topology_file("{\"devices\": [{\"functions\": [{\"side\": \"dpu\", \"pci_addr\": \"03:00.0\","
+			      " \"ibdev\": \"mlx5_9\", \"iface\": \"p0\","
+			      " \"caps\": {\"dma_memcpy\": false}}]}]}");
 
 	r = run_caps(path, (const char *const[]){"--json", NULL});
 	ASSERT_EQ(r->status, 0);

@@ -142,8 +142,7 @@ TEST(choice_returns_the_index_or_refuses_with_the_list)
 	ASSERT_EQ(sd_env_choice(CHOICE, names, 3, 0), 1);
 	setenv(CHOICE, "Worker", 1); /* exact match only */
 	ASSERT_EQ(sd_env_choice(CHOICE, names, 3, 0), 0);
-	ASSERT_EQ(count("WRN", CHOICE "=\"Worker\" refused", "expected one of auto, inline, worker", "using auto"),
-		  1);
+	ASSERT_EQ(count("WRN", CHOICE "=\"Worker\" refused", "expected one of auto, inline, worker", "using auto"), 1);
 	unsetenv(CHOICE);
 	ASSERT_EQ(sd_env_choice(CHOICE, names, 3, 1), 1);
 }
