@@ -9,6 +9,6 @@ build=${1:?usage: scripts/bench.sh BUILD_DIR [compare.py flags]}
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-ninja -C "$build" tools/doca_perf/doca_perf bench/peer_copy >/dev/null
+ninja -C "$build" tools/doca_perf/doca_perf bench/peer_copy bench/dma_bench >/dev/null
 exec python3 "$root/bench/compare.py" --build "$build" --out "$build/bench/results" \
 	--page "$root/docs/results" "$@"
