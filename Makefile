@@ -13,8 +13,12 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# Developers and CI build with warnings as errors; a plain `meson setup` (a user
+# building a release) does not.
+MESON_SETUP_ARGS ?= -Dwerror=true
+
 $(BUILD)/build.ninja:
-	meson setup $(BUILD)
+	meson setup $(BUILD) $(MESON_SETUP_ARGS)
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -27,7 +31,7 @@ test: build
 
 # Unit and API suites under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
-	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) $(MESON_SETUP_ARGS) -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit

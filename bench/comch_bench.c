@@ -34,6 +34,8 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "dev_internal.h" /* the forked server plays the DPU: sd_dev_process_side_set() */
+
 #define NAME "comch_bench"
 #define RING_SLOTS 16
 #define FP_BUFS 16
@@ -54,11 +56,11 @@ die(const char *what, doca_error_t r)
 	exit(1);
 }
 
-#define CHECK(x) \
-	do { \
-		doca_error_t r_ = (x); \
-		if (r_ != DOCA_SUCCESS) \
-			die(#x, r_); \
+#define CHECK(x)                                                                                                       \
+	do {                                                                                                           \
+		doca_error_t r_ = (x);                                                                                 \
+		if (r_ != DOCA_SUCCESS)                                                                                \
+			die(#x, r_);                                                                                   \
 	} while (0)
 
 static struct doca_dev *
@@ -106,10 +108,10 @@ send_msg(struct side *s, struct doca_comch_connection *conn, const void *msg, ui
 	doca_error_t r;
 
 	do {
-		r = s->server ? doca_comch_server_task_send_alloc_init(s->server, conn, msg, len, &t) :
-				doca_comch_client_task_send_alloc_init(s->client, conn, msg, len, &t);
+		r = s->server ? doca_comch_server_task_send_alloc_init(s->server, conn, msg, len, &t)
+			      : doca_comch_client_task_send_alloc_init(s->client, conn, msg, len, &t);
 		if (r == DOCA_ERROR_NO_MEMORY)
-			continue;	/* completions come with the next progress */
+			continue; /* completions come with the next progress */
 		if (r != DOCA_SUCCESS)
 			die("send alloc", r);
 		r = doca_task_submit(doca_comch_task_send_as_task(t));
@@ -180,6 +182,7 @@ side_open(struct side *s, bool server)
 		struct doca_devinfo_rep **reps;
 		uint32_t n;
 
+		sd_dev_process_side_set(SD_DEV_SIDE_DPU);
 		s->dev = open_dev("03:00.0");
 		CHECK(doca_devinfo_rep_create_list(s->dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n));
 		CHECK(doca_dev_rep_open(reps[0], &s->rep));
@@ -275,7 +278,8 @@ lat_mode(uint32_t size, long iters)
 	}
 	waitpid(child, NULL, 0);
 	printf("{\"size\": %u, \"iters\": %ld, \"unix_blocking_rtt_ns\": %.1f, \"unix_spin_rtt_ns\": %.1f, "
-	       "\"unix_rtt_ns\": %.1f, \"comch_rtt_ns\": %.1f}\n", size, iters, unix_rtt * 1e9, unix_spin_rtt * 1e9,
+	       "\"unix_rtt_ns\": %.1f, \"comch_rtt_ns\": %.1f}\n",
+	       size, iters, unix_rtt * 1e9, unix_spin_rtt * 1e9,
 	       (unix_rtt < unix_spin_rtt ? unix_rtt : unix_spin_rtt) * 1e9, comch_rtt * 1e9);
 	return 0;
 }
@@ -283,9 +287,9 @@ lat_mode(uint32_t size, long iters)
 /* --- P24: bandwidth ------------------------------------------------------------------- */
 
 struct ring {
-	_Atomic uint64_t head;			/* slots produced */
+	_Atomic uint64_t head; /* slots produced */
 	char pad1[56];
-	_Atomic uint64_t tail;			/* slots consumed */
+	_Atomic uint64_t tail; /* slots consumed */
 	char pad2[56];
 	_Atomic int stop;
 	uint8_t data[];
@@ -339,7 +343,7 @@ posted_done(struct doca_comch_consumer_task_post_recv *t, union doca_data a, uni
 	(void)b;
 	the_side->received++;
 	(void)doca_buf_reset_data_len(buf);
-	r = doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t));	/* post it again */
+	r = doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)); /* post it again */
 	if (r != DOCA_SUCCESS)
 		doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
 }

@@ -530,9 +530,9 @@ def perf_pair_netns(b, nn, argv, env=None):
 # Two hosts, honestly: both processes share this kernel (equal boot ids), so by default
 # softdoca (like UCX) would reach the peer through shared memory / process_vm_writev and
 # the veth would carry nothing.  UCX_TLS=tcp takes shm and cma away from UCX and from the
-# fabric's same-host test (src/fabric/fabric_ucx.c shm_allowed), SD_FABRIC_CMA=0 from the
+# fabric's same-host test (src/fabric/fabric_ucx.c shm_allowed), SOFTDOCA_FABRIC_CMA=0 from the
 # direct-copy path: every byte then crosses the veth over TCP, as between two machines.
-NETNS_TCP_ENV = {"UCX_TLS": "tcp", "SD_FABRIC_CMA": "0"}
+NETNS_TCP_ENV = {"UCX_TLS": "tcp", "SOFTDOCA_FABRIC_CMA": "0"}
 
 
 def link_rx_bytes(nn):
@@ -905,7 +905,7 @@ def write_outputs(b, outdir, page_dir, smoke):
                 "Raw numbers: [results.json](results.json)."]
         if any(x["workload"] == "rdma-write-netns" for x in RAW):
             page += ["", "**Across namespaces = over TCP.** Both namespaces share this kernel, so "
-                     "`rdma-write-netns` runs doca_perf with `UCX_TLS=tcp SD_FABRIC_CMA=0` on both sides "
+                     "`rdma-write-netns` runs doca_perf with `UCX_TLS=tcp SOFTDOCA_FABRIC_CMA=0` on both sides "
                      "(no shared memory, no process_vm_writev: every byte crosses the veth over TCP, as "
                      "between two hosts; each round checks that the veth received at least the bytes "
                      "doca_perf reports). `rdma-write-netns-samekernel` is the default shared-memory path "

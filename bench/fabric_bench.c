@@ -272,7 +272,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[i], "--tcp") == 0)
 			tcp = 1;
 		else if (strcmp(argv[i], "--no-direct") == 0)
-			setenv("SD_FABRIC_CMA", "0", 1); /* same host: active messages only */
+			setenv("SOFTDOCA_FABRIC_CMA", "0", 1); /* same host: active messages only */
 		else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
 			size = strtoul(argv[++i], NULL, 0);
 		else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)

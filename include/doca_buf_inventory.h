@@ -63,13 +63,13 @@ DOCA_STABLE doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inve
  * BAD_STATE: inventory not started.  NO_MEMORY: no free element.
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory,
-							    struct doca_mmap *mmap, void *addr, size_t len,
-							    void *data, size_t data_len, struct doca_buf **buf);
+							    struct doca_mmap *mmap, void *addr, size_t len, void *data,
+							    size_t data_len, struct doca_buf **buf);
 
 /* An empty buf over [addr, addr + len) (data = addr, data_len = 0): a destination. */
 static inline doca_error_t
-doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr,
-				   size_t len, struct doca_buf **buf)
+doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr, size_t len,
+				   struct doca_buf **buf)
 {
 	return doca_buf_inventory_buf_get_by_args(inventory, mmap, addr, len, addr, 0, buf);
 }
@@ -111,8 +111,7 @@ DOCA_STABLE doca_error_t doca_buf_inventory_get_num_free_elements(const struct d
  * Add num_elements elements (any state).
  * INVALID_VALUE: NULL, 0, or the total would pass UINT32_MAX.  NO_MEMORY.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory,
-							 uint32_t num_elements);
+DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uint32_t num_elements);
 
 #ifdef __cplusplus
 }

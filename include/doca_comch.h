@@ -67,8 +67,7 @@ struct doca_comch_event_connection_status_changed;
 struct doca_comch_event_consumer;
 
 /* Completion (success or error) of a control-path send task. */
-typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task,
-						     union doca_data task_user_data,
+typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task, union doca_data task_user_data,
 						     union doca_data ctx_user_data);
 
 /*
@@ -76,8 +75,7 @@ typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send
  * only during the callback.
  */
 typedef void (*doca_comch_event_msg_recv_cb_t)(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer,
-					       uint32_t msg_len,
-					       struct doca_comch_connection *comch_connection);
+					       uint32_t msg_len, struct doca_comch_connection *comch_connection);
 
 /* Server: a client connected (change_successful 1) or left (1: orderly, 0: it died). */
 typedef void (*doca_comch_event_connection_status_changed_cb_t)(

@@ -83,7 +83,8 @@ DOCA_EXPERIMENTAL void doca_comch_consumer_task_post_recv_set_buf(struct doca_co
 /* 0 until the task completed successfully. */
 DOCA_EXPERIMENTAL uint32_t
 doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task);
-DOCA_EXPERIMENTAL uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task);
+DOCA_EXPERIMENTAL uint8_t *
+doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task);
 DOCA_EXPERIMENTAL uint32_t
 doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task);
 DOCA_EXPERIMENTAL struct doca_task *

@@ -80,12 +80,10 @@ doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task
 DOCA_EXPERIMENTAL void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task,
 							     const struct doca_buf *buf);
 DOCA_EXPERIMENTAL uint8_t *doca_comch_producer_task_send_get_imm_data(struct doca_comch_producer_task_send *task);
-DOCA_EXPERIMENTAL uint32_t
-doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task);
+DOCA_EXPERIMENTAL uint32_t doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task);
 DOCA_EXPERIMENTAL void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task,
 								  uint8_t *imm_data, uint32_t imm_data_len);
-DOCA_EXPERIMENTAL uint32_t
-doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task);
+DOCA_EXPERIMENTAL uint32_t doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task);
 DOCA_EXPERIMENTAL void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
 								     const uint32_t consumer_id);
 DOCA_EXPERIMENTAL struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task);

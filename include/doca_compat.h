@@ -24,7 +24,7 @@
 #define DOCA_STABLE __attribute__((visibility("default"))) DOCA_USED
 
 #ifndef DOCA_ALLOW_EXPERIMENTAL_API
-#define DOCA_EXPERIMENTAL \
+#define DOCA_EXPERIMENTAL                                                                                              \
 	__attribute__((deprecated("Symbol is defined as experimental"), section(".text.experimental"))) DOCA_STABLE
 #else
 #define DOCA_EXPERIMENTAL __attribute__((section(".text.experimental"))) DOCA_STABLE
@@ -52,9 +52,8 @@
 #define DOCA_STRUCT_GET_VERSION(ptr) ((ptr)->__doca_api_version)
 #define DOCA_STRUCT_CTOR(type) ((type){.__doca_api_version = DOCA_VERSION_EXACT})
 #define DOCA_STRUCT_PTR_CTOR(ptr) ((ptr)->__doca_api_version = DOCA_VERSION_EXACT)
-#define DOCA_STRUCT_MEMSET_CTOR(var) \
-	(memset(&(var), 0, sizeof(var)), (var).__doca_api_version = DOCA_VERSION_EXACT)
-#define DOCA_STRUCT_PTR_MEMSET_CTOR(ptr) \
+#define DOCA_STRUCT_MEMSET_CTOR(var) (memset(&(var), 0, sizeof(var)), (var).__doca_api_version = DOCA_VERSION_EXACT)
+#define DOCA_STRUCT_PTR_MEMSET_CTOR(ptr)                                                                               \
 	(memset((ptr), 0, sizeof(*(ptr))), (ptr)->__doca_api_version = DOCA_VERSION_EXACT)
 #define DOCA_STRUCT_CTOR_LIST_START .__doca_api_version = DOCA_VERSION_EXACT
 #define DOCA_STRUCT_DEF(type, name) type name = DOCA_STRUCT_CTOR(type)

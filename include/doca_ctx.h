@@ -47,8 +47,7 @@ enum doca_ctx_states {
 
 /* State change notification; user_data is the context's user data. */
 typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_data, struct doca_ctx *ctx,
-						  enum doca_ctx_states prev_state,
-						  enum doca_ctx_states next_state);
+						  enum doca_ctx_states prev_state, enum doca_ctx_states next_state);
 
 /*
  * Start a context: freezes its configuration.
@@ -106,7 +105,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_completion_vector(struct doca_ctx *c
 
 /* Number of completion vectors: always 1.  SUCCESS, INVALID_VALUE. */
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo,
-									uint32_t *num_completion_vectors);
+								       uint32_t *num_completion_vectors);
 
 #ifdef __cplusplus
 }

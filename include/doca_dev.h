@@ -55,8 +55,8 @@ struct doca_dev_rep;
 /* Which representors doca_devinfo_rep_create_list() returns (bit mask; 0 = all). */
 enum doca_devinfo_rep_filter {
 	DOCA_DEVINFO_REP_FILTER_ALL = 0,
-	DOCA_DEVINFO_REP_FILTER_NET = 1 << 1,		/* network functions (PF/VF/SF representors) */
-	DOCA_DEVINFO_REP_FILTER_EMULATED = 1 << 2,	/* emulated PCI devices (e.g. virtio) */
+	DOCA_DEVINFO_REP_FILTER_NET = 1 << 1,	   /* network functions (PF/VF/SF representors) */
+	DOCA_DEVINFO_REP_FILTER_EMULATED = 1 << 2, /* emulated PCI devices (e.g. virtio) */
 };
 
 /* Buffer sizes in bytes; string sizes include the terminating NUL. */
@@ -66,8 +66,8 @@ enum doca_devinfo_rep_filter {
 #define DOCA_DEVINFO_MAC_ADDR_SIZE 6
 #define DOCA_DEVINFO_IFACE_NAME_SIZE 256
 #define DOCA_DEVINFO_IBDEV_NAME_SIZE 64
-#define DOCA_DEVINFO_PCI_ADDR_SIZE 13	/* "DDDD:BB:DD.F" + NUL */
-#define DOCA_DEVINFO_PCI_BDF_SIZE 8	/* "BB:DD.F" + NUL */
+#define DOCA_DEVINFO_PCI_ADDR_SIZE 13 /* "DDDD:BB:DD.F" + NUL */
+#define DOCA_DEVINFO_PCI_BDF_SIZE 8   /* "BB:DD.F" + NUL */
 #define DOCA_DEVINFO_REP_VUID_SIZE 128
 #define DOCA_DEVINFO_REP_PCI_ADDR_SIZE 13
 #define DOCA_DEVINFO_REP_PCI_BDF_SIZE 8
@@ -102,8 +102,7 @@ DOCA_STABLE doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_lis
  * DOCA_ERROR_INVALID_VALUE for unknown filter bits, DOCA_ERROR_NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
-						      struct doca_devinfo_rep ***dev_list_rep,
-						      uint32_t *nb_devs_rep);
+						      struct doca_devinfo_rep ***dev_list_rep, uint32_t *nb_devs_rep);
 
 /* Free a list from doca_devinfo_rep_create_list(). */
 DOCA_STABLE doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep);
@@ -158,8 +157,8 @@ DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo
  * "DDDD:BB:DD.F" and "BB:DD.F" (domain 0000), hex digits in either case.
  * Returns DOCA_ERROR_INVALID_VALUE for a malformed address.
  */
-DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
-							const char *pci_addr_str, uint8_t *is_equal);
+DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
+							uint8_t *is_equal);
 
 /*
  * Addresses of the port's netdev.  size must be at least DOCA_DEVINFO_IPV4_ADDR_SIZE /
@@ -185,15 +184,14 @@ DOCA_STABLE doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *
 DOCA_STABLE doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid);
 
 /* Port active rate in bits per second. */
-DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo,
-							     uint64_t *active_rate);
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, uint64_t *active_rate);
 
 /* Virtual HCA id of the function. */
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id);
 
 /* PF, VF or SF. */
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
-							       enum doca_pci_func_type *pci_func_type);
+							      enum doca_pci_func_type *pci_func_type);
 
 /* Index of a scalable function.  Returns DOCA_ERROR_NOT_SUPPORTED if the function is not an SF. */
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index);
@@ -205,20 +203,17 @@ DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_sf_index(const struct doca_devin
 /* Whether the function can manage hot-plugged emulated devices (DPU side). */
 DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
 								       uint8_t *is_hotplug_manager);
-DOCA_EXPERIMENTAL doca_error_t
-doca_devinfo_cap_is_notification_moderation_supported(const struct doca_devinfo *devinfo,
-						       uint8_t *is_supported);
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_cap_is_notification_moderation_supported(const struct doca_devinfo *devinfo,
+										     uint8_t *is_supported);
 /* Whether doca_devinfo_rep_create_list() accepts the filter (DPU-side functions only). */
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
 								      uint8_t *filter_all_supported);
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
 								      uint8_t *filter_net_supported);
-DOCA_STABLE doca_error_t
-doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
-						  uint8_t *filter_emulated_supported);
+DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
+									   uint8_t *filter_emulated_supported);
 DOCA_EXPERIMENTAL doca_error_t
-doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const struct doca_devinfo *devinfo,
-							  uint8_t *is_supported);
+doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const struct doca_devinfo *devinfo, uint8_t *is_supported);
 
 /*
  * Representor properties
@@ -237,9 +232,9 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devin
 							 uint8_t *is_hotplug);
 /* Representor netdev name; size must be at least DOCA_DEVINFO_IFACE_NAME_SIZE. */
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep,
-								char *iface_name, uint32_t size);
+							       char *iface_name, uint32_t size);
 DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep,
-							     uint16_t *vhca_id);
+							    uint16_t *vhca_id);
 /* Same address forms as doca_devinfo_is_equal_pci_addr(). */
 DOCA_STABLE doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
 							    const char *pci_addr_str, uint8_t *is_equal);

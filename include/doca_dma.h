@@ -45,7 +45,7 @@
 #ifndef DOCA_DMA_H_
 #define DOCA_DMA_H_
 
-#include <inttypes.h>	/* as DOCA's: programs print task sizes with PRIu64 after this include alone */
+#include <inttypes.h> /* as DOCA's: programs print task sizes with PRIu64 after this include alone */
 #include <stdint.h>
 
 #include <doca_buf.h>
@@ -75,8 +75,7 @@ struct doca_dma_task_memcpy;
  * Completion callback of a memcpy task: task_user_data is the task's user data,
  * ctx_user_data the DMA context's (doca_ctx_set_user_data).
  */
-typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task,
-						     union doca_data task_user_data,
+typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task, union doca_data task_user_data,
 						     union doca_data ctx_user_data);
 
 /*

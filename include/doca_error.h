@@ -51,10 +51,10 @@ typedef enum doca_error {
 #define DOCA_IS_ERROR(r) doca_unlikely((r) != DOCA_SUCCESS)
 
 /* Keep the first error: assign t to r only while r is still DOCA_SUCCESS. */
-#define DOCA_ERROR_PROPAGATE(r, t) \
-	do { \
-		if ((r) == DOCA_SUCCESS) \
-			(r) = (t); \
+#define DOCA_ERROR_PROPAGATE(r, t)                                                                                     \
+	do {                                                                                                           \
+		if ((r) == DOCA_SUCCESS)                                                                               \
+			(r) = (t);                                                                                     \
 	} while (0)
 
 /*

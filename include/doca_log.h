@@ -87,9 +87,9 @@ typedef void (*log_flush_callback)(char *buf);
  * outside 10..70.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *logger,
-								       uint32_t lower_limit);
+								      uint32_t lower_limit);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *logger,
-								       uint32_t upper_limit);
+								      uint32_t upper_limit);
 /*
  * Strict: later changes of the global limit (global lower limit, or global SDK
  * limit for an SDK backend; global upper limit) no longer move this backend's
@@ -139,11 +139,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_log_unregister_source(int source);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_standard(void);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity,
-								 log_flush_callback handler,
-								 struct doca_log_backend **backend);
-DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog(const char *name,
-								    struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
+								struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend);
 
 /*
  * SDK backends: same outputs and errors as above, for the lines of the DOCA
@@ -156,10 +154,10 @@ DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog(const char *n
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity,
-								     log_flush_callback handler,
-								     struct doca_log_backend **backend);
+								    log_flush_callback handler,
+								    struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name,
-									struct doca_log_backend **backend);
+								       struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level);
 DOCA_EXPERIMENTAL doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level);
 DOCA_EXPERIMENTAL uint32_t doca_log_level_get_global_sdk_limit(void);
@@ -172,11 +170,10 @@ DOCA_EXPERIMENTAL uint32_t doca_log_level_get_global_sdk_limit(void);
  * shown.  Cheap when filtered: a line no backend of its family would take costs
  * one atomic load.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *fname, int line,
-					 const char *func, const char *format, ...)
-	__attribute__((format(printf, 6, 7)));
+DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
+					const char *format, ...) __attribute__((format(printf, 6, 7)));
 
-#define DOCA_LOG(level, format, ...) \
+#define DOCA_LOG(level, format, ...)                                                                                   \
 	doca_log(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
 
 #define DOCA_LOG_CRIT(format, ...) DOCA_LOG(CRIT, format, ##__VA_ARGS__)
@@ -191,8 +188,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
 #ifdef DOCA_LOGGING_ALLOW_TRACE
 #define DOCA_LOG_TRC(format, ...) DOCA_LOG(TRACE, format, ##__VA_ARGS__)
 #else
-#define DOCA_LOG_TRC(format, ...) \
-	do { \
+#define DOCA_LOG_TRC(format, ...)                                                                                      \
+	do {                                                                                                           \
 	} while (0)
 #endif
 
@@ -200,11 +197,11 @@ DOCA_EXPERIMENTAL doca_error_t doca_log(uint32_t level, int source, const char *
  * Declare this file's log source.  Registration runs from a constructor, before
  * main() and before any backend exists.
  */
-#define DOCA_LOG_REGISTER(source) \
-	static int log_source; \
-	__attribute__((constructor(101), used)) static void doca_log_source_ctor(void) \
-	{ \
-		doca_log_register_source(#source, &log_source); \
+#define DOCA_LOG_REGISTER(source)                                                                                      \
+	static int log_source;                                                                                         \
+	__attribute__((constructor(101), used)) static void doca_log_source_ctor(void)                                 \
+	{                                                                                                              \
+		doca_log_register_source(#source, &log_source);                                                        \
 	}
 
 #ifdef __cplusplus

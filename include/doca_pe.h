@@ -108,8 +108,7 @@ DOCA_STABLE uint8_t doca_pe_progress(struct doca_pe *pe);
  * something to progress.  It stays owned by the PE; do not close it.
  * Returns SUCCESS, INVALID_VALUE.
  */
-DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
-							  doca_notification_handle_t *handle);
+DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
 
 /*
  * Arm the notification handle before sleeping on it.  If work is already

@@ -34,8 +34,8 @@ DOCA_STABLE doca_error_t doca_rdma_bridge_get_buf_mkey(const struct doca_buf *bu
 						       uint32_t *mkey);
 
 /* The memory key of an mmap registered in a verbs protection domain.  SUCCESS; INVALID_VALUE; NOT_SUPPORTED. */
-DOCA_EXPERIMENTAL doca_error_t doca_rdma_bridge_get_mmap_mkey_from_pd(const struct doca_mmap *mmap,
-								       struct ibv_pd *pd, uint32_t *mkey);
+DOCA_EXPERIMENTAL doca_error_t doca_rdma_bridge_get_mmap_mkey_from_pd(const struct doca_mmap *mmap, struct ibv_pd *pd,
+								      uint32_t *mkey);
 
 #ifdef __cplusplus
 }

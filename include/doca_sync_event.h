@@ -64,7 +64,7 @@ DOCA_STABLE doca_error_t doca_sync_event_create(struct doca_sync_event **event);
  * exporting process is gone); NOT_PERMITTED (another user, or the export was revoked).
  */
 DOCA_STABLE doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
-							     struct doca_sync_event **event);
+							    struct doca_sync_event **event);
 
 /* SUCCESS on every emulated function (host or DPU side); INVALID_VALUE for NULL. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
@@ -76,8 +76,8 @@ DOCA_STABLE doca_error_t doca_sync_event_cap_is_create_from_export_supported(con
  * NO_MEMORY.
  */
 DOCA_STABLE doca_error_t doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data,
-									size_t sz,
-									struct doca_sync_event_remote_net **event);
+								       size_t sz,
+								       struct doca_sync_event_remote_net **event);
 
 /* SUCCESS when libdoca_rdma is loaded and the device supports RDMA; else NOT_SUPPORTED. */
 DOCA_STABLE doca_error_t
@@ -96,12 +96,12 @@ DOCA_STABLE doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_eve
 
 /* SUCCESS, INVALID_VALUE, BAD_STATE (started). */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event,
-								     struct doca_dev *dev);
+								    struct doca_dev *dev);
 /* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event,
-								     struct doca_dpa *dpa);
+								    struct doca_dpa *dpa);
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event,
-								     struct doca_gpu *gpu);
+								    struct doca_gpu *gpu);
 /* The other side of the PCI bus updates the event (export_to_remote_pci).  SUCCESS, INVALID_VALUE, BAD_STATE. */
 DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event);
 /* A network peer updates the event (export_to_remote_net).  SUCCESS, INVALID_VALUE, BAD_STATE. */
@@ -109,12 +109,12 @@ DOCA_STABLE doca_error_t doca_sync_event_add_publisher_location_remote_net(struc
 
 /* SUCCESS, INVALID_VALUE, BAD_STATE (started). */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event,
-								      struct doca_dev *dev);
+								     struct doca_dev *dev);
 /* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
-								      struct doca_dpa *dpa);
+								     struct doca_dpa *dpa);
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event,
-								      struct doca_gpu *gpu);
+								     struct doca_gpu *gpu);
 /* The other side of the PCI bus waits on the event.  SUCCESS, INVALID_VALUE, BAD_STATE. */
 DOCA_STABLE doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event);
 
@@ -153,14 +153,14 @@ DOCA_STABLE struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *even
  * (an imported event); NOT_SUPPORTED (user storage, or exported to the network).
  */
 DOCA_STABLE doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
-							       const uint8_t **data, size_t *sz);
+							      const uint8_t **data, size_t *sz);
 /* SUCCESS on every emulated function; INVALID_VALUE for NULL. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
 /* NOT_SUPPORTED: no DPA / GPU in softdoca. */
 DOCA_STABLE doca_error_t doca_sync_event_export_to_dpa(struct doca_sync_event *event, struct doca_dpa *dpa,
-							doca_dpa_dev_sync_event_t *dpa_dev_se_handle);
+						       doca_dpa_dev_sync_event_t *dpa_dev_se_handle);
 DOCA_STABLE doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *event, struct doca_gpu *gpu,
-							doca_gpu_dev_sync_event_t *gpu_dev_se);
+						       doca_gpu_dev_sync_event_t *gpu_dev_se);
 
 /*
  * Describe a started event whose publisher is remote_net so that a peer can
@@ -169,35 +169,31 @@ DOCA_STABLE doca_error_t doca_sync_event_export_to_gpu(struct doca_sync_event *e
  * publisher), NOT_SUPPORTED (libdoca_rdma not loaded).
  */
 DOCA_STABLE doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data,
-							       size_t *sz);
+							      size_t *sz);
 
 /* NOT_SUPPORTED: no DPA / GPU in softdoca. */
-DOCA_STABLE doca_error_t doca_sync_event_remote_net_export_to_dpa(struct doca_sync_event_remote_net *event,
-								   struct doca_dpa *dpa,
-								   doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event);
-DOCA_STABLE doca_error_t doca_sync_event_remote_net_export_to_gpu(struct doca_sync_event_remote_net *event,
-								   struct doca_gpu *gpu,
-								   doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event);
+DOCA_STABLE doca_error_t
+doca_sync_event_remote_net_export_to_dpa(struct doca_sync_event_remote_net *event, struct doca_dpa *dpa,
+					 doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event);
+DOCA_STABLE doca_error_t
+doca_sync_event_remote_net_export_to_gpu(struct doca_sync_event_remote_net *event, struct doca_gpu *gpu,
+					 doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event);
 
 /* --- value (started events) ---------------------------------------------------- */
 
 /* All: SUCCESS, INVALID_VALUE, BAD_STATE (not started). */
 DOCA_STABLE doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value);
 /* Atomically add; *fetched (may be NULL) receives the value before the addition. */
-DOCA_STABLE doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t value,
-						     uint64_t *fetched);
+DOCA_STABLE doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t value, uint64_t *fetched);
 DOCA_STABLE doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t value);
 
 /* Busy-wait until (event value & mask) > value, == value, != value respectively. */
 DOCA_STABLE doca_error_t doca_sync_event_wait_gt(struct doca_sync_event *event, uint64_t value, uint64_t mask);
-DOCA_STABLE doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64_t value,
-							uint64_t mask);
+DOCA_STABLE doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 DOCA_STABLE doca_error_t doca_sync_event_wait_eq(struct doca_sync_event *event, uint64_t value, uint64_t mask);
-DOCA_STABLE doca_error_t doca_sync_event_wait_eq_yield(struct doca_sync_event *event, uint64_t value,
-							uint64_t mask);
+DOCA_STABLE doca_error_t doca_sync_event_wait_eq_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 DOCA_STABLE doca_error_t doca_sync_event_wait_neq(struct doca_sync_event *event, uint64_t value, uint64_t mask);
-DOCA_STABLE doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint64_t value,
-							 uint64_t mask);
+DOCA_STABLE doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint64_t value, uint64_t mask);
 
 /* --- task families (event started as a context) -------------------------------- */
 /*
@@ -214,99 +210,92 @@ struct doca_sync_event_task_wait_eq;
 struct doca_sync_event_task_wait_neq;
 
 typedef void (*doca_sync_event_task_get_completion_cb_t)(struct doca_sync_event_task_get *task,
-							  union doca_data task_user_data,
-							  union doca_data ctx_user_data);
+							 union doca_data task_user_data, union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_notify_set_completion_cb_t)(struct doca_sync_event_task_notify_set *task,
-								 union doca_data task_user_data,
-								 union doca_data ctx_user_data);
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_notify_add_completion_cb_t)(struct doca_sync_event_task_notify_add *task,
-								 union doca_data task_user_data,
-								 union doca_data ctx_user_data);
+								union doca_data task_user_data,
+								union doca_data ctx_user_data);
 typedef void (*doca_sync_event_task_wait_eq_completion_cb_t)(struct doca_sync_event_task_wait_eq *task,
+							     union doca_data task_user_data,
+							     union doca_data ctx_user_data);
+typedef void (*doca_sync_event_task_wait_neq_completion_cb_t)(struct doca_sync_event_task_wait_neq *task,
 							      union doca_data task_user_data,
 							      union doca_data ctx_user_data);
-typedef void (*doca_sync_event_task_wait_neq_completion_cb_t)(struct doca_sync_event_task_wait_neq *task,
-							       union doca_data task_user_data,
-							       union doca_data ctx_user_data);
 
 /* get: copy the value to *ret_val_ptr. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_task_get_is_supported(const struct doca_devinfo *devinfo);
 DOCA_STABLE doca_error_t doca_sync_event_task_get_set_conf(struct doca_sync_event *event,
-							    doca_sync_event_task_get_completion_cb_t completion_cb,
-							    doca_sync_event_task_get_completion_cb_t error_cb,
-							    uint32_t num_tasks);
+							   doca_sync_event_task_get_completion_cb_t completion_cb,
+							   doca_sync_event_task_get_completion_cb_t error_cb,
+							   uint32_t num_tasks);
 DOCA_STABLE doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret_val_ptr,
-							      union doca_data user_data,
-							      struct doca_sync_event_task_get **task);
+							     union doca_data user_data,
+							     struct doca_sync_event_task_get **task);
 DOCA_STABLE struct doca_task *doca_sync_event_task_get_as_doca_task(struct doca_sync_event_task_get *task);
-DOCA_STABLE void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task,
-							   uint64_t *ret_val_ptr);
+DOCA_STABLE void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task, uint64_t *ret_val_ptr);
 DOCA_STABLE uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task);
 
 /* notify_set: set the value to set_val. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_task_notify_set_is_supported(const struct doca_devinfo *devinfo);
-DOCA_STABLE doca_error_t
-doca_sync_event_task_notify_set_set_conf(struct doca_sync_event *event,
-					 doca_sync_event_task_notify_set_completion_cb_t completion_cb,
-					 doca_sync_event_task_notify_set_completion_cb_t error_cb, uint32_t num_tasks);
-DOCA_STABLE doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event,
-								     uint64_t set_val, union doca_data user_data,
-								     struct doca_sync_event_task_notify_set **task);
+DOCA_STABLE doca_error_t doca_sync_event_task_notify_set_set_conf(
+	struct doca_sync_event *event, doca_sync_event_task_notify_set_completion_cb_t completion_cb,
+	doca_sync_event_task_notify_set_completion_cb_t error_cb, uint32_t num_tasks);
+DOCA_STABLE doca_error_t doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
+								    union doca_data user_data,
+								    struct doca_sync_event_task_notify_set **task);
 DOCA_STABLE struct doca_task *
 doca_sync_event_task_notify_set_as_doca_task(struct doca_sync_event_task_notify_set *task);
 DOCA_STABLE void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task,
-							      uint64_t set_val);
+							     uint64_t set_val);
 DOCA_STABLE uint64_t doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task);
 
 /* notify_add: add inc_val; the previous value goes to *fetched_val_ptr (may be NULL). */
 DOCA_STABLE doca_error_t doca_sync_event_cap_task_notify_add_is_supported(const struct doca_devinfo *devinfo);
-DOCA_STABLE doca_error_t
-doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *event,
-					 doca_sync_event_task_notify_add_completion_cb_t completion_cb,
-					 doca_sync_event_task_notify_add_completion_cb_t error_cb, uint32_t num_tasks);
-DOCA_STABLE doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event,
-								     uint64_t inc_val, uint64_t *fetched_val_ptr,
-								     union doca_data user_data,
-								     struct doca_sync_event_task_notify_add **task);
+DOCA_STABLE doca_error_t doca_sync_event_task_notify_add_set_conf(
+	struct doca_sync_event *event, doca_sync_event_task_notify_add_completion_cb_t completion_cb,
+	doca_sync_event_task_notify_add_completion_cb_t error_cb, uint32_t num_tasks);
+DOCA_STABLE doca_error_t doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
+								    uint64_t *fetched_val_ptr,
+								    union doca_data user_data,
+								    struct doca_sync_event_task_notify_add **task);
 DOCA_STABLE struct doca_task *
 doca_sync_event_task_notify_add_as_doca_task(struct doca_sync_event_task_notify_add *task);
 DOCA_STABLE void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task,
-							      uint64_t inc_val);
+							     uint64_t inc_val);
 DOCA_STABLE uint64_t doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task);
 DOCA_STABLE void doca_sync_event_task_notify_add_set_fetched_val_ptr(struct doca_sync_event_task_notify_add *task,
-								      uint64_t *fetched_val_ptr);
+								     uint64_t *fetched_val_ptr);
 DOCA_STABLE uint64_t *
 doca_sync_event_task_notify_add_get_fetched_val_ptr(const struct doca_sync_event_task_notify_add *task);
 
 /* wait_eq: complete when (value & mask) == wait_val. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_task_wait_eq_is_supported(const struct doca_devinfo *devinfo);
-DOCA_STABLE doca_error_t
-doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event,
-				      doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
-				      doca_sync_event_task_wait_eq_completion_cb_t error_cb, uint32_t num_tasks);
+DOCA_STABLE doca_error_t doca_sync_event_task_wait_eq_set_conf(
+	struct doca_sync_event *event, doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
+	doca_sync_event_task_wait_eq_completion_cb_t error_cb, uint32_t num_tasks);
 DOCA_STABLE doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
-								  uint64_t mask, union doca_data user_data,
-								  struct doca_sync_event_task_wait_eq **task);
+								 uint64_t mask, union doca_data user_data,
+								 struct doca_sync_event_task_wait_eq **task);
 DOCA_STABLE struct doca_task *doca_sync_event_task_wait_eq_as_doca_task(struct doca_sync_event_task_wait_eq *task);
 DOCA_STABLE void doca_sync_event_task_wait_eq_set_wait_val(struct doca_sync_event_task_wait_eq *task,
-							    uint64_t wait_val);
+							   uint64_t wait_val);
 DOCA_STABLE uint64_t doca_sync_event_task_wait_eq_get_wait_val(const struct doca_sync_event_task_wait_eq *task);
 DOCA_STABLE void doca_sync_event_task_wait_eq_set_mask(struct doca_sync_event_task_wait_eq *task, uint64_t mask);
 DOCA_STABLE uint64_t doca_sync_event_task_wait_eq_get_mask(const struct doca_sync_event_task_wait_eq *task);
 
 /* wait_neq: complete when (value & mask) != wait_val. */
 DOCA_STABLE doca_error_t doca_sync_event_cap_task_wait_neq_is_supported(const struct doca_devinfo *devinfo);
-DOCA_STABLE doca_error_t
-doca_sync_event_task_wait_neq_set_conf(struct doca_sync_event *event,
-				       doca_sync_event_task_wait_neq_completion_cb_t completion_cb,
-				       doca_sync_event_task_wait_neq_completion_cb_t error_cb, uint32_t num_tasks);
+DOCA_STABLE doca_error_t doca_sync_event_task_wait_neq_set_conf(
+	struct doca_sync_event *event, doca_sync_event_task_wait_neq_completion_cb_t completion_cb,
+	doca_sync_event_task_wait_neq_completion_cb_t error_cb, uint32_t num_tasks);
 DOCA_STABLE doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *event, uint64_t wait_val,
-								   uint64_t mask, union doca_data user_data,
-								   struct doca_sync_event_task_wait_neq **task);
-DOCA_STABLE struct doca_task *
-doca_sync_event_task_wait_neq_as_doca_task(struct doca_sync_event_task_wait_neq *task);
+								  uint64_t mask, union doca_data user_data,
+								  struct doca_sync_event_task_wait_neq **task);
+DOCA_STABLE struct doca_task *doca_sync_event_task_wait_neq_as_doca_task(struct doca_sync_event_task_wait_neq *task);
 DOCA_STABLE void doca_sync_event_task_wait_neq_set_wait_val(struct doca_sync_event_task_wait_neq *task,
-							     uint64_t wait_val);
+							    uint64_t wait_val);
 DOCA_STABLE uint64_t doca_sync_event_task_wait_neq_get_wait_val(const struct doca_sync_event_task_wait_neq *task);
 DOCA_STABLE void doca_sync_event_task_wait_neq_set_mask(struct doca_sync_event_task_wait_neq *task, uint64_t mask);
 DOCA_STABLE uint64_t doca_sync_event_task_wait_neq_get_mask(const struct doca_sync_event_task_wait_neq *task);

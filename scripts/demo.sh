@@ -19,6 +19,9 @@ host=$build/samples/doca_dma/doca_dma_copy_host
 dpu=$build/samples/doca_dma/doca_dma_copy_dpu
 rdma=$build/samples/doca_rdma/doca_rdma_
 dma_copy=$build/applications/dma_copy
+# A build configured without UCX (-Ducx=disabled) has no libdoca_rdma and no RDMA samples.
+with_rdma=0
+[ -e "$build/src/rdma/libdoca_rdma.so" ] && with_rdma=1
 
 if [ -t 1 ]; then
 	bold=$'\e[1m' green=$'\e[32m' red=$'\e[31m' dim=$'\e[2m' off=$'\e[0m'
@@ -90,26 +93,24 @@ finish() {
 	return $rc
 }
 
-for p in "$tour" "$local_copy" "$host" "$dpu"; do
+programs=("$caps" "$tour" "$local_copy" "$host" "$dpu")
+[ "$with_rdma" = 1 ] && programs+=("${rdma}write_responder" "${rdma}write_requester" "${rdma}send" "${rdma}receive")
+for p in "${programs[@]}"; do
 	[ -x "$p" ] || { echo "demo: $p is not built (run 'make build')" >&2; exit 2; }
 done
 
 step "1. The devices of the emulated machine, as each side sees them (doca_caps)"
-if [ -x "$caps" ] && [ -x "$caps_dpu" ]; then
-	say "One BlueField-like device. A host program sees the host's PCI functions (b1:00.x):"
-	if show "$caps" --list-devs && ! grep -q "03:00" "$tmp/out"; then
-		pass "doca_caps --list-devs (host)"
-	else
-		fail "doca_caps --list-devs (host)" "exit $? or a DPU function listed"
-	fi
-	say "A DPU program sees the DPU's functions (03:00.x), and the host's as their representors:"
-	if show "$caps_dpu" --list-devs --list-rep-devs && grep -q "Representor PCI: 0000:b1:00.0" "$tmp/out"; then
-		pass "doca_caps --list-devs --list-rep-devs (DPU)"
-	else
-		fail "doca_caps --list-devs --list-rep-devs (DPU)" "exit $? or no representor of b1:00.0"
-	fi
+say "One BlueField-like device. A host program sees the host's PCI functions (b1:00.x):"
+if show "$caps" --list-devs && ! grep -q "03:00" "$tmp/out"; then
+	pass "doca_caps --list-devs (host)"
 else
-	skip "doca_caps --list-devs" "tools/doca_caps is not built yet"
+	fail "doca_caps --list-devs (host)" "exit $? or a DPU function listed"
+fi
+say "A DPU program sees the DPU's functions (03:00.x), and the host's as their representors:"
+if show "$caps_dpu" --list-devs --list-rep-devs && grep -q "Representor PCI: 0000:b1:00.0" "$tmp/out"; then
+	pass "doca_caps --list-devs --list-rep-devs (DPU)"
+else
+	fail "doca_caps --list-devs --list-rep-devs (DPU)" "exit $? or no representor of b1:00.0"
 fi
 
 step "2. A tour of DOCA Core (doca_core_tour)"
@@ -182,7 +183,7 @@ else
 fi
 
 step "5. RDMA write: the requester writes into memory the responder exported"
-if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
+if [ "$with_rdma" = 1 ]; then
 	text="Written by RDMA from process $$"
 	say "Responder (mlx5_0): exports its memory, writes its descriptors, waits for Enter twice."
 	say "Requester (mlx5_1): reads them, writes \"$text\" into the responder's memory."
@@ -234,7 +235,7 @@ if [ -x "${rdma}write_responder" ] && [ -x "${rdma}write_requester" ]; then
 		fail "RDMA send/receive pair" "the samples did not get ready"
 	fi
 else
-	skip "RDMA pairs" "samples/doca_rdma is not built yet"
+	skip "RDMA pairs" "this build has no RDMA (configured without UCX: -Ducx=disabled or libucx-dev missing)"
 fi
 
 step "7. DMA Copy (doca_dma_copy): a file host -> DPU, then DPU -> host, negotiated over Comch"

@@ -77,7 +77,10 @@ NO_EFFECT = re.compile(r'/\*\s*sd:no-effect:\s*(.*?)\s*\*/', re.S)
 def status(body):
     m = NO_EFFECT.search(body)
     if m:
-        return 'accepted, no effect', ' '.join(m.group(1).split())
+        # A wrapped comment continues with " * " on each line.
+        return 'accepted, no effect', ' '.join(w for w in m.group(1).split() if w != '*')
+    # Adjacent string literals (a log message wrapped by clang-format) are one string.
+    body = re.sub(r'"\s*\n\s*"', '', body)
     returns = re.findall(r'return\s+([^;]+);', body)
     refuses = returns and all('NOT_SUPPORTED' in r or 'sd_refuse_unsupported' in r for r in returns)
     if refuses or ('NOT_SUPPORTED' in body and len(body.splitlines()) <= 6 and 'SUCCESS' not in body):

@@ -13,7 +13,8 @@ import json, re, sys
 passed = failed = skipped = 0
 for line in open(sys.argv[1]):
     t = json.loads(line)
-    subs = re.findall(r'^(ok|not ok) \d+ .*?(# SKIP)?$', t.get('stdout') or '', re.M)
+    # "ok N name # SKIP reason" is a skip (TAP directives are case-insensitive).
+    subs = re.findall(r'^(ok|not ok) \d+\b.*?(#\s*[Ss][Kk][Ii][Pp]\b.*)?$', t.get('stdout') or '', re.M)
     if subs:
         for verdict, skip in subs:
             if skip: skipped += 1

@@ -14,14 +14,14 @@
 #include <doca_dev.h>
 #include <doca_error.h>
 
-#define DMA_COPY_MAX_FILE_NAME 128		/* -f, NUL included */
+#define DMA_COPY_MAX_FILE_NAME 128 /* -f, NUL included */
 #define DMA_COPY_SERVER_NAME "dma copy server"
 #define DMA_COPY_NUM_SEND_TASKS 1024
 
 struct dma_copy_cfg {
-	char file_path[DMA_COPY_MAX_FILE_NAME];			/* -f */
-	char comch_pci[DOCA_DEVINFO_PCI_ADDR_SIZE];		/* -p */
-	char rep_pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];		/* -r (DPU) */
+	char file_path[DMA_COPY_MAX_FILE_NAME];	      /* -f */
+	char comch_pci[DOCA_DEVINFO_PCI_ADDR_SIZE];   /* -p */
+	char rep_pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE]; /* -r (DPU) */
 	bool is_dpu;
 };
 
@@ -38,14 +38,14 @@ enum comch_msg_type {
 
 struct comch_msg_dma_direction {
 	enum comch_msg_type type;
-	bool file_in_host;			/* the host holds the file (host -> DPU copy) */
-	uint64_t file_size;			/* big-endian; the holder's file size */
+	bool file_in_host;  /* the host holds the file (host -> DPU copy) */
+	uint64_t file_size; /* big-endian; the holder's file size */
 };
 
 struct comch_msg_dma_export_discriptor {
 	enum comch_msg_type type;
-	uint64_t host_addr;			/* big-endian; start of the exported buffer */
-	uint64_t export_desc_len;		/* big-endian */
+	uint64_t host_addr;	  /* big-endian; start of the exported buffer */
+	uint64_t export_desc_len; /* big-endian */
 	uint8_t exported_mmap[];
 };
 
@@ -67,10 +67,10 @@ doca_error_t dma_copy_dpu(const struct dma_copy_cfg *cfg);
 /* A file mapped for the copy: the source (read-only) or the destination (created unnamed). */
 struct dma_copy_file {
 	int fd;
-	void *addr;				/* NULL for a 0-byte file */
+	void *addr; /* NULL for a 0-byte file */
 	uint64_t size;
 	bool is_dest;
-	char tmp_path[DMA_COPY_MAX_FILE_NAME + 16];	/* fallback when O_TMPFILE is unavailable */
+	char tmp_path[DMA_COPY_MAX_FILE_NAME + 16]; /* fallback when O_TMPFILE is unavailable */
 };
 
 /* Is path a readable regular file here?  Sets *size. */

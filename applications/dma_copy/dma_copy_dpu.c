@@ -29,9 +29,9 @@ struct dpu_state {
 	const struct dma_copy_cfg *cfg;
 	struct comch_channel *ch;
 	struct doca_dev *dma_dev;
-	bool holder;			/* the file is on the DPU */
+	bool holder; /* the file is on the DPU */
 	uint64_t local_size;
-	uint64_t copy_size;		/* agreed size of the copy */
+	uint64_t copy_size; /* agreed size of the copy */
 	uint64_t max_size;
 	uint8_t msg[4096];
 	uint32_t msg_len;
@@ -150,8 +150,8 @@ copy_with_descriptor(struct dpu_state *st, const struct comch_msg_dma_export_dis
 			     desc_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	r = st->holder ? dma_copy_file_open_src(st->cfg->file_path, &file) :
-			 dma_copy_file_open_dst(st->cfg->file_path, st->copy_size, &file);
+	r = st->holder ? dma_copy_file_open_src(st->cfg->file_path, &file)
+		       : dma_copy_file_open_dst(st->cfg->file_path, st->copy_size, &file);
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (file.size != st->copy_size) {

@@ -24,9 +24,9 @@ struct host_state {
 	struct doca_dev *dma_dev;
 	struct doca_mmap *mmap;
 	struct dma_copy_file file;
-	bool holder;			/* the file is on the host */
+	bool holder; /* the file is on the host */
 	uint64_t max_size;
-	uint8_t msg[4096];		/* the last message received, handled by the main loop */
+	uint8_t msg[4096]; /* the last message received, handled by the main loop */
 	uint32_t msg_len;
 	bool have_msg;
 	bool done;
@@ -73,8 +73,8 @@ export_buffer(struct host_state *st, const struct comch_msg_dma_direction *dir)
 		uint64_t size = be64toh(dir->file_size);
 
 		if (size > st->max_size) {
-			DOCA_LOG_ERR("File size %" PRIu64 " is larger than the maximum DMA buffer size %" PRIu64,
-				     size, st->max_size);
+			DOCA_LOG_ERR("File size %" PRIu64 " is larger than the maximum DMA buffer size %" PRIu64, size,
+				     st->max_size);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		r = dma_copy_file_open_dst(st->cfg->file_path, size, &st->file);
@@ -88,8 +88,8 @@ export_buffer(struct host_state *st, const struct comch_msg_dma_direction *dir)
 		if (r == DOCA_SUCCESS)
 			r = doca_mmap_set_memrange(st->mmap, st->file.addr, st->file.size);
 		if (r == DOCA_SUCCESS)
-			r = doca_mmap_set_permissions(st->mmap, st->holder ? DOCA_ACCESS_FLAG_PCI_READ_ONLY :
-									      DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+			r = doca_mmap_set_permissions(st->mmap, st->holder ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
+									   : DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 		if (r == DOCA_SUCCESS)
 			r = doca_mmap_start(st->mmap);
 		if (r == DOCA_SUCCESS)
@@ -204,7 +204,8 @@ dma_copy_host(const struct dma_copy_cfg *cfg)
 	}
 	if (st.holder && size > st.max_size) {
 		DOCA_LOG_ERR("File size %" PRIu64 " is larger than the maximum DMA buffer size %" PRIu64
-			     " (doca_dma_cap_task_memcpy_get_max_buf_size); split the file", size, st.max_size);
+			     " (doca_dma_cap_task_memcpy_get_max_buf_size); split the file",
+			     size, st.max_size);
 		send_status(&st, false);
 		r = DOCA_ERROR_INVALID_VALUE;
 		goto destroy_channel;

@@ -63,8 +63,7 @@ version_callback(void *param, void *config)
 }
 
 static doca_error_t
-register_param(const char *s, const char *l, const char *arg, const char *desc, doca_argp_param_cb_t cb,
-	       bool mandatory)
+register_param(const char *s, const char *l, const char *arg, const char *desc, doca_argp_param_cb_t cb, bool mandatory)
 {
 	struct doca_argp_param *param;
 	doca_error_t r = doca_argp_param_create(&param);

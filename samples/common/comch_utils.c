@@ -21,11 +21,11 @@ struct comch_channel {
 	struct doca_comch_server *server;
 	struct doca_comch_client *client;
 	struct doca_ctx *ctx;
-	struct doca_comch_connection *conn;	/* the one connection, NULL until up */
+	struct doca_comch_connection *conn; /* the one connection, NULL until up */
 	uint32_t max_msg;
-	uint32_t in_flight;			/* sends submitted, not completed */
-	doca_error_t send_error;		/* first failed send */
-	bool disconnected;			/* the connection ended */
+	uint32_t in_flight;	 /* sends submitted, not completed */
+	doca_error_t send_error; /* first failed send */
+	bool disconnected;	 /* the connection ended */
 	bool idle;
 };
 
@@ -160,7 +160,7 @@ configure(struct comch_channel *ch)
 			r = doca_comch_server_event_msg_recv_register(ch->server, msg_received);
 		if (r == DOCA_SUCCESS)
 			r = doca_comch_server_event_connection_status_changed_register(ch->server, connected,
-											disconnected);
+										       disconnected);
 		if (r == DOCA_SUCCESS)
 			r = doca_comch_server_set_max_msg_size(ch->server, max_msg);
 		if (r == DOCA_SUCCESS && ch->cfg.recv_queue_size != 0)
@@ -198,8 +198,8 @@ comch_channel_create(const struct comch_channel_cfg *cfg, struct comch_channel *
 		}
 		r = open_doca_device_rep_with_pci(ch->dev, DOCA_DEVINFO_REP_FILTER_NET, cfg->rep_pci_addr, &ch->rep);
 		if (r != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to open representor %s: %s", cfg->rep_pci_addr ? cfg->rep_pci_addr : "(none)",
-				     doca_error_get_descr(r));
+			DOCA_LOG_ERR("Failed to open representor %s: %s",
+				     cfg->rep_pci_addr ? cfg->rep_pci_addr : "(none)", doca_error_get_descr(r));
 			goto close_dev;
 		}
 	} else {
@@ -299,8 +299,8 @@ comch_channel_send(struct comch_channel *ch, const void *msg, uint32_t len)
 	for (;;) {
 		if (!comch_channel_connected(ch))
 			return DOCA_ERROR_NOT_CONNECTED;
-		r = ch->server != NULL ? doca_comch_server_task_send_alloc_init(ch->server, ch->conn, msg, len, &task) :
-					 doca_comch_client_task_send_alloc_init(ch->client, ch->conn, msg, len, &task);
+		r = ch->server != NULL ? doca_comch_server_task_send_alloc_init(ch->server, ch->conn, msg, len, &task)
+				       : doca_comch_client_task_send_alloc_init(ch->client, ch->conn, msg, len, &task);
 		if (r == DOCA_ERROR_NO_MEMORY) {
 			(void)doca_pe_progress(ch->pe);
 			continue;

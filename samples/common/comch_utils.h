@@ -23,13 +23,13 @@ struct comch_channel;
 typedef void (*comch_channel_recv_cb)(void *arg, const uint8_t *msg, uint32_t len);
 
 struct comch_channel_cfg {
-	const char *name;		/* service name */
-	bool server;			/* DPU server (true) or host client */
-	const char *pci_addr;		/* the Comch device (-p) */
-	const char *rep_pci_addr;	/* server: representor of the host function (-r) */
-	uint32_t max_msg_size;		/* 0: the device's maximum */
-	uint32_t recv_queue_size;	/* 0: the library's default */
-	uint32_t num_send_tasks;	/* >= 1 */
+	const char *name;	  /* service name */
+	bool server;		  /* DPU server (true) or host client */
+	const char *pci_addr;	  /* the Comch device (-p) */
+	const char *rep_pci_addr; /* server: representor of the host function (-r) */
+	uint32_t max_msg_size;	  /* 0: the device's maximum */
+	uint32_t recv_queue_size; /* 0: the library's default */
+	uint32_t num_send_tasks;  /* >= 1 */
 	comch_channel_recv_cb recv_cb;
 	void *cb_arg;
 };

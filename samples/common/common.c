@@ -100,8 +100,7 @@ match_ibdev_name(const struct doca_devinfo *devinfo, const void *arg)
 }
 
 doca_error_t
-open_doca_device_with_ibdev_name(const uint8_t *value, size_t val_size, tasks_check func,
-				 struct doca_dev **retval)
+open_doca_device_with_ibdev_name(const uint8_t *value, size_t val_size, tasks_check func, struct doca_dev **retval)
 {
 	struct name_match want;
 	char what[96];
@@ -129,8 +128,7 @@ match_iface_name(const struct doca_devinfo *devinfo, const void *arg)
 }
 
 doca_error_t
-open_doca_device_with_iface_name(const uint8_t *value, size_t val_size, tasks_check func,
-				 struct doca_dev **retval)
+open_doca_device_with_iface_name(const uint8_t *value, size_t val_size, tasks_check func, struct doca_dev **retval)
 {
 	struct name_match want;
 	char what[96];
@@ -175,8 +173,8 @@ open_doca_device_with_capabilities(tasks_check func, struct doca_dev **retval)
 typedef bool (*rep_matcher)(const struct doca_devinfo_rep *rep, const void *arg);
 
 static doca_error_t
-open_first_rep_matching(struct doca_dev *local, enum doca_devinfo_rep_filter filter, rep_matcher match,
-			const void *arg, struct doca_dev_rep **retval)
+open_first_rep_matching(struct doca_dev *local, enum doca_devinfo_rep_filter filter, rep_matcher match, const void *arg,
+			struct doca_dev_rep **retval)
 {
 	struct doca_devinfo_rep **rep_list;
 	uint32_t nb_reps, i;
@@ -412,8 +410,7 @@ allocate_doca_buf_list(struct doca_buf_inventory *buf_inv, struct doca_mmap *mma
 
 		result = doca_buf_inventory_buf_get_by_addr(buf_inv, mmap, cur, len, &seg);
 		if (result != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to get buffer %d of %d: %s", i + 1, num_buf,
-				     doca_error_get_descr(result));
+			DOCA_LOG_ERR("Failed to get buffer %d of %d: %s", i + 1, num_buf, doca_error_get_descr(result));
 			goto release_list;
 		}
 		if (set_data_pointer) {
@@ -508,7 +505,6 @@ copy_string_param(const char *flag, const char *value, char *dst, size_t size)
 	memcpy(dst, value, len + 1);
 	return DOCA_SUCCESS;
 }
-
 
 int
 sample_open_regular_file(const char *path, int flags, unsigned int mode, const char *what, struct stat *st,

@@ -24,12 +24,12 @@
 
 /* The Core objects most samples need; create_core_objects() fills the first five. */
 struct program_core_objects {
-	struct doca_dev *dev;			/* opened device */
-	struct doca_mmap *src_mmap;		/* source memory map, device added, not started */
-	struct doca_mmap *dst_mmap;		/* destination memory map, device added, not started */
-	struct doca_buf_inventory *buf_inv;	/* started inventory (NULL when max_bufs was 0) */
-	struct doca_pe *pe;			/* progress engine */
-	struct doca_ctx *ctx;			/* the library context, set by the sample */
+	struct doca_dev *dev;		    /* opened device */
+	struct doca_mmap *src_mmap;	    /* source memory map, device added, not started */
+	struct doca_mmap *dst_mmap;	    /* destination memory map, device added, not started */
+	struct doca_buf_inventory *buf_inv; /* started inventory (NULL when max_bufs was 0) */
+	struct doca_pe *pe;		    /* progress engine */
+	struct doca_ctx *ctx;		    /* the library context, set by the sample */
 };
 
 /*

@@ -132,8 +132,8 @@ configure_client(struct client_state *st, struct doca_pe *pe, uint32_t max_msg)
 	if (result == DOCA_SUCCESS)
 		result = doca_ctx_set_state_changed_cb(ctx, state_changed);
 	if (result == DOCA_SUCCESS)
-		result = doca_comch_client_task_send_set_conf(st->client, send_done, send_failed,
-							      CLIENT_NUM_SEND_TASKS);
+		result =
+			doca_comch_client_task_send_set_conf(st->client, send_done, send_failed, CLIENT_NUM_SEND_TASKS);
 	if (result == DOCA_SUCCESS)
 		result = doca_comch_client_event_msg_recv_register(st->client, message_received);
 	if (result == DOCA_SUCCESS)

@@ -151,13 +151,13 @@ configure_server(struct server_state *st, struct doca_pe *pe, uint32_t max_msg)
 	if (result == DOCA_SUCCESS)
 		result = doca_ctx_set_state_changed_cb(ctx, state_changed);
 	if (result == DOCA_SUCCESS)
-		result = doca_comch_server_task_send_set_conf(st->server, send_done, send_failed,
-							      SERVER_NUM_SEND_TASKS);
+		result =
+			doca_comch_server_task_send_set_conf(st->server, send_done, send_failed, SERVER_NUM_SEND_TASKS);
 	if (result == DOCA_SUCCESS)
 		result = doca_comch_server_event_msg_recv_register(st->server, message_received);
 	if (result == DOCA_SUCCESS)
 		result = doca_comch_server_event_connection_status_changed_register(st->server, client_connected,
-										     client_disconnected);
+										    client_disconnected);
 	if (result == DOCA_SUCCESS)
 		result = doca_comch_server_set_max_msg_size(st->server, max_msg);
 	if (result == DOCA_SUCCESS)

@@ -20,7 +20,7 @@
 DOCA_LOG_REGISTER(COMCH_DATA_PATH_CLIENT);
 
 struct client_state {
-	struct data_path dp;			/* first: data_path_of_conn() */
+	struct data_path dp; /* first: data_path_of_conn() */
 	struct doca_comch_client *client;
 	bool start_echoed, finish;
 	doca_error_t result;

@@ -35,10 +35,10 @@ struct fp_state {
 	struct data_path *dp;
 	struct doca_ctx *ctx;
 	struct doca_pe *pe;
-	bool done;			/* the task completed (either way) */
+	bool done; /* the task completed (either way) */
 	bool idle;
 	doca_error_t result;
-	char what;			/* 'c' consumer, 'p' producer: which lines to print */
+	char what; /* 'c' consumer, 'p' producer: which lines to print */
 };
 
 static void
@@ -63,7 +63,8 @@ fp_state_changed(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_s
 		break;
 	case DOCA_CTX_STATE_RUNNING:
 		if (st->what == 'c')
-			DOCA_LOG_INFO("CC consumer context is running. Receiving message from producer, waiting finish");
+			DOCA_LOG_INFO(
+				"CC consumer context is running. Receiving message from producer, waiting finish");
 		else
 			DOCA_LOG_INFO("CC producer context is running. Posting message to consumer, waiting finish");
 		break;

@@ -21,14 +21,13 @@
 
 struct data_path {
 	struct doca_dev *dev;
-	struct doca_pe *conn_pe;			/* the client's / server's PE */
+	struct doca_pe *conn_pe; /* the client's / server's PE */
 	struct doca_comch_connection *conn;
-	volatile uint32_t remote_consumer_id;		/* from the new-consumer event; 0xffff: abort */
+	volatile uint32_t remote_consumer_id; /* from the new-consumer event; 0xffff: abort */
 };
 
 /* Consumer event callbacks of the client / server: they find the data_path through the ctx user data. */
-void data_path_new_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn,
-			    uint32_t id);
+void data_path_new_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id);
 void data_path_expired_consumer(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn,
 				uint32_t id);
 /* Where data_path_new_consumer() finds the data_path (the sample's state embeds it first). */

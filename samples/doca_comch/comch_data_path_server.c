@@ -20,7 +20,7 @@
 DOCA_LOG_REGISTER(COMCH_DATA_PATH_SERVER);
 
 struct server_state {
-	struct data_path dp;			/* first: data_path_of_conn() */
+	struct data_path dp; /* first: data_path_of_conn() */
 	struct doca_comch_server *server;
 	bool start_seen, stop_seen, finish;
 	doca_error_t result;

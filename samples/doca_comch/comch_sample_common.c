@@ -25,8 +25,7 @@ rep_pci_callback(void *param, void *config)
 {
 	struct comch_config *cfg = config;
 
-	return copy_string_param("Representor PCI address (-r)", param, cfg->rep_pci_addr,
-				 sizeof(cfg->rep_pci_addr));
+	return copy_string_param("Representor PCI address (-r)", param, cfg->rep_pci_addr, sizeof(cfg->rep_pci_addr));
 }
 
 static doca_error_t
@@ -69,12 +68,11 @@ register_comch_params(void)
 {
 	doca_error_t result;
 
-	result = register_param("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comm Channel device PCI address",
-				pci_callback);
+	result = register_param("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comm Channel device PCI address", pci_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = register_param("r", "rep-pci", "<PCI-ADDRESS>",
-				"DOCA Comm Channel device representor PCI address", rep_pci_callback);
+	result = register_param("r", "rep-pci", "<PCI-ADDRESS>", "DOCA Comm Channel device representor PCI address",
+				rep_pci_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
 	return register_param("t", "text", "<TEXT>", "Text to be sent to the other side of channel", text_callback);
@@ -145,8 +143,8 @@ comch_open_server_dev(const char *pci, const char *rep_pci, struct doca_dev **de
 	}
 	result = open_doca_device_rep_with_pci(*dev, DOCA_DEVINFO_REP_FILTER_NET, rep_pci, rep);
 	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to open Comm Channel DOCA device representor based on PCI address %s: %s",
-			     rep_pci, doca_error_get_descr(result));
+		DOCA_LOG_ERR("Failed to open Comm Channel DOCA device representor based on PCI address %s: %s", rep_pci,
+			     doca_error_get_descr(result));
 		doca_dev_close(*dev);
 		return result;
 	}
@@ -176,7 +174,8 @@ comch_check_text_len(struct doca_dev *dev, uint32_t text_len)
 	}
 	if (text_len > max_msg) {
 		DOCA_LOG_ERR("Failed to run sample, text size is larger than supported message size. text_len = %u, "
-			     "supported message size = %u", text_len, max_msg);
+			     "supported message size = %u",
+			     text_len, max_msg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;

@@ -13,23 +13,23 @@
 #include <doca_dev.h>
 #include <doca_error.h>
 
-#define COMCH_MAX_TEXT 4096			/* -t buffer; the max message size (4080) is checked at run time */
+#define COMCH_MAX_TEXT 4096 /* -t buffer; the max message size (4080) is checked at run time */
 #define COMCH_DEFAULT_TEXT "Message from the client"
 #define COMCH_DEFAULT_DPU_PCI "03:00.0"
 #define COMCH_DEFAULT_HOST_PCI "b1:00.0"
 #define COMCH_DEFAULT_REP_PCI "b1:00.0"
 
 struct comch_config {
-	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];	/* -p: the Comch device */
-	char rep_pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];	/* -r: representor (DPU side) */
-	char text[COMCH_MAX_TEXT + 1];			/* -t */
+	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];	   /* -p: the Comch device */
+	char rep_pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE]; /* -r: representor (DPU side) */
+	char text[COMCH_MAX_TEXT + 1];			   /* -t */
 	uint32_t text_len;
 };
 
 struct comch_sample {
-	const char *name;			/* program name in the usage */
-	bool on_dpu;				/* server (DPU) or client (host) */
-	bool built_for_dpu;			/* this build defines DOCA_ARCH_DPU */
+	const char *name;   /* program name in the usage */
+	bool on_dpu;	    /* server (DPU) or client (host) */
+	bool built_for_dpu; /* this build defines DOCA_ARCH_DPU */
 	doca_error_t (*run)(const struct comch_config *cfg);
 };
 

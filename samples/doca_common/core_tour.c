@@ -51,11 +51,11 @@ step_failed(const char *what, doca_error_t result)
 	return result;
 }
 
-#define CHECK(call)                                     \
-	do {                                            \
-		doca_error_t check_result_ = (call);    \
-		if (check_result_ != DOCA_SUCCESS)      \
-			return step_failed(#call, check_result_); \
+#define CHECK(call)                                                                                                    \
+	do {                                                                                                           \
+		doca_error_t check_result_ = (call);                                                                   \
+		if (check_result_ != DOCA_SUCCESS)                                                                     \
+			return step_failed(#call, check_result_);                                                      \
 	} while (0)
 
 /* Step 1: what the (emulated) machine offers. */
@@ -67,8 +67,8 @@ list_devices(void)
 
 	printf("[1] Devices (doca_devinfo_create_list):\n");
 	CHECK(doca_devinfo_create_list(&list, &n));
-	printf("    %-3s %-13s %-8s %-10s %-4s %-12s %-8s %s\n", "#", "PCI", "IB dev", "iface", "DMA",
-	       "max_buf_size", "list_len", "PCI export/import");
+	printf("    %-3s %-13s %-8s %-10s %-4s %-12s %-8s %s\n", "#", "PCI", "IB dev", "iface", "DMA", "max_buf_size",
+	       "list_len", "PCI export/import");
 	for (i = 0; i < n; i++) {
 		char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "?", ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE] = "?";
 		char iface[DOCA_DEVINFO_IFACE_NAME_SIZE] = "?";
@@ -95,9 +95,9 @@ list_devices(void)
 }
 
 struct tour {
-	struct program_core_objects core;	/* dev, src/dst mmap, inventory, pe, ctx */
+	struct program_core_objects core; /* dev, src/dst mmap, inventory, pe, ctx */
 	struct doca_dma *dma;
-	char *region;				/* source in the first half, destination in the second */
+	char *region; /* source in the first half, destination in the second */
 	struct doca_buf *src;
 	struct doca_buf *dst;
 	int transitions;
@@ -158,8 +158,8 @@ build_memory(struct tour *t)
 	strcpy(t->region, TOUR_TEXT);
 	CHECK(doca_buf_inventory_buf_get_by_data(t->core.buf_inv, t->core.src_mmap, t->region, sizeof(TOUR_TEXT),
 						 &t->src));
-	CHECK(doca_buf_inventory_buf_get_by_addr(t->core.buf_inv, t->core.src_mmap,
-						 t->region + TOUR_REGION_SIZE / 2, TOUR_REGION_SIZE / 2, &t->dst));
+	CHECK(doca_buf_inventory_buf_get_by_addr(t->core.buf_inv, t->core.src_mmap, t->region + TOUR_REGION_SIZE / 2,
+						 TOUR_REGION_SIZE / 2, &t->dst));
 	CHECK(doca_buf_get_data(t->src, &data));
 	CHECK(doca_buf_get_len(t->src, &len));
 	CHECK(doca_buf_get_data_len(t->src, &data_len));
@@ -192,8 +192,7 @@ run_copy(struct tour *t)
 	CHECK(doca_pe_connect_ctx(t->core.pe, t->core.ctx));
 	CHECK(doca_ctx_start(t->core.ctx));
 	CHECK(doca_ctx_get_state(t->core.ctx, &state));
-	printf("    doca_ctx_start returned; state is %s (a DMA context needs no STARTING phase)\n",
-	       state_name(state));
+	printf("    doca_ctx_start returned; state is %s (a DMA context needs no STARTING phase)\n", state_name(state));
 	if (state != DOCA_CTX_STATE_RUNNING)
 		return step_failed("context not RUNNING after start", DOCA_ERROR_BAD_STATE);
 

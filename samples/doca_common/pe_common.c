@@ -113,8 +113,7 @@ pe_sample_start_dma(struct pe_sample *s, doca_dma_task_memcpy_completion_cb_t su
 		result = doca_ctx_set_state_changed_cb(s->core.ctx, pe_sample_state_cb);
 	if (result == DOCA_SUCCESS)
 		result = doca_dma_task_memcpy_set_conf(s->dma, success_cb != NULL ? success_cb : pe_sample_success_cb,
-						       error_cb != NULL ? error_cb : pe_sample_error_cb,
-						       s->num_tasks);
+						       error_cb != NULL ? error_cb : pe_sample_error_cb, s->num_tasks);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to configure the DMA context: %s", doca_error_get_descr(result));
 		return result;
@@ -214,8 +213,7 @@ pe_sample_record(struct pe_sample *s, struct doca_dma_task_memcpy *task, bool su
 }
 
 void
-pe_sample_success_cb(struct doca_dma_task_memcpy *task, union doca_data task_user_data,
-		     union doca_data ctx_user_data)
+pe_sample_success_cb(struct doca_dma_task_memcpy *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct pe_sample *s = ctx_user_data.ptr;
 

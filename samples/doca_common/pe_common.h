@@ -16,28 +16,28 @@
 
 #include "common.h"
 
-#define PE_SAMPLE_BUF_SIZE 1024		/* bytes copied by each task */
+#define PE_SAMPLE_BUF_SIZE 1024 /* bytes copied by each task */
 #define PE_SAMPLE_MAX_TRANSITIONS 8
 
 struct pe_sample_task {
 	struct doca_buf *src;
 	struct doca_buf *dst;
 	struct doca_dma_task_memcpy *task;
-	doca_error_t status;		/* as reported to a callback */
+	doca_error_t status; /* as reported to a callback */
 	bool reported;
 };
 
 struct pe_sample {
-	struct program_core_objects core;	/* dev, mmap (src_mmap), inventory, pe, ctx */
+	struct program_core_objects core; /* dev, mmap (src_mmap), inventory, pe, ctx */
 	struct doca_dma *dma;
-	uint8_t *memory;			/* num_tasks source areas, then num_tasks destinations */
+	uint8_t *memory; /* num_tasks source areas, then num_tasks destinations */
 	uint32_t num_tasks;
 	struct pe_sample_task *tasks;
 	/* Written by the callbacks. */
-	uint32_t num_succeeded;			/* success callbacks whose copy verified */
-	uint32_t num_bad_copies;		/* success callbacks whose bytes were wrong */
-	uint32_t num_failed;			/* error callbacks */
-	enum doca_ctx_states transitions[PE_SAMPLE_MAX_TRANSITIONS];	/* next states, in order */
+	uint32_t num_succeeded;					     /* success callbacks whose copy verified */
+	uint32_t num_bad_copies;				     /* success callbacks whose bytes were wrong */
+	uint32_t num_failed;					     /* error callbacks */
+	enum doca_ctx_states transitions[PE_SAMPLE_MAX_TRANSITIONS]; /* next states, in order */
 	uint32_t num_transitions;
 };
 

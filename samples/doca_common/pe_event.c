@@ -17,7 +17,7 @@
 DOCA_LOG_REGISTER(PE_EVENT);
 
 #define NUM_TASKS 16
-#define WAIT_MS 10000	/* a notification that never comes is a failure, not a hang */
+#define WAIT_MS 10000 /* a notification that never comes is a failure, not a hang */
 
 /*
  * Arm the notification and sleep until the PE has work.  Right after the

@@ -59,8 +59,8 @@ check_file_exists(const char *flag, const char *path)
 	struct stat st;
 
 	if (stat(path, &st) != 0) {
-		DOCA_LOG_ERR("%s: file %s does not exist (%s); run the host sample first and copy its files here",
-			     flag, path, strerror(errno));
+		DOCA_LOG_ERR("%s: file %s does not exist (%s); run the host sample first and copy its files here", flag,
+			     path, strerror(errno));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* A FIFO would block the read that follows: refuse it here already. */
@@ -80,8 +80,7 @@ descriptor_path_callback(void *param, void *config)
 	struct dma_config *cfg = config;
 	doca_error_t result;
 
-	result = copy_string_param("Descriptor path (-d)", param, cfg->export_desc_path,
-				   sizeof(cfg->export_desc_path));
+	result = copy_string_param("Descriptor path (-d)", param, cfg->export_desc_path, sizeof(cfg->export_desc_path));
 #ifdef DOCA_ARCH_DPU
 	if (result == DOCA_SUCCESS)
 		result = check_file_exists("Descriptor path (-d)", cfg->export_desc_path);
@@ -206,9 +205,9 @@ register_dma_params(enum dma_params kind)
 				DOCA_ARGP_TYPE_INT, num_src_buf_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = register_param("nd", "num-dst-buf", "<NUM>",
-				"Number of linked buffers for the destination (default 1)", DOCA_ARGP_TYPE_INT,
-				num_dst_buf_callback);
+	result =
+		register_param("nd", "num-dst-buf", "<NUM>", "Number of linked buffers for the destination (default 1)",
+			       DOCA_ARGP_TYPE_INT, num_dst_buf_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
 #else
@@ -431,8 +430,8 @@ dma_check_caps(const char *pcie_addr, uint32_t num_buf, uint32_t num_tasks, uint
 		goto close_dev;
 	}
 	if (task_len > max_buf_size) {
-		DOCA_LOG_ERR("A task would copy %" PRIu64 " bytes but the device's max_buf_size is %" PRIu64,
-			     task_len, max_buf_size);
+		DOCA_LOG_ERR("A task would copy %" PRIu64 " bytes but the device's max_buf_size is %" PRIu64, task_len,
+			     max_buf_size);
 		result = DOCA_ERROR_INVALID_VALUE;
 		goto close_dev;
 	}

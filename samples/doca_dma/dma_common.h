@@ -17,9 +17,9 @@
 
 #include "common.h"
 
-#define DMA_MAX_TEXT_SIZE 4096		/* -t accepts up to this many characters */
-#define DMA_MAX_PATH_SIZE 4096		/* -d / -b */
-#define DMA_MAX_DESC_SIZE 512		/* the DPU reads at most this much of the descriptor file */
+#define DMA_MAX_TEXT_SIZE 4096 /* -t accepts up to this many characters */
+#define DMA_MAX_PATH_SIZE 4096 /* -d / -b */
+#define DMA_MAX_DESC_SIZE 512  /* the DPU reads at most this much of the descriptor file */
 #define DMA_DEFAULT_TEXT "This is a sample piece of text"
 #define DMA_DEFAULT_DPU_PCI "03:00.0"
 #define DMA_DEFAULT_HOST_PCI "b1:00.0"
@@ -28,19 +28,19 @@
 
 /* Which flags a sample takes (register_dma_params). */
 enum dma_params {
-	DMA_PARAMS_LOCAL,	/* -p -t -ns -nd -nt -mnr */
-	DMA_PARAMS_REMOTE,	/* -p -t -d -b, and -ns -nd on the DPU */
+	DMA_PARAMS_LOCAL,  /* -p -t -ns -nd -nt -mnr */
+	DMA_PARAMS_REMOTE, /* -p -t -d -b, and -ns -nd on the DPU */
 };
 
 struct dma_config {
-	char pci_address[DOCA_DEVINFO_PCI_ADDR_SIZE];	/* -p */
-	char cpy_txt[DMA_MAX_TEXT_SIZE + 1];		/* -t */
-	char export_desc_path[DMA_MAX_PATH_SIZE];	/* -d */
-	char buf_info_path[DMA_MAX_PATH_SIZE];		/* -b */
-	int num_src_buf;				/* -ns, >= 1 */
-	int num_dst_buf;				/* -nd, >= 1 */
-	int num_tasks;					/* -nt (local copy), >= 1 */
-	int max_num_ranges;				/* -mnr: accepted, no NVTX here */
+	char pci_address[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* -p */
+	char cpy_txt[DMA_MAX_TEXT_SIZE + 1];	      /* -t */
+	char export_desc_path[DMA_MAX_PATH_SIZE];     /* -d */
+	char buf_info_path[DMA_MAX_PATH_SIZE];	      /* -b */
+	int num_src_buf;			      /* -ns, >= 1 */
+	int num_dst_buf;			      /* -nd, >= 1 */
+	int num_tasks;				      /* -nt (local copy), >= 1 */
+	int max_num_ranges;			      /* -mnr: accepted, no NVTX here */
 };
 
 /* Fill cfg with DOCA's defaults for a sample running on the DPU or on the host. */
@@ -51,11 +51,11 @@ doca_error_t register_dma_params(enum dma_params kind);
 
 /* What differs between the three programs' main(). */
 struct dma_sample {
-	const char *name;			/* program name shown in the usage */
-	enum dma_params params;			/* flags it takes */
-	bool on_dpu;				/* DPU program (defaults, required personality) */
-	bool built_for_dpu;			/* this build defines DOCA_ARCH_DPU (else DOCA_ARCH_HOST) */
-	doca_error_t (*run)(struct dma_config *cfg);	/* the sample proper */
+	const char *name;			     /* program name shown in the usage */
+	enum dma_params params;			     /* flags it takes */
+	bool on_dpu;				     /* DPU program (defaults, required personality) */
+	bool built_for_dpu;			     /* this build defines DOCA_ARCH_DPU (else DOCA_ARCH_HOST) */
+	doca_error_t (*run)(struct dma_config *cfg); /* the sample proper */
 };
 
 /*
@@ -68,10 +68,10 @@ int dma_sample_main(const struct dma_sample *sample, int argc, char **argv);
 
 /* One DMA context on one device, with the Core objects around it. */
 struct dma_resources {
-	struct program_core_objects state;	/* dev, src/dst mmap, inventory, pe, ctx */
+	struct program_core_objects state; /* dev, src/dst mmap, inventory, pe, ctx */
 	struct doca_dma *dma_ctx;
-	size_t num_remaining_tasks;		/* the ctx is stopped when this reaches 0 */
-	bool run_pe_progress;			/* cleared by the state callback on IDLE */
+	size_t num_remaining_tasks; /* the ctx is stopped when this reaches 0 */
+	bool run_pe_progress;	    /* cleared by the state callback on IDLE */
 };
 
 /*

@@ -43,8 +43,8 @@ submit_copy_task(struct dma_resources *res, const struct dma_config *cfg, struct
 	union doca_data user_data;
 	doca_error_t result;
 
-	result = allocate_doca_buf_list(state->buf_inv, state->src_mmap, src, len, cfg->num_src_buf, true,
-					&t->src_head);
+	result =
+		allocate_doca_buf_list(state->buf_inv, state->src_mmap, src, len, cfg->num_src_buf, true, &t->src_head);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to build the source buffer list: %s", doca_error_get_descr(result));
 		return result;
@@ -99,8 +99,8 @@ verify_copies(const struct local_copy_task *tasks, int num_tasks, const char *sr
 			return DOCA_ERROR_UNEXPECTED;
 		}
 	}
-	DOCA_LOG_INFO("Compared the destination with the source byte by byte: %zu byte(s) in %d copy(ies) match",
-		      len, num_tasks);
+	DOCA_LOG_INFO("Compared the destination with the source byte by byte: %zu byte(s) in %d copy(ies) match", len,
+		      num_tasks);
 	return DOCA_SUCCESS;
 }
 

@@ -130,9 +130,9 @@ struct rdma_resources {
 	struct doca_ctx *rdma_ctx;
 	struct doca_buf_inventory *buf_inventory;
 	struct doca_rdma_connection *connections[RDMA_MAX_CONNECTIONS];
-	uint32_t num_connections;		      /* entries of connections[] in use */
-	void *remote_conn_desc[RDMA_MAX_CONNECTIONS]; /* peer blobs read from files (freed at destroy) */
-	void *remote_resource_desc;		      /* -m blob read by a requester */
+	uint32_t num_connections;				  /* entries of connections[] in use */
+	void *remote_conn_desc[RDMA_MAX_CONNECTIONS];		  /* peer blobs read from files (freed at destroy) */
+	void *remote_resource_desc;				  /* -m blob read by a requester */
 	struct rdma_owned_file owned_files[RDMA_MAX_OWNED_FILES]; /* deleted at destroy */
 	uint32_t num_owned_files;
 	struct doca_mmap *remote_mmap;		      /* requester: the responder's memory */

@@ -95,8 +95,8 @@ register_params(bool dpu)
 		r = reg(NULL, "async-num-tasks", "<num>", "Number of tasks of each type in asynchronous mode",
 			num_tasks_cb, DOCA_ARGP_TYPE_INT, false);
 	if (r == DOCA_SUCCESS)
-		r = reg(NULL, "atomic", NULL, "Signal with an atomic add of 1 instead of setting the value",
-			atomic_cb, DOCA_ARGP_TYPE_BOOLEAN, false);
+		r = reg(NULL, "atomic", NULL, "Signal with an atomic add of 1 instead of setting the value", atomic_cb,
+			DOCA_ARGP_TYPE_BOOLEAN, false);
 	if (r != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(r));
 	return r;

@@ -21,11 +21,11 @@
 #define SE_PCI_TIMEOUT_SEC 30
 
 struct se_pci_cfg {
-	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];		/* -d */
-	char rep_pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];	/* -r (DPU) */
-	bool is_async;						/* --async */
-	int async_num_tasks;					/* --async-num-tasks */
-	bool is_update_atomic;					/* --atomic */
+	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];	   /* -d */
+	char rep_pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE]; /* -r (DPU) */
+	bool is_async;					   /* --async */
+	int async_num_tasks;				   /* --async-num-tasks */
+	bool is_update_atomic;				   /* --atomic */
 	bool is_dpu;
 };
 

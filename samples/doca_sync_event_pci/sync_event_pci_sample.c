@@ -28,11 +28,11 @@ struct se_pci {
 	struct comch_channel *ch;
 	struct doca_dev *dev;
 	struct doca_sync_event *se;
-	struct doca_pe *pe;			/* --async */
-	uint8_t blob[SE_PCI_MAX_MSG];		/* received export */
+	struct doca_pe *pe;	      /* --async */
+	uint8_t blob[SE_PCI_MAX_MSG]; /* received export */
 	uint32_t blob_len;
 	bool have_blob;
-	int task_done;				/* --async: 1 success, -1 failure */
+	int task_done; /* --async: 1 success, -1 failure */
 };
 
 static void
@@ -69,8 +69,8 @@ connect_peer(struct se_pci *s)
 		return r;
 	r = comch_channel_wait_connected(s->ch, SE_PCI_TIMEOUT_SEC);
 	if (r != DOCA_SUCCESS) {
-		DOCA_LOG_ERR(s->cfg->is_dpu ? "Failed to receive connection from host: timeout" :
-					       "Failed to connect to server: timeout");
+		DOCA_LOG_ERR(s->cfg->is_dpu ? "Failed to receive connection from host: timeout"
+					    : "Failed to connect to server: timeout");
 		return r;
 	}
 	if (s->cfg->is_dpu) {
@@ -193,8 +193,8 @@ signal_value(struct se_pci *s, uint64_t value)
 
 	DOCA_LOG_INFO("Signaling sync event for remote side");
 	if (!s->cfg->is_async)
-		return s->cfg->is_update_atomic ? doca_sync_event_update_add(s->se, 1, &fetched) :
-						  doca_sync_event_update_set(s->se, value);
+		return s->cfg->is_update_atomic ? doca_sync_event_update_add(s->se, 1, &fetched)
+						: doca_sync_event_update_set(s->se, value);
 	if (s->cfg->is_update_atomic) {
 		struct doca_sync_event_task_notify_add *t;
 		doca_error_t r = doca_sync_event_task_notify_add_alloc_init(s->se, 1, &fetched, ud, &t);
@@ -217,7 +217,7 @@ wait_value(struct se_pci *s, uint64_t value)
 	for (int attempt = 0; attempt < SE_PCI_TIMEOUT_SEC; attempt++) {
 		struct doca_sync_event_task_wait_eq *t;
 		doca_error_t r = doca_sync_event_task_wait_eq_alloc_init(s->se, value, UINT64_MAX,
-									(union doca_data){.ptr = s}, &t);
+									 (union doca_data){.ptr = s}, &t);
 
 		if (r != DOCA_SUCCESS)
 			return r;

@@ -74,7 +74,8 @@ find_clash(struct sd_list *params, const struct doca_argp_param *param)
 {
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, params) {
+	sd_list_for_each(pos, params)
+	{
 		struct doca_argp_param *p = sd_container_of(pos, struct doca_argp_param, node);
 
 		if (names_clash(p, param))
@@ -100,7 +101,8 @@ find_in(struct sd_list *params, const char *name, bool is_long, bool inherited_o
 {
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, params) {
+	sd_list_for_each(pos, params)
+	{
 		struct doca_argp_param *p = sd_container_of(pos, struct doca_argp_param, node);
 		const char *n = is_long ? p->long_name : p->short_name;
 
@@ -236,12 +238,12 @@ doca_argp_param_destroy(struct doca_argp_param *param)
 }
 
 /* The setters are void: a NULL object can only be logged. */
-#define SETTER_CHECK(obj, kind) \
-	do { \
-		if ((obj) == NULL) { \
-			DOCA_LOG_ERR("%s: " kind " is NULL; create it with doca_argp_" kind "_create()", __func__); \
-			return; \
-		} \
+#define SETTER_CHECK(obj, kind)                                                                                        \
+	do {                                                                                                           \
+		if ((obj) == NULL) {                                                                                   \
+			DOCA_LOG_ERR("%s: " kind " is NULL; create it with doca_argp_" kind "_create()", __func__);    \
+			return;                                                                                        \
+		}                                                                                                      \
 	} while (0)
 
 void
@@ -369,8 +371,8 @@ param_check(const char *api, struct doca_argp_param *param, struct sd_list *para
 		if (names[i] == NULL)
 			continue;
 		if (!name_valid(names[i])) {
-			DOCA_LOG_ERR("%s: param name \"%s\" is malformed; use no leading '-', no '=' and no blank",
-				     api, names[i]);
+			DOCA_LOG_ERR("%s: param name \"%s\" is malformed; use no leading '-', no '=' and no blank", api,
+				     names[i]);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		if (sd_argp_find_builtin(names[i], i == 1) != NULL) {
@@ -532,7 +534,8 @@ find_cmd(struct sd_list *cmds, const char *name)
 {
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, cmds) {
+	sd_list_for_each(pos, cmds)
+	{
 		struct doca_argp_cmd *c = sd_container_of(pos, struct doca_argp_cmd, node);
 
 		if (strcmp(c->name, name) == 0)
@@ -573,8 +576,7 @@ cmd_check(const char *api, struct doca_argp_cmd *cmd, struct sd_list *siblings)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (find_cmd(siblings, cmd->name) != NULL) {
-		DOCA_LOG_ERR("%s: a cmd named \"%s\" is already registered here; names must be unique", api,
-			     cmd->name);
+		DOCA_LOG_ERR("%s: a cmd named \"%s\" is already registered here; names must be unique", api, cmd->name);
 		return DOCA_ERROR_ALREADY_EXIST;
 	}
 	return DOCA_SUCCESS;
@@ -626,8 +628,9 @@ doca_argp_cmd_register_cmd(struct doca_argp_cmd *cmd, struct doca_argp_cmd *sub_
 	/* sub_cmd heading the tree that holds cmd would make a cycle; both stay with the caller. */
 	for (struct doca_argp_cmd *c = cmd->parent; c != NULL; c = c->parent) {
 		if (c == sub_cmd) {
-			DOCA_LOG_ERR("doca_argp_cmd_register_cmd: \"%s\" is an ancestor of \"%s\"; commands form a tree",
-				     sub_cmd->name != NULL ? sub_cmd->name : "", cmd->name != NULL ? cmd->name : "");
+			DOCA_LOG_ERR(
+				"doca_argp_cmd_register_cmd: \"%s\" is an ancestor of \"%s\"; commands form a tree",
+				sub_cmd->name != NULL ? sub_cmd->name : "", cmd->name != NULL ? cmd->name : "");
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 	}

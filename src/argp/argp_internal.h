@@ -81,8 +81,8 @@ struct argp_state {
 	doca_argp_validation_cb_t validation_cb;
 	doca_argp_logger_cb_t logger_cb;
 	doca_argp_dpdk_cb_t dpdk_cb;
-	int log_level;	       /* given with -l / JSON, or -1 */
-	int sdk_log_level;     /* given with --sdk-log-level / JSON, or -1 */
+	int log_level;			/* given with -l / JSON, or -1 */
+	int sdk_log_level;		/* given with --sdk-log-level / JSON, or -1 */
 	struct doca_argp_cmd *selected; /* innermost selected cmd of the last start, or NULL */
 };
 
@@ -92,10 +92,10 @@ extern struct argp_state sd_argp;
 struct argp_occ {
 	struct doca_argp_param *param;
 	union {
-		const char *str;	  /* STRING: in argv or in the JSON tree */
-		int i;			  /* INT, log levels */
-		bool b;			  /* BOOLEAN */
-		struct json_object *obj;  /* JSON_OBJ: owned reference */
+		const char *str;	 /* STRING: in argv or in the JSON tree */
+		int i;			 /* INT, log levels */
+		bool b;			 /* BOOLEAN */
+		struct json_object *obj; /* JSON_OBJ: owned reference */
 	} v;
 };
 

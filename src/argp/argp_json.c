@@ -213,8 +213,8 @@ handle_builtin(struct json_ctx *ctx, const struct argp_builtin_flag *b, const ch
 	int level;
 
 	if (b->id != ARGP_BUILTIN_LOG_LEVEL && b->id != ARGP_BUILTIN_SDK_LOG_LEVEL) {
-		sd_argp_error("JSON key \"%s\" in \"%s\": --%s can only be given on the command line", key,
-			      ctx->path, b->long_name);
+		sd_argp_error("JSON key \"%s\" in \"%s\": --%s can only be given on the command line", key, ctx->path,
+			      b->long_name);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	slot = b->id == ARGP_BUILTIN_LOG_LEVEL ? ctx->log_level : ctx->sdk_log_level;
@@ -291,7 +291,8 @@ walk(struct json_ctx *ctx, struct json_object *obj, bool top)
 {
 	doca_error_t err;
 
-	json_object_object_foreach(obj, key, val) {
+	json_object_object_foreach(obj, key, val)
+	{
 		if (top && is_section(key)) {
 			if (!json_object_is_type(val, json_type_object)) {
 				sd_argp_error("JSON key \"%s\" in \"%s\" must be an object of flags, not %s", key,

@@ -206,8 +206,8 @@ handle_param(struct parse_ctx *ctx, struct doca_argp_param *param, const char *v
 		break;
 	case DOCA_ARGP_TYPE_INT:
 		if (sd_argp_parse_int(value, &occ.v.i) != DOCA_SUCCESS) {
-			sd_argp_error("Invalid value \"%s\" for flag %s; expected an integer in [%d, %d]", value,
-				      disp, INT_MIN, INT_MAX);
+			sd_argp_error("Invalid value \"%s\" for flag %s; expected an integer in [%d, %d]", value, disp,
+				      INT_MIN, INT_MAX);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		break;
@@ -340,7 +340,8 @@ check_mandatory_in(const struct parse_ctx *ctx, struct sd_list *params)
 	struct sd_list *pos;
 	char disp[160];
 
-	sd_list_for_each(pos, params) {
+	sd_list_for_each(pos, params)
+	{
 		struct doca_argp_param *p = sd_container_of(pos, struct doca_argp_param, node);
 
 		if (!p->mandatory || given(ctx, p) > 0)
@@ -557,8 +558,8 @@ doca_argp_start(int argc, char **argv)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (argc < 0 || (argc > 0 && argv == NULL)) {
-		DOCA_LOG_ERR("doca_argp_start: invalid arguments (argc %d, argv %p); pass main()'s argc and argv",
-			     argc, (void *)argv);
+		DOCA_LOG_ERR("doca_argp_start: invalid arguments (argc %d, argv %p); pass main()'s argc and argv", argc,
+			     (void *)argv);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	for (int i = 0; i < argc; i++) {

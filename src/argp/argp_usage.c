@@ -51,7 +51,8 @@ params_width(struct sd_list *params, bool inherited_only)
 	struct sd_list *pos;
 	size_t w = 0;
 
-	sd_list_for_each(pos, params) {
+	sd_list_for_each(pos, params)
+	{
 		struct doca_argp_param *p = sd_container_of(pos, struct doca_argp_param, node);
 
 		if (p->hidden || (inherited_only && !p->inherited))
@@ -72,7 +73,8 @@ print_row(FILE *out, const char *left, size_t width, const char *descr, bool man
 		return;
 	}
 	/* The notes follow the description, or start the column when there is none. */
-	fprintf(out, "%-*s%s%s%s\n", (int)width, left, descr, mandatory ? (descr[0] ? " (mandatory)" : "(mandatory)") : "",
+	fprintf(out, "%-*s%s%s%s\n", (int)width, left, descr,
+		mandatory ? (descr[0] ? " (mandatory)" : "(mandatory)") : "",
 		multi ? (descr[0] || mandatory ? " (may be repeated)" : "(may be repeated)") : "");
 }
 
@@ -82,7 +84,8 @@ print_params(FILE *out, struct sd_list *params, bool inherited_only, size_t widt
 	char left[USAGE_LEFT_MAX];
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, params) {
+	sd_list_for_each(pos, params)
+	{
 		struct doca_argp_param *p = sd_container_of(pos, struct doca_argp_param, node);
 
 		if (p->hidden || (inherited_only && !p->inherited))
@@ -97,9 +100,7 @@ has_visible_cmds(struct sd_list *cmds)
 {
 	struct sd_list *pos;
 
-	sd_list_for_each(pos, cmds)
-		if (!sd_container_of(pos, struct doca_argp_cmd, node)->hidden)
-			return true;
+	sd_list_for_each(pos, cmds) if (!sd_container_of(pos, struct doca_argp_cmd, node)->hidden) return true;
 	return false;
 }
 
@@ -139,7 +140,8 @@ sd_argp_print_usage(FILE *out, struct doca_argp_cmd *cmd)
 	width = max_size(width, params_width(&sd_argp.params, false));
 	for (struct doca_argp_cmd *c = cmd; c != NULL; c = c->parent)
 		width = max_size(width, params_width(&c->params, c != cmd));
-	sd_list_for_each(pos, sub_cmds) {
+	sd_list_for_each(pos, sub_cmds)
+	{
 		struct doca_argp_cmd *c = sd_container_of(pos, struct doca_argp_cmd, node);
 
 		if (!c->hidden)
@@ -168,7 +170,8 @@ sd_argp_print_usage(FILE *out, struct doca_argp_cmd *cmd)
 
 	if (has_visible_cmds(sub_cmds)) {
 		fprintf(out, "\nCommands:\n");
-		sd_list_for_each(pos, sub_cmds) {
+		sd_list_for_each(pos, sub_cmds)
+		{
 			struct doca_argp_cmd *c = sd_container_of(pos, struct doca_argp_cmd, node);
 
 			if (c->hidden)

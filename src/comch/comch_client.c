@@ -259,7 +259,8 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 	if (dev->devinfo->side != SD_DEV_SIDE_HOST) {
 		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function; Comch clients run on the "
 			     "host (open the host PCI function, e.g. b1:00.0); on the DPU create a server with "
-			     "doca_comch_server_create()", dev->devinfo->pci_addr);
+			     "doca_comch_server_create()",
+			     dev->devinfo->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	c = calloc(1, sizeof(*c));
@@ -308,12 +309,12 @@ doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
 	return comch_client == NULL ? NULL : &comch_client->ep.ctx;
 }
 
-#define CLIENT_NULL_CHECK(c, p, api) \
-	do { \
-		if ((c) == NULL || (p) == NULL) { \
-			DOCA_LOG_ERR("%s: NULL argument", api); \
-			return DOCA_ERROR_INVALID_VALUE; \
-		} \
+#define CLIENT_NULL_CHECK(c, p, api)                                                                                   \
+	do {                                                                                                           \
+		if ((c) == NULL || (p) == NULL) {                                                                      \
+			DOCA_LOG_ERR("%s: NULL argument", api);                                                        \
+			return DOCA_ERROR_INVALID_VALUE;                                                               \
+		}                                                                                                      \
 	} while (0)
 
 DOCA_EXPERIMENTAL doca_error_t

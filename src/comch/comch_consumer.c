@@ -43,7 +43,8 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (c->conn->state != SD_COMCH_CONN_OPEN || fp == NULL) {
-		DOCA_LOG_ERR("doca_ctx_start: the consumer's connection has ended; create consumers on a live connection");
+		DOCA_LOG_ERR(
+			"doca_ctx_start: the consumer's connection has ended; create consumers on a live connection");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	while (cap < c->recv_pool->num_tasks)

@@ -14,8 +14,8 @@
 SD_LOG_REGISTER(comch.ep);
 
 doca_error_t
-sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, const char *name,
-		 const char *host_pci, const struct sd_ctx_ops *ops, const char *api)
+sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, const char *name, const char *host_pci,
+		 const struct sd_ctx_ops *ops, const char *api)
 {
 	size_t len = strnlen(name, SD_COMCH_MAX_NAME);
 
@@ -37,7 +37,7 @@ sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, c
 	ep->recv_queue = SD_COMCH_DEFAULT_RECV_QUEUE;
 	sd_list_init(&ep->events);
 	sd_ctx_init(&ep->ctx, ops, dev);
-	sd_dev_get(dev);	/* doca_dev_close() -> IN_USE while the context exists */
+	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	return DOCA_SUCCESS;
 }
 
@@ -180,7 +180,8 @@ sd_comch_conn_poll(struct doca_comch_connection *conn)
 		conn->counters[DOCA_COMCH_COUNTER_RECV_MESSAGES]++;
 		conn->counters[DOCA_COMCH_COUNTER_RECV_BYTES] += m.payload_len;
 		if (ep->recv_cb == NULL) {
-			DOCA_LOG_DBG("Comch message of %u bytes dropped: no receive callback registered", m.payload_len);
+			DOCA_LOG_DBG("Comch message of %u bytes dropped: no receive callback registered",
+				     m.payload_len);
 			return 0;
 		}
 		/* The buffer is ours and valid until the next record is read. */
@@ -207,7 +208,8 @@ sd_comch_ep_check_idle(struct sd_comch_ep *ep, const char *api)
 {
 	if (ep->ctx.state != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("%s: allowed only while the context is IDLE (it is not); configure before "
-			     "doca_ctx_start()", api);
+			     "doca_ctx_start()",
+			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;
@@ -232,7 +234,8 @@ sd_comch_set_recv_queue(struct sd_comch_ep *ep, uint32_t size, const char *api)
 {
 	if (size == 0 || size > SD_COMCH_MAX_RECV_QUEUE) {
 		DOCA_LOG_ERR("%s: receive queue size must be in [1, %u] (doca_comch_cap_get_max_recv_queue_size), "
-			     "got %u", api, SD_COMCH_MAX_RECV_QUEUE, size);
+			     "got %u",
+			     api, SD_COMCH_MAX_RECV_QUEUE, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_comch_ep_check_idle(ep, api) != DOCA_SUCCESS)
@@ -277,8 +280,7 @@ sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, 
 	doca_error_t err;
 
 	if (peer == NULL || task_out == NULL || (msg == NULL && len != 0)) {
-		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p)", api, (void *)peer, msg,
-			     (void *)task_out);
+		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p)", api, (void *)peer, msg, (void *)task_out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (peer->ep != ep) {
@@ -288,14 +290,15 @@ sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, 
 	}
 	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING || peer->state != SD_COMCH_CONN_OPEN) {
 		DOCA_LOG_ERR("%s: the context must be RUNNING and the connection open (it is %s); wait for the "
-			     "connection", api, peer->state == SD_COMCH_CONN_CLOSED ? "closed" : "not ready");
+			     "connection",
+			     api, peer->state == SD_COMCH_CONN_CLOSED ? "closed" : "not ready");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	limit = ep->max_msg < peer->peer_max_msg ? ep->max_msg : peer->peer_max_msg;
 	if (len > limit) {
 		DOCA_LOG_ERR("%s: message of %u bytes is over the maximum message size %u (this side %u, peer %u); "
-			     "split it or raise the size with *_set_max_msg_size() on both sides", api, len, limit,
-			     ep->max_msg, peer->peer_max_msg);
+			     "split it or raise the size with *_set_max_msg_size() on both sides",
+			     api, len, limit, ep->max_msg, peer->peer_max_msg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(ep->send_pool, (union doca_data){.u64 = 0}, api, &task);
@@ -325,7 +328,7 @@ sd_comch_task_send_submit(struct doca_task *task)
 	}
 	err = sd_comch_send_record(conn->fd, SD_COMCH_MSG, 0, t->msg, t->len, NULL, 0);
 	if (err == DOCA_ERROR_AGAIN)
-		return err;	/* the peer's receive queue is full: the caller retries */
+		return err; /* the peer's receive queue is full: the caller retries */
 	if (err != DOCA_SUCCESS) {
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;
@@ -392,8 +395,7 @@ doca_comch_connection_get_counter(struct doca_comch_connection *connection, enum
 {
 	if (connection == NULL || value == NULL || counter < DOCA_COMCH_COUNTER_SENT_MESSAGES ||
 	    counter > DOCA_COMCH_COUNTER_RECV_BYTES) {
-		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d",
-			     (int)counter);
+		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d", (int)counter);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*value = connection->counters[counter];

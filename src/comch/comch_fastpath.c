@@ -36,7 +36,8 @@ sd_comch_fp_remote(struct doca_comch_connection *conn, uint32_t id)
 
 	if (conn->fp == NULL)
 		return NULL;
-	sd_list_for_each(elem, &conn->fp->remote_consumers) {
+	sd_list_for_each(elem, &conn->fp->remote_consumers)
+	{
 		struct sd_comch_remote_consumer *rc = sd_container_of(elem, struct sd_comch_remote_consumer, link);
 
 		if (rc->id == id)
@@ -52,7 +53,8 @@ local_consumer(struct doca_comch_connection *conn, uint32_t id)
 
 	if (conn->fp == NULL)
 		return NULL;
-	sd_list_for_each(elem, &conn->fp->local_consumers) {
+	sd_list_for_each(elem, &conn->fp->local_consumers)
+	{
 		struct doca_comch_consumer *c = sd_container_of(elem, struct doca_comch_consumer, link);
 
 		if (c->id == id)

@@ -37,30 +37,30 @@
 #define SD_COMCH_MAX_CLIENTS 512u
 
 enum sd_comch_conn_state {
-	SD_COMCH_CONN_HANDSHAKE,	/* socket open, HELLO / WELCOME not yet exchanged */
+	SD_COMCH_CONN_HANDSHAKE, /* socket open, HELLO / WELCOME not yet exchanged */
 	SD_COMCH_CONN_OPEN,
-	SD_COMCH_CONN_CLOSED,		/* peer left (or we did); fd closed */
+	SD_COMCH_CONN_CLOSED, /* peer left (or we did); fd closed */
 };
 
 struct sd_comch_ep;
 struct sd_comch_fp;
 
 struct doca_comch_connection {
-	struct sd_comch_ep *ep;			/* the server or client owning it */
-	int fd;					/* -1 once closed */
+	struct sd_comch_ep *ep; /* the server or client owning it */
+	int fd;			/* -1 once closed */
 	enum sd_comch_conn_state state;
-	uint32_t id;				/* server's number for it (1, 2, ...) */
+	uint32_t id; /* server's number for it (1, 2, ...) */
 	uint32_t peer_pid;
-	uint32_t peer_max_msg;			/* the peer accepts messages up to this size */
+	uint32_t peer_max_msg; /* the peer accepts messages up to this size */
 	uint32_t peer_recv_queue;
 	union doca_data user_data;
-	uint64_t counters[5];			/* indexed by enum doca_comch_counter */
-	uint32_t fp_users;			/* producers / consumers created on it */
-	uint32_t pending_events;		/* queued events naming it: keeps it allocated */
-	bool orderly;				/* closed by BYE (or by us), not by a dead peer */
-	bool release;				/* closed and done: free once no event names it */
-	struct sd_list link;			/* server's list */
-	struct sd_comch_fp *fp;			/* fast-path state (comch_fastpath.c), or NULL */
+	uint64_t counters[5];	 /* indexed by enum doca_comch_counter */
+	uint32_t fp_users;	 /* producers / consumers created on it */
+	uint32_t pending_events; /* queued events naming it: keeps it allocated */
+	bool orderly;		 /* closed by BYE (or by us), not by a dead peer */
+	bool release;		 /* closed and done: free once no event names it */
+	struct sd_list link;	 /* server's list */
+	struct sd_comch_fp *fp;	 /* fast-path state (comch_fastpath.c), or NULL */
 };
 
 enum sd_comch_event_kind {
@@ -74,24 +74,24 @@ struct sd_comch_event {
 	struct sd_list link;
 	enum sd_comch_event_kind kind;
 	struct doca_comch_connection *conn;
-	uint32_t id;				/* consumer id */
+	uint32_t id; /* consumer id */
 };
 
 /* The part of a server or client the connection code uses. */
 struct sd_comch_ep {
-	struct doca_ctx ctx;			/* first: doca_comch_*_as_ctx() */
+	struct doca_ctx ctx; /* first: doca_comch_*_as_ctx() */
 	bool is_server;
 	char name[SD_COMCH_MAX_NAME];
 	uint32_t name_len;
-	char host_pci[16];			/* the host function: half of the rendezvous key */
+	char host_pci[16]; /* the host function: half of the rendezvous key */
 	uint32_t max_msg;
 	uint32_t recv_queue;
 	struct sd_task_pool *send_pool;
 	doca_comch_event_msg_recv_cb_t recv_cb;
 	doca_comch_event_consumer_cb_t consumer_new_cb;
 	doca_comch_event_consumer_cb_t consumer_gone_cb;
-	struct sd_list events;			/* struct sd_comch_event, oldest first */
-	uint8_t *rx;				/* one record (SD_COMCH_MAX_RECORD + 1 bytes) */
+	struct sd_list events; /* struct sd_comch_event, oldest first */
+	uint8_t *rx;	       /* one record (SD_COMCH_MAX_RECORD + 1 bytes) */
 	/* The first record of a connection still in HANDSHAKE; returns callbacks run. */
 	unsigned (*handshake)(struct sd_comch_ep *ep, struct doca_comch_connection *conn,
 			      const struct sd_comch_msg *msg);
@@ -108,26 +108,26 @@ struct doca_comch_server {
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 	int listen_fd;
 	int lock_fd;
-	int epoll_fd;				/* listen_fd + every connection fd; a PE wake fd */
-	char path[108];				/* the listening socket */
-	struct sd_list conns;			/* struct doca_comch_connection */
+	int epoll_fd;	      /* listen_fd + every connection fd; a PE wake fd */
+	char path[108];	      /* the listening socket */
+	struct sd_list conns; /* struct doca_comch_connection */
 	uint32_t num_conns;
 	uint32_t next_conn_id;
 };
 
 struct doca_comch_client {
 	struct sd_comch_ep ep;
-	struct doca_comch_connection conn;	/* the one connection (stable address) */
-	int inotify_fd;				/* STARTING without a server: watches the runtime dir */
-	int wake_fd;				/* fd registered with the PE, or -1 */
-	uint64_t next_retry_ns;			/* bounded retry when inotify is unavailable */
+	struct doca_comch_connection conn; /* the one connection (stable address) */
+	int inotify_fd;			   /* STARTING without a server: watches the runtime dir */
+	int wake_fd;			   /* fd registered with the PE, or -1 */
+	uint64_t next_retry_ns;		   /* bounded retry when inotify is unavailable */
 	char path[108];
 };
 
 struct doca_comch_task_send {
-	struct doca_task task;			/* first: doca_comch_task_send_as_task() */
+	struct doca_task task; /* first: doca_comch_task_send_as_task() */
 	struct doca_comch_connection *conn;
-	const void *msg;			/* the caller's bytes, read at submit */
+	const void *msg; /* the caller's bytes, read at submit */
 	uint32_t len;
 };
 
@@ -169,8 +169,8 @@ doca_error_t sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doc
 			      const char *host_pci, const struct sd_ctx_ops *ops, const char *api);
 void sd_comch_ep_fini(struct sd_comch_ep *ep);
 /* Queue an event (NO_MEMORY logged: the event is lost). */
-void sd_comch_ep_queue_event(struct sd_comch_ep *ep, enum sd_comch_event_kind kind,
-			     struct doca_comch_connection *conn, uint32_t id);
+void sd_comch_ep_queue_event(struct sd_comch_ep *ep, enum sd_comch_event_kind kind, struct doca_comch_connection *conn,
+			     uint32_t id);
 /* Deliver the oldest queued event; false when none. */
 bool sd_comch_ep_deliver_event(struct sd_comch_ep *ep);
 /* Drop every queued event (stop). */
@@ -194,7 +194,7 @@ doca_error_t sd_comch_task_send_submit(struct doca_task *task);
 
 /* --- fast path (comch_fastpath.c, comch_producer.c, comch_consumer.c) --- */
 
-#define SD_COMCH_FP_MAX_BUF (1u << 30)	/* bytes per producer send */
+#define SD_COMCH_FP_MAX_BUF (1u << 30) /* bytes per producer send */
 #define SD_COMCH_FP_MAX_TASKS 4096u
 
 /* A consumer of the peer, as this side's producers see it (from CONSUMER_NEW). */
@@ -204,32 +204,32 @@ struct sd_comch_remote_consumer {
 	uint32_t pid;
 	uint64_t ring_addr;
 	uint32_t cap;
-	uint64_t consumed;			/* slots this process's producers filled */
-	uint64_t posted_seen;			/* the ring's posted count last read */
+	uint64_t consumed;    /* slots this process's producers filled */
+	uint64_t posted_seen; /* the ring's posted count last read */
 };
 
 /* Fast-path state of one connection (allocated on first use). */
 struct sd_comch_fp {
-	struct sd_list local_consumers;		/* struct doca_comch_consumer started on this side */
-	struct sd_list remote_consumers;	/* struct sd_comch_remote_consumer */
-	uint32_t next_id;			/* producer / consumer ids of this side */
+	struct sd_list local_consumers;	 /* struct doca_comch_consumer started on this side */
+	struct sd_list remote_consumers; /* struct sd_comch_remote_consumer */
+	uint32_t next_id;		 /* producer / consumer ids of this side */
 };
 
 struct doca_comch_consumer {
-	struct doca_ctx ctx;			/* first: doca_comch_consumer_as_ctx() */
+	struct doca_ctx ctx; /* first: doca_comch_consumer_as_ctx() */
 	struct doca_comch_connection *conn;
 	struct doca_mmap *mmap;
 	uint32_t id;
 	uint32_t imm_data_len;
 	struct sd_task_pool *recv_pool;
-	struct sd_comch_ring *ring;		/* read by the producer's process */
-	struct sd_list posted;			/* post_recv tasks in ring order */
-	struct sd_list link;			/* fp->local_consumers while announced */
+	struct sd_comch_ring *ring; /* read by the producer's process */
+	struct sd_list posted;	    /* post_recv tasks in ring order */
+	struct sd_list link;	    /* fp->local_consumers while announced */
 	bool announced;
 };
 
 struct doca_comch_consumer_task_post_recv {
-	struct doca_task task;			/* first */
+	struct doca_task task; /* first */
 	struct doca_buf *buf;
 	uint32_t producer_id;
 	uint32_t imm_len;
@@ -237,14 +237,14 @@ struct doca_comch_consumer_task_post_recv {
 };
 
 struct doca_comch_producer {
-	struct doca_ctx ctx;			/* first: doca_comch_producer_as_ctx() */
+	struct doca_ctx ctx; /* first: doca_comch_producer_as_ctx() */
 	struct doca_comch_connection *conn;
 	uint32_t id;
 	struct sd_task_pool *send_pool;
 };
 
 struct doca_comch_producer_task_send {
-	struct doca_task task;			/* first */
+	struct doca_task task; /* first */
 	const struct doca_buf *buf;
 	uint32_t consumer_id;
 	uint32_t imm_len;

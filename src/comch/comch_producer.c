@@ -45,14 +45,14 @@ producer_start(struct doca_ctx *ctx, bool *running)
 
 /* Read the ring's posted count and slot `index`; false when the consumer's process is gone. */
 static bool
-read_ring(const struct sd_comch_remote_consumer *rc, uint64_t index, uint64_t *posted,
-	  struct sd_comch_ring_slot *slot)
+read_ring(const struct sd_comch_remote_consumer *rc, uint64_t index, uint64_t *posted, struct sd_comch_ring_slot *slot)
 {
 	struct iovec local[2] = {{posted, sizeof(*posted)}, {slot, sizeof(*slot)}};
 	struct iovec remote[2] = {
 		{(void *)(uintptr_t)rc->ring_addr, sizeof(*posted)},
 		{(void *)(uintptr_t)(rc->ring_addr + sizeof(struct sd_comch_ring) +
-				     (index & (rc->cap - 1)) * sizeof(*slot)), sizeof(*slot)},
+				     (index & (rc->cap - 1)) * sizeof(*slot)),
+		 sizeof(*slot)},
 	};
 
 	return process_vm_readv((pid_t)rc->pid, local, 2, remote, 2, 0) == (ssize_t)(sizeof(*posted) + sizeof(*slot));
@@ -97,7 +97,8 @@ producer_submit(struct doca_task *task)
 	}
 	if (rc == NULL) {
 		DOCA_LOG_ERR("doca_task_submit: no consumer %u on the other side of the connection; use an id from "
-			     "the new-consumer event", t->consumer_id);
+			     "the new-consumer event",
+			     t->consumer_id);
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
@@ -108,7 +109,7 @@ producer_submit(struct doca_task *task)
 	}
 	rc->posted_seen = posted;
 	if (posted == rc->consumed)
-		return DOCA_ERROR_AGAIN;	/* no buffer posted: the caller retries */
+		return DOCA_ERROR_AGAIN; /* no buffer posted: the caller retries */
 	(void)doca_buf_get_data(t->buf, &data);
 	(void)doca_buf_get_data_len(t->buf, &len);
 	if (len > slot.len) {
@@ -127,7 +128,7 @@ producer_submit(struct doca_task *task)
 	rec.imm_len = htole32(t->imm_len);
 	err = sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DATA, rc->id, &rec, sizeof(rec), t->imm, t->imm_len);
 	if (err == DOCA_ERROR_AGAIN)
-		return err;	/* the slot is written again on the retry */
+		return err; /* the slot is written again on the retry */
 	if (err != DOCA_SUCCESS) {
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;
@@ -213,7 +214,8 @@ doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t 
 DOCA_EXPERIMENTAL doca_error_t
 doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 				       doca_comch_producer_task_send_completion_cb_t task_completion_cb,
-				       doca_comch_producer_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks)
+				       doca_comch_producer_task_send_completion_cb_t task_error_cb,
+				       uint32_t num_send_tasks)
 {
 	static const char api[] = "doca_comch_producer_task_send_set_conf";
 
@@ -221,10 +223,9 @@ doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 		DOCA_LOG_ERR("%s: the producer and both callbacks are required", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return sd_task_pool_configure(&producer->ctx, &producer->send_pool, "send",
-				      sizeof(struct doca_comch_producer_task_send), num_send_tasks,
-				      SD_COMCH_FP_MAX_TASKS, SD_TASK_CB(task_completion_cb), SD_TASK_CB(task_error_cb),
-				      api);
+	return sd_task_pool_configure(
+		&producer->ctx, &producer->send_pool, "send", sizeof(struct doca_comch_producer_task_send),
+		num_send_tasks, SD_COMCH_FP_MAX_TASKS, SD_TASK_CB(task_completion_cb), SD_TASK_CB(task_error_cb), api);
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -246,8 +247,9 @@ doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, c
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (buf != NULL && (doca_buf_get_data_len(buf, &len) != DOCA_SUCCESS || len > SD_COMCH_FP_MAX_BUF)) {
-		DOCA_LOG_ERR("%s: buffer of %zu bytes is over the maximum %u (doca_comch_producer_cap_get_max_buf_size)",
-			     api, len, SD_COMCH_FP_MAX_BUF);
+		DOCA_LOG_ERR(
+			"%s: buffer of %zu bytes is over the maximum %u (doca_comch_producer_cap_get_max_buf_size)",
+			api, len, SD_COMCH_FP_MAX_BUF);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(producer->send_pool, (union doca_data){.u64 = 0}, api, &t);

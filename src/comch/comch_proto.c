@@ -83,8 +83,7 @@ parse_payload(struct sd_comch_msg *m, const char **reason)
 		m->u.welcome.max_msg = get32(p + 4);
 		m->u.welcome.pid = get32(p + 8);
 		m->u.welcome.conn_id = get32(p + 12);
-		if (m->u.welcome.status == 0 &&
-		    (m->u.welcome.max_msg == 0 || m->u.welcome.max_msg > SD_COMCH_MAX_MSG))
+		if (m->u.welcome.status == 0 && (m->u.welcome.max_msg == 0 || m->u.welcome.max_msg > SD_COMCH_MAX_MSG))
 			return refuse(reason, "WELCOME max message size out of range");
 		break;
 	case SD_COMCH_MSG:

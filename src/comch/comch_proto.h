@@ -44,12 +44,12 @@
 
 #include <doca_error.h>
 
-#define SD_COMCH_MAGIC 0x43434453u		/* "SDCC" little-endian */
+#define SD_COMCH_MAGIC 0x43434453u /* "SDCC" little-endian */
 #define SD_COMCH_PROTO_VERSION 1
-#define SD_COMCH_MAX_MSG 4080u			/* control-path cap (doca_comch_cap_get_max_msg_size) */
-#define SD_COMCH_MAX_NAME 120u			/* service name, NUL included */
-#define SD_COMCH_MAX_IMM 32u			/* immediate data of a fast-path send */
-#define SD_COMCH_MAX_RECORD (16u + SD_COMCH_MAX_MSG)	/* the largest record of any type */
+#define SD_COMCH_MAX_MSG 4080u			     /* control-path cap (doca_comch_cap_get_max_msg_size) */
+#define SD_COMCH_MAX_NAME 120u			     /* service name, NUL included */
+#define SD_COMCH_MAX_IMM 32u			     /* immediate data of a fast-path send */
+#define SD_COMCH_MAX_RECORD (16u + SD_COMCH_MAX_MSG) /* the largest record of any type */
 
 enum sd_comch_type {
 	SD_COMCH_HELLO = 1,
@@ -74,26 +74,26 @@ _Static_assert(sizeof(struct sd_comch_hdr) == 16, "comch header is 16 bytes");
 
 /* HELLO: who connects, with which limits, to which (function, service). */
 struct sd_comch_hello {
-	uint32_t pid;			/* client process */
-	uint32_t max_msg;		/* largest message the client accepts, <= SD_COMCH_MAX_MSG */
-	uint32_t recv_queue;		/* client's receive queue size, >= 1 */
-	uint32_t name_len;		/* 1 .. SD_COMCH_MAX_NAME - 1 */
-	char pci_addr[16];		/* host function "DDDD:BB:DD.F", NUL-padded */
+	uint32_t pid;	     /* client process */
+	uint32_t max_msg;    /* largest message the client accepts, <= SD_COMCH_MAX_MSG */
+	uint32_t recv_queue; /* client's receive queue size, >= 1 */
+	uint32_t name_len;   /* 1 .. SD_COMCH_MAX_NAME - 1 */
+	char pci_addr[16];   /* host function "DDDD:BB:DD.F", NUL-padded */
 };
 _Static_assert(sizeof(struct sd_comch_hello) == 32, "comch hello is 32 bytes");
 
 struct sd_comch_welcome {
-	uint32_t status;		/* 0: accepted; else the doca_error_t of the refusal */
-	uint32_t max_msg;		/* largest message the server accepts */
-	uint32_t pid;			/* server process */
-	uint32_t conn_id;		/* the server's number for this connection */
+	uint32_t status;  /* 0: accepted; else the doca_error_t of the refusal */
+	uint32_t max_msg; /* largest message the server accepts */
+	uint32_t pid;	  /* server process */
+	uint32_t conn_id; /* the server's number for this connection */
 };
 _Static_assert(sizeof(struct sd_comch_welcome) == 16, "comch welcome is 16 bytes");
 
 struct sd_comch_consumer {
-	uint32_t pid;			/* process owning the consumer's buffers */
-	uint32_t ring_cap;		/* slots of its post ring: a power of two, <= SD_COMCH_MAX_RING */
-	uint64_t ring_addr;		/* its post ring, in that process, 8-aligned */
+	uint32_t pid;	    /* process owning the consumer's buffers */
+	uint32_t ring_cap;  /* slots of its post ring: a power of two, <= SD_COMCH_MAX_RING */
+	uint64_t ring_addr; /* its post ring, in that process, 8-aligned */
 };
 _Static_assert(sizeof(struct sd_comch_consumer) == 16, "comch consumer record is 16 bytes");
 
@@ -106,12 +106,12 @@ _Static_assert(sizeof(struct sd_comch_consumer) == 16, "comch consumer record is
  * reused only after the FP_DATA that consumed it was handled.
  */
 struct sd_comch_ring_slot {
-	uint64_t addr;			/* where the data goes, in the consumer's process */
-	uint64_t len;			/* room */
+	uint64_t addr; /* where the data goes, in the consumer's process */
+	uint64_t len;  /* room */
 };
 
 struct sd_comch_ring {
-	uint64_t posted;		/* slots ever posted (atomic) */
+	uint64_t posted; /* slots ever posted (atomic) */
 	uint32_t cap;
 	uint32_t reserved;
 	struct sd_comch_ring_slot slot[];
@@ -119,9 +119,9 @@ struct sd_comch_ring {
 _Static_assert(sizeof(struct sd_comch_ring) == 16, "comch ring header is 16 bytes");
 
 struct sd_comch_fp_data {
-	uint64_t len;			/* bytes written at the posted buffer's address */
+	uint64_t len; /* bytes written at the posted buffer's address */
 	uint32_t producer_id;
-	uint32_t imm_len;		/* 0 .. SD_COMCH_MAX_IMM, the bytes follow */
+	uint32_t imm_len; /* 0 .. SD_COMCH_MAX_IMM, the bytes follow */
 };
 _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 bytes");
 
@@ -133,13 +133,13 @@ struct sd_comch_msg {
 	uint32_t payload_len;
 	/* per type, decoded */
 	union {
-		struct sd_comch_hello hello;		/* pci_addr NUL-terminated by the parser */
+		struct sd_comch_hello hello; /* pci_addr NUL-terminated by the parser */
 		struct sd_comch_welcome welcome;
 		struct sd_comch_consumer consumer;
 		struct sd_comch_fp_data data;
 	} u;
-	const char *name;			/* HELLO: name bytes (not NUL-terminated), u.hello.name_len */
-	const uint8_t *imm;			/* FP_DATA: u.data.imm_len bytes */
+	const char *name;   /* HELLO: name bytes (not NUL-terminated), u.hello.name_len */
+	const uint8_t *imm; /* FP_DATA: u.data.imm_len bytes */
 };
 
 /*

@@ -93,7 +93,8 @@ server_handshake(struct sd_comch_ep *ep, struct doca_comch_connection *conn, con
 	}
 	if (s->num_conns > SD_COMCH_MAX_CLIENTS) {
 		DOCA_LOG_ERR("Comch server \"%s\": client refused, %u clients already connected "
-			     "(doca_comch_cap_get_max_clients)", ep->name, SD_COMCH_MAX_CLIENTS);
+			     "(doca_comch_cap_get_max_clients)",
+			     ep->name, SD_COMCH_MAX_CLIENTS);
 		return refuse_hello(s, conn, DOCA_ERROR_FULL);
 	}
 	conn->peer_pid = m->u.hello.pid;
@@ -177,7 +178,8 @@ server_shutdown(struct doca_comch_server *s)
 	struct sd_list *elem;
 
 	sd_comch_ep_drop_events(&s->ep);
-	sd_list_for_each(elem, &s->conns) {
+	sd_list_for_each(elem, &s->conns)
+	{
 		struct doca_comch_connection *conn = sd_container_of(elem, struct doca_comch_connection, link);
 
 		sd_comch_conn_close(conn, true);
@@ -194,7 +196,7 @@ server_shutdown(struct doca_comch_server *s)
 		s->epoll_fd = -1;
 	}
 	if (s->lock_fd >= 0) {
-		close(s->lock_fd);	/* releases the flock: another server may take the name */
+		close(s->lock_fd); /* releases the flock: another server may take the name */
 		s->lock_fd = -1;
 	}
 }
@@ -253,7 +255,7 @@ server_start(struct doca_ctx *ctx, bool *running)
 	/* An application sleeping on the PE's notification handle wakes for clients. */
 	(void)sd_pe_add_wake_fd(ctx->pe, s->epoll_fd);
 	s->next_conn_id = 0;
-	*running = true;	/* listening: RUNNING at once, as DOCA's servers */
+	*running = true; /* listening: RUNNING at once, as DOCA's servers */
 	return DOCA_SUCCESS;
 
 shutdown:
@@ -305,8 +307,8 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	}
 	if (repr->devinfo_rep->owner != dev->devinfo) {
 		DOCA_LOG_ERR("doca_comch_server_create: representor %s belongs to device %s, not to %s; open it "
-			     "with doca_devinfo_rep_create_list() on this device", repr->devinfo_rep->pci_addr,
-			     repr->devinfo_rep->owner->pci_addr, dev->devinfo->pci_addr);
+			     "with doca_devinfo_rep_create_list() on this device",
+			     repr->devinfo_rep->pci_addr, repr->devinfo_rep->owner->pci_addr, dev->devinfo->pci_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	s = calloc(1, sizeof(*s));
@@ -353,12 +355,12 @@ doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
 	return comch_server == NULL ? NULL : &comch_server->ep.ctx;
 }
 
-#define SERVER_NULL_CHECK(s, p, api) \
-	do { \
-		if ((s) == NULL || (p) == NULL) { \
-			DOCA_LOG_ERR("%s: NULL argument", api); \
-			return DOCA_ERROR_INVALID_VALUE; \
-		} \
+#define SERVER_NULL_CHECK(s, p, api)                                                                                   \
+	do {                                                                                                           \
+		if ((s) == NULL || (p) == NULL) {                                                                      \
+			DOCA_LOG_ERR("%s: NULL argument", api);                                                        \
+			return DOCA_ERROR_INVALID_VALUE;                                                               \
+		}                                                                                                      \
 	} while (0)
 
 DOCA_EXPERIMENTAL doca_error_t

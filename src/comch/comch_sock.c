@@ -20,6 +20,7 @@
 
 #include "../core/sd_log.h"
 #include "comch_internal.h"
+#include "../util/sd_env.h"
 
 SD_LOG_REGISTER(comch.sock);
 
@@ -40,12 +41,14 @@ make_private_dir(const char *dir)
 
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		DOCA_LOG_ERR("Failed to create the Comch runtime directory %s: %s; set SOFTDOCA_RUNTIME_DIR to a "
-			     "writable directory", dir, strerror(errno));
+			     "writable directory",
+			     dir, strerror(errno));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022) != 0) {
 		DOCA_LOG_ERR("Comch runtime directory %s is not a private directory of this user (owner, mode "
-			     "0700); remove it or set SOFTDOCA_RUNTIME_DIR", dir);
+			     "0700); remove it or set SOFTDOCA_RUNTIME_DIR",
+			     dir);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -54,7 +57,7 @@ make_private_dir(const char *dir)
 doca_error_t
 sd_comch_rundir(char *dir, size_t size)
 {
-	const char *env = getenv("SOFTDOCA_RUNTIME_DIR");
+	const char *env = sd_env_str("SOFTDOCA_RUNTIME_DIR");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
 
@@ -66,7 +69,8 @@ sd_comch_rundir(char *dir, size_t size)
 		n = snprintf(dir, size, "/tmp/softdoca-%u", (unsigned)geteuid());
 	if (n < 0 || (size_t)n >= size) {
 		DOCA_LOG_ERR("Comch runtime directory path is too long (%d bytes, at most %zu); set "
-			     "SOFTDOCA_RUNTIME_DIR to a shorter path", n, size - 1);
+			     "SOFTDOCA_RUNTIME_DIR to a shorter path",
+			     n, size - 1);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return make_private_dir(dir);
@@ -93,13 +97,14 @@ sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t si
 	doca_error_t err;
 	int n;
 
-	err = sd_comch_rundir(dir, sizeof(dir) - 52);	/* room for "/comch-<pci>-<hash>.<pid>" */
+	err = sd_comch_rundir(dir, sizeof(dir) - 52); /* room for "/comch-<pci>-<hash>.<pid>" */
 	if (err != DOCA_SUCCESS)
 		return err;
 	n = snprintf(path, size, "%s/comch-%s-%016llx", dir, host_pci, (unsigned long long)fnv1a(host_pci, name));
 	if (n < 0 || (size_t)n >= size) {
 		DOCA_LOG_ERR("Comch socket path under %s is too long for a Unix socket; set SOFTDOCA_RUNTIME_DIR to "
-			     "a shorter path", dir);
+			     "a shorter path",
+			     dir);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -121,7 +126,8 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 	}
 	if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
 		DOCA_LOG_ERR("doca_ctx_start: another running Comch server already serves this host function "
-			     "under this name (lock %s); stop it or choose another name", lock_path);
+			     "under this name (lock %s); stop it or choose another name",
+			     lock_path);
 		err = DOCA_ERROR_IN_USE;
 		goto close_lock;
 	}
@@ -217,7 +223,7 @@ sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *
 		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n >= 0)
-		return DOCA_SUCCESS;	/* SOCK_SEQPACKET: all or nothing */
+		return DOCA_SUCCESS; /* SOCK_SEQPACKET: all or nothing */
 	if (errno == EAGAIN || errno == EWOULDBLOCK)
 		return DOCA_ERROR_AGAIN;
 	DOCA_LOG_DBG("Comch send on fd %d failed: %s", fd, strerror(errno));

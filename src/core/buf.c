@@ -15,13 +15,13 @@
 SD_LOG_REGISTER(core.buf);
 
 /* Most getters only refuse NULL arguments: one check, one log line. */
-#define CHECK_ARGS(api, a, b)                                                                                  \
-	do {                                                                                                   \
-		if ((a) == NULL || (b) == NULL) {                                                              \
-			DOCA_LOG_ERR("%s: NULL argument (%s %p, %s %p)", api, #a, (const void *)(a), #b,       \
-				     (const void *)(b));                                                       \
-			return DOCA_ERROR_INVALID_VALUE;                                                       \
-		}                                                                                              \
+#define CHECK_ARGS(api, a, b)                                                                                          \
+	do {                                                                                                           \
+		if ((a) == NULL || (b) == NULL) {                                                                      \
+			DOCA_LOG_ERR("%s: NULL argument (%s %p, %s %p)", api, #a, (const void *)(a), #b,               \
+				     (const void *)(b));                                                               \
+			return DOCA_ERROR_INVALID_VALUE;                                                               \
+		}                                                                                                      \
 	} while (0)
 
 doca_error_t
@@ -302,11 +302,10 @@ doca_error_t
 doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list2)
 {
 	struct doca_buf *prev;
-	uint32_t pos = 1;	/* elements before list2 */
+	uint32_t pos = 1; /* elements before list2 */
 
 	if (list1 == NULL || list2 == NULL) {
-		DOCA_LOG_ERR("doca_buf_unchain_list: NULL argument (list1 %p, list2 %p)", (void *)list1,
-			     (void *)list2);
+		DOCA_LOG_ERR("doca_buf_unchain_list: NULL argument (list1 %p, list2 %p)", (void *)list1, (void *)list2);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!list1->is_head) {

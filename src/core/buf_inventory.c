@@ -178,16 +178,16 @@ check_started(const struct doca_buf_inventory *inv, const char *api)
 }
 
 doca_error_t
-doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr,
-				   size_t len, void *data, size_t data_len, struct doca_buf **buf)
+doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, void *addr, size_t len,
+				   void *data, size_t data_len, struct doca_buf **buf)
 {
 	static const char api[] = "doca_buf_inventory_buf_get_by_args";
 	uintptr_t a = (uintptr_t)addr, d = (uintptr_t)data;
 	doca_error_t err;
 
 	if (inventory == NULL || mmap == NULL || buf == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (inventory %p, mmap %p, buf %p)", api, (void *)inventory,
-			     (void *)mmap, (void *)buf);
+		DOCA_LOG_ERR("%s: NULL argument (inventory %p, mmap %p, buf %p)", api, (void *)inventory, (void *)mmap,
+			     (void *)buf);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = check_started(inventory, api);

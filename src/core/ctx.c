@@ -260,7 +260,8 @@ doca_ctx_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ctx->pe == NULL) {
-		DOCA_LOG_ERR("doca_ctx_start: %s context is not connected to a progress engine; call doca_pe_connect_ctx() first",
+		DOCA_LOG_ERR("doca_ctx_start: %s context is not connected to a progress engine; call "
+			     "doca_pe_connect_ctx() first",
 			     ctx->run_ops.name);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
@@ -272,7 +273,7 @@ doca_ctx_start(struct doca_ctx *ctx)
 	/* The backend logs its own refusal (missing configuration, caps...). */
 	err = ctx->run_ops.start(ctx, &running);
 	if (err == DOCA_ERROR_IN_PROGRESS) {
-		running = false;	/* STARTING, and the caller is told so (Comch clients) */
+		running = false; /* STARTING, and the caller is told so (Comch clients) */
 	} else if (err != DOCA_SUCCESS) {
 		DOCA_LOG_DBG("doca_ctx_start: %s backend refused to start: %s", ctx->run_ops.name,
 			     doca_error_get_name(err));
@@ -315,7 +316,8 @@ doca_ctx_stop(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return DOCA_SUCCESS;
 	DOCA_LOG_DBG("doca_ctx_stop: %s context STOPPING (%zu tasks in flight%s); IDLE follows from doca_pe_progress()",
-		     ctx->run_ops.name, ctx->num_inflight, ctx->pe->in_progress ? ", stop requested from a callback" : "");
+		     ctx->run_ops.name, ctx->num_inflight,
+		     ctx->pe->in_progress ? ", stop requested from a callback" : "");
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
@@ -334,14 +336,16 @@ doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight
 doca_error_t
 doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
 {
-	DOCA_LOG_ERR("doca_ctx_set_datapath_on_gpu: softdoca has no DPA/GPU; run the datapath on the CPU (connect the context to a doca_pe)");
+	DOCA_LOG_ERR("doca_ctx_set_datapath_on_gpu: softdoca has no DPA/GPU; run the datapath on the CPU (connect the "
+		     "context to a doca_pe)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
 {
-	DOCA_LOG_ERR("doca_ctx_set_datapath_on_dpa: softdoca has no DPA/GPU; run the datapath on the CPU (connect the context to a doca_pe)");
+	DOCA_LOG_ERR("doca_ctx_set_datapath_on_dpa: softdoca has no DPA/GPU; run the datapath on the CPU (connect the "
+		     "context to a doca_pe)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -400,7 +404,8 @@ doca_ctx_flush_tasks(struct doca_ctx *ctx)
 		return;
 	}
 	if (ctx->state != DOCA_CTX_STATE_STOPPING) {
-		DOCA_LOG_WARN("doca_ctx_flush_tasks: %s context is %s; flushing is meaningful only while STOPPING (after doca_ctx_stop() returned IN_PROGRESS)",
+		DOCA_LOG_WARN("doca_ctx_flush_tasks: %s context is %s; flushing is meaningful only while STOPPING "
+			      "(after doca_ctx_stop() returned IN_PROGRESS)",
 			      ctx->run_ops.name, sd_ctx_state_name(ctx->state));
 		return;
 	}
@@ -409,7 +414,7 @@ doca_ctx_flush_tasks(struct doca_ctx *ctx)
 	pe = ctx->pe;
 	if (!pe->in_progress) {
 		pe->in_progress = true;
-		sd_ctx_report(ctx);	/* its IDLE callback may destroy ctx */
+		sd_ctx_report(ctx); /* its IDLE callback may destroy ctx */
 		pe->in_progress = false;
 	}
 }
@@ -427,7 +432,8 @@ doca_ctx_set_completion_vector(struct doca_ctx *ctx, uint32_t completion_vector)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (completion_vector != 0) {
-		DOCA_LOG_ERR("doca_ctx_set_completion_vector: vector %u does not exist; softdoca has 1 completion vector (use 0)",
+		DOCA_LOG_ERR("doca_ctx_set_completion_vector: vector %u does not exist; softdoca has 1 completion "
+			     "vector (use 0)",
 			     completion_vector);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -58,8 +58,8 @@ struct doca_task {
 	struct sd_task_pool *pool;
 	union doca_data user_data;
 	doca_error_t status;
-	struct sd_list link;	/* pool free list, backend queues, ctx completion queue */
-	uint64_t seq;		/* submission order within the ctx (in-order failure delivery) */
+	struct sd_list link; /* pool free list, backend queues, ctx completion queue */
+	uint64_t seq;	     /* submission order within the ctx (in-order failure delivery) */
 	bool allocated;
 	bool in_flight;
 };
@@ -67,14 +67,14 @@ struct doca_task {
 /* One pool per task type of a context (DMA memcpy, RDMA send, ...). */
 struct sd_task_pool {
 	struct doca_ctx *ctx;
-	size_t task_size;	/* sizeof the backend task struct, which starts with struct doca_task */
+	size_t task_size; /* sizeof the backend task struct, which starts with struct doca_task */
 	uint32_t num_tasks;
 	uint32_t num_allocated;
 	void *storage;
 	struct sd_list free_list;
 	doca_task_completion_cb_t success_cb;
 	doca_task_completion_cb_t error_cb;
-	const char *name;	/* "memcpy", "send", ... for log lines */
+	const char *name; /* "memcpy", "send", ... for log lines */
 };
 
 /*
@@ -84,7 +84,7 @@ struct sd_task_pool {
  * false), so no call site tests for NULL.
  */
 struct sd_ctx_ops {
-	const char *name;	/* "dma", "rdma", ... */
+	const char *name; /* "dma", "rdma", ... */
 	/*
 	 * doca_ctx_start() accepted the request (ctx still IDLE).  Return SUCCESS and
 	 * set *running to go straight to RUNNING, or clear it to enter STARTING and
@@ -129,18 +129,18 @@ struct sd_ctx_ops {
 };
 
 struct doca_ctx {
-	const struct sd_ctx_ops *ops;		/* as given to sd_ctx_init() (identifies the type) */
-	struct sd_ctx_ops run_ops;		/* ops with defaults filled in: what core calls */
+	const struct sd_ctx_ops *ops; /* as given to sd_ctx_init() (identifies the type) */
+	struct sd_ctx_ops run_ops;    /* ops with defaults filled in: what core calls */
 	struct doca_dev *dev;
 	struct doca_pe *pe;
-	struct sd_list pe_link;			/* in pe->ctxs */
+	struct sd_list pe_link; /* in pe->ctxs */
 	enum doca_ctx_states state;
 	doca_ctx_state_changed_callback_t state_cb;
 	union doca_data user_data;
 	struct sd_task_pool *pools[16];
 	uint32_t num_pools;
-	size_t num_inflight;			/* submitted, callback not yet invoked */
-	struct sd_list completed;		/* tasks completed, callback not yet invoked */
+	size_t num_inflight;	  /* submitted, callback not yet invoked */
+	struct sd_list completed; /* tasks completed, callback not yet invoked */
 	/*
 	 * In-order failure delivery (sd_task_fail_in_order): tasks submitted and not
 	 * yet completed by the backend; while a failed task waits for the tasks
@@ -150,13 +150,13 @@ struct doca_ctx {
 	 */
 	uint64_t next_seq;
 	size_t num_running;
-	uint64_t hold_seq;			/* SD_NO_HOLD when nothing is held */
+	uint64_t hold_seq; /* SD_NO_HOLD when nothing is held */
 	size_t ahead;
 	struct sd_list held;
 	/* doca_pe_progress() call (pe->generation) during which STOPPING began; 0: outside */
 	uint64_t stop_generation;
-	bool failed;				/* a task failed while RUNNING, or sd_ctx_fail();
-						 * cleared at start */
+	bool failed; /* a task failed while RUNNING, or sd_ctx_fail();
+		      * cleared at start */
 };
 
 /*
@@ -177,8 +177,8 @@ SD_EXPORT doca_error_t sd_ctx_fini(struct doca_ctx *ctx, const char *api);
  */
 SD_EXPORT doca_error_t sd_task_pool_configure(struct doca_ctx *ctx, struct sd_task_pool **pool, const char *name,
 					      size_t task_size, uint32_t num_tasks, uint32_t max_tasks,
-					      doca_task_completion_cb_t success_cb,
-					      doca_task_completion_cb_t error_cb, const char *api);
+					      doca_task_completion_cb_t success_cb, doca_task_completion_cb_t error_cb,
+					      const char *api);
 
 /*
  * Allocate a task (the *_alloc_init functions).  NULL pool -> BAD_STATE ("call

@@ -76,7 +76,8 @@ doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 		return sd_dev_null_arg(__func__, "nb_devs");
 	topo = sd_topology_get();
 	if (topo == NULL) {
-		DOCA_LOG_ERR("%s: the device topology could not be loaded (the reason was logged when it was first read); fix the file named there or unset SOFTDOCA_TOPOLOGY",
+		DOCA_LOG_ERR("%s: the device topology could not be loaded (the reason was logged when it was first "
+			     "read); fix the file named there or unset SOFTDOCA_TOPOLOGY",
 			     __func__);
 		return sd_topology_status();
 	}
@@ -96,7 +97,8 @@ doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 		if (topo->devs[i].side == side)
 			list[n++] = &topo->devs[i];
 	if (n == 0) {
-		DOCA_LOG_WARN("%s: topology %s has no %s-side function, and a program built for the %s sees only those; add one to the file or build with the other personality (docs/personalities.md)",
+		DOCA_LOG_WARN("%s: topology %s has no %s-side function, and a program built for the %s sees only "
+			      "those; add one to the file or build with the other personality (docs/personalities.md)",
 			      __func__, topo->source, side_name(side), side_name(side));
 		free(list);
 		return DOCA_ERROR_NOT_FOUND;
@@ -133,12 +135,14 @@ doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, struct doca_devin
 		return sd_dev_null_arg(__func__, "nb_devs_rep");
 	info = dev->devinfo;
 	if ((filter & ~known) != 0) {
-		DOCA_LOG_ERR("%s: unknown filter bits 0x%x; combine DOCA_DEVINFO_REP_FILTER_NET / _EMULATED, or pass DOCA_DEVINFO_REP_FILTER_ALL",
+		DOCA_LOG_ERR("%s: unknown filter bits 0x%x; combine DOCA_DEVINFO_REP_FILTER_NET / _EMULATED, or pass "
+			     "DOCA_DEVINFO_REP_FILTER_ALL",
 			     __func__, (unsigned int)(filter & ~known));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (info->side != SD_DEV_SIDE_DPU) {
-		DOCA_LOG_ERR("%s: representors are available only on the DPU side (%s, %s, is a host-side function); open a DPU-side function",
+		DOCA_LOG_ERR("%s: representors are available only on the DPU side (%s, %s, is a host-side function); "
+			     "open a DPU-side function",
 			     __func__, info->ibdev_name, info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -218,7 +222,8 @@ doca_dev_close(struct doca_dev *dev)
 	users = dev->users;
 	if (users > 0) {
 		pthread_mutex_unlock(&dev_lock);
-		DOCA_LOG_ERR("%s: device %s (%s) is still used by %u mmap(s)/context(s); destroy them before closing the device",
+		DOCA_LOG_ERR("%s: device %s (%s) is still used by %u mmap(s)/context(s); destroy them before closing "
+			     "the device",
 			     __func__, info->ibdev_name, info->pci_addr, users);
 		return DOCA_ERROR_IN_USE;
 	}
@@ -254,7 +259,8 @@ doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
 	if (dev == NULL)
 		return sd_dev_null_arg(__func__, "dev");
 	if (!dev->devinfo->caps.accelerate_resource_reclaim) {
-		DOCA_LOG_ERR("%s: not supported by %s (capability accelerate_resource_reclaim is off); check doca_devinfo_cap_is_accelerate_resource_reclaim_supported() first",
+		DOCA_LOG_ERR("%s: not supported by %s (capability accelerate_resource_reclaim is off); check "
+			     "doca_devinfo_cap_is_accelerate_resource_reclaim_supported() first",
 			     __func__, dev->devinfo->ibdev_name);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}

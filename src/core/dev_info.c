@@ -48,24 +48,24 @@ pci_equal(const char *api, const char *ours, const char *theirs, uint8_t *is_equ
 	return DOCA_SUCCESS;
 }
 
-#define CHECK_ARGS(obj, out) \
-	do { \
-		if ((obj) == NULL) \
-			return sd_dev_null_arg(__func__, #obj); \
-		if ((out) == NULL) \
-			return sd_dev_null_arg(__func__, #out); \
+#define CHECK_ARGS(obj, out)                                                                                           \
+	do {                                                                                                           \
+		if ((obj) == NULL)                                                                                     \
+			return sd_dev_null_arg(__func__, #obj);                                                        \
+		if ((out) == NULL)                                                                                     \
+			return sd_dev_null_arg(__func__, #out);                                                        \
 	} while (0)
 
 /* A getter that only copies one value out: the object is "o" in expr. */
-#define GETTER(api, obj_type, out_type, expr) \
-	doca_error_t api(const struct obj_type *o, out_type *out) \
-	{ \
-		if (o == NULL) \
-			return sd_dev_null_arg(__func__, #obj_type); \
-		if (out == NULL) \
-			return sd_dev_null_arg(__func__, "output pointer"); \
-		*out = (expr); \
-		return DOCA_SUCCESS; \
+#define GETTER(api, obj_type, out_type, expr)                                                                          \
+	doca_error_t api(const struct obj_type *o, out_type *out)                                                      \
+	{                                                                                                              \
+		if (o == NULL)                                                                                         \
+			return sd_dev_null_arg(__func__, #obj_type);                                                   \
+		if (out == NULL)                                                                                       \
+			return sd_dev_null_arg(__func__, "output pointer");                                            \
+		*out = (expr);                                                                                         \
+		return DOCA_SUCCESS;                                                                                   \
 	}
 
 doca_error_t
@@ -90,7 +90,8 @@ doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_add
 {
 	CHECK_ARGS(devinfo, ipv4_addr);
 	if (!devinfo->has_ipv4) {
-		DOCA_LOG_WARN("%s: netdev %s of %s has no IPv4 address; assign one (ip addr add) or use doca_devinfo_get_ipv6_addr()",
+		DOCA_LOG_WARN("%s: netdev %s of %s has no IPv4 address; assign one (ip addr add) or use "
+			      "doca_devinfo_get_ipv6_addr()",
 			      __func__, devinfo->netdev, devinfo->ibdev_name);
 		return DOCA_ERROR_NOT_FOUND;
 	}
@@ -159,21 +160,17 @@ doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index
 
 GETTER(doca_devinfo_cap_is_hotplug_manager_supported, doca_devinfo, uint8_t, o->hotplug_manager)
 
-GETTER(doca_devinfo_cap_is_notification_moderation_supported, doca_devinfo, uint8_t,
-        o->caps.notification_moderation)
+GETTER(doca_devinfo_cap_is_notification_moderation_supported, doca_devinfo, uint8_t, o->caps.notification_moderation)
 
 GETTER(doca_devinfo_cap_is_accelerate_resource_reclaim_supported, doca_devinfo, uint8_t,
-        o->caps.accelerate_resource_reclaim)
+       o->caps.accelerate_resource_reclaim)
 
 /* Every filter works where representors exist: on DPU-side functions. */
-GETTER(doca_devinfo_rep_cap_is_filter_all_supported, doca_devinfo, uint8_t,
-        o->side == SD_DEV_SIDE_DPU)
+GETTER(doca_devinfo_rep_cap_is_filter_all_supported, doca_devinfo, uint8_t, o->side == SD_DEV_SIDE_DPU)
 
-GETTER(doca_devinfo_rep_cap_is_filter_net_supported, doca_devinfo, uint8_t,
-        o->side == SD_DEV_SIDE_DPU)
+GETTER(doca_devinfo_rep_cap_is_filter_net_supported, doca_devinfo, uint8_t, o->side == SD_DEV_SIDE_DPU)
 
-GETTER(doca_devinfo_rep_cap_is_filter_emulated_supported, doca_devinfo, uint8_t,
-        o->side == SD_DEV_SIDE_DPU)
+GETTER(doca_devinfo_rep_cap_is_filter_emulated_supported, doca_devinfo, uint8_t, o->side == SD_DEV_SIDE_DPU)
 
 doca_error_t
 doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size)

@@ -78,8 +78,7 @@ sd_log_level_valid(uint32_t level)
 int
 sd_log_level_syslog_priority(uint32_t level)
 {
-	static const int prio[] = {LOG_DEBUG, LOG_CRIT, LOG_CRIT,  LOG_ERR,
-				   LOG_WARNING, LOG_INFO, LOG_DEBUG, LOG_DEBUG};
+	static const int prio[] = {LOG_DEBUG, LOG_CRIT, LOG_CRIT, LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG, LOG_DEBUG};
 
 	return prio[(level + 9) / 10];
 }
@@ -299,8 +298,8 @@ doca_log_unregister_source(int source)
 doca_error_t
 sd_log_refuse_level(const char *api, uint32_t level)
 {
-	DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 (TRACE)",
-		     api, level);
+	DOCA_LOG_ERR("%s: level %u is out of range; use a DOCA_LOG_LEVEL_* value from 10 (DISABLE) to 70 (TRACE)", api,
+		     level);
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -398,8 +397,8 @@ format_line(char *buf, size_t size, const struct timespec *ts, uint32_t level, c
 
 	base = base ? base + 1 : (fname ? fname : "?");
 	localtime_r(&ts->tv_sec, &tm);
-	head = snprintf(buf, size, "[%02d:%02d:%02d:%06ld][%d]", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			ts->tv_nsec / 1000, (int)getpid());
+	head = snprintf(buf, size, "[%02d:%02d:%02d:%06ld][%d]", tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000,
+			(int)getpid());
 	*doca_off = (size_t)head;
 	head += snprintf(buf + SD_MIN((size_t)head, size - 1), size - SD_MIN((size_t)head, size - 1),
 			 "[DOCA][%s][%s:%d][%s] ", level_tags[(level + 9) / 10], base, line, func ? func : "?");
@@ -419,9 +418,8 @@ format_line(char *buf, size_t size, const struct timespec *ts, uint32_t level, c
 	return used + 1;
 }
 
-static void __attribute__((format(printf, 6, 0)))
-emit(uint32_t level, enum log_family family, const char *fname, int line, const char *func, const char *format,
-     va_list ap)
+static void __attribute__((format(printf, 6, 0))) emit(uint32_t level, enum log_family family, const char *fname,
+						       int line, const char *func, const char *format, va_list ap)
 {
 	char stack[LOG_LINE_STACK];
 	char *text = stack;

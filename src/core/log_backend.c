@@ -223,7 +223,7 @@ create_with_buf(const char *api, enum log_family family, char *buf, size_t capac
 		DOCA_LOG_ERR("%s: %s; pass a buffer of at least 1 byte, a flush callback and a pointer to receive "
 			     "the backend",
 			     api,
-			     buf == NULL	       ? "buf is NULL"
+			     buf == NULL       ? "buf is NULL"
 			     : capacity == 0   ? "capacity is 0"
 			     : handler == NULL ? "handler is NULL"
 					       : "backend is NULL");

@@ -17,9 +17,9 @@
 
 SD_LOG_REGISTER(core.mmap);
 
-#define PERM_KNOWN_BITS                                                                                        \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |        \
-	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |     \
+#define PERM_KNOWN_BITS                                                                                                \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |                \
+	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |             \
 	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
 #define PERM_PCI_BOTH (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 #define PERM_RDMA_ANY (DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
@@ -41,8 +41,9 @@ static doca_error_t
 check_configurable(const struct doca_mmap *mmap, const char *api)
 {
 	if (mmap->from_export) {
-		DOCA_LOG_ERR("%s: mmap was created from an export and cannot be configured; configure the exporter's mmap",
-			     api);
+		DOCA_LOG_ERR(
+			"%s: mmap was created from an export and cannot be configured; configure the exporter's mmap",
+			api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (mmap->started) {
@@ -254,8 +255,8 @@ doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 }
 
 doca_error_t
-sd_mmap_check_exportable(const struct doca_mmap *mmap, const struct doca_dev *dev, const void **desc,
-			 size_t *desc_len, const char *api)
+sd_mmap_check_exportable(const struct doca_mmap *mmap, const struct doca_dev *dev, const void **desc, size_t *desc_len,
+			 const char *api)
 {
 	if (mmap == NULL || dev == NULL || desc == NULL || desc_len == NULL) {
 		DOCA_LOG_ERR("%s: NULL argument (mmap %p, dev %p, export_desc %p, export_desc_len %p)", api,

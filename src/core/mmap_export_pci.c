@@ -175,10 +175,11 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if ((mmap->permissions & PCI_PERMS) == 0) {
-		DOCA_LOG_ERR("doca_mmap_export_pci: mmap permissions 0x%x have no PCI access flag; set "
-			     "DOCA_ACCESS_FLAG_PCI_READ_ONLY or _PCI_READ_WRITE with doca_mmap_set_permissions() before "
-			     "start",
-			     mmap->permissions);
+		DOCA_LOG_ERR(
+			"doca_mmap_export_pci: mmap permissions 0x%x have no PCI access flag; set "
+			"DOCA_ACCESS_FLAG_PCI_READ_ONLY or _PCI_READ_WRITE with doca_mmap_set_permissions() before "
+			"start",
+			mmap->permissions);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	pthread_once(&self_start_once, read_self_start_time);

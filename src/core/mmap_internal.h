@@ -23,34 +23,34 @@
 
 /* Where the bytes of an mmap live. */
 enum sd_mmap_kind {
-	SD_MMAP_LOCAL,		/* this process's memory (doca_mmap_set_memrange) */
-	SD_MMAP_PCI_REMOTE,	/* another process's memory, from doca_mmap_export_pci */
-	SD_MMAP_RDMA_REMOTE,	/* a peer's memory, from doca_mmap_export_rdma */
+	SD_MMAP_LOCAL,	     /* this process's memory (doca_mmap_set_memrange) */
+	SD_MMAP_PCI_REMOTE,  /* another process's memory, from doca_mmap_export_pci */
+	SD_MMAP_RDMA_REMOTE, /* a peer's memory, from doca_mmap_export_rdma */
 };
 
 /* The exporter of a from-export mmap (PCI kind): how to reach its memory. */
 struct sd_mmap_peer {
 	pid_t pid;
-	uint64_t start_time;	/* /proc/<pid>/stat start time: guards against pid reuse */
-	uint32_t dev_index;	/* exporting device in the shared topology */
+	uint64_t start_time; /* /proc/<pid>/stat start time: guards against pid reuse */
+	uint32_t dev_index;  /* exporting device in the shared topology */
 	uint8_t key[SD_KEY_LEN];
-	uint64_t record_addr;	/* exporter's address of its export record (mmap_pci_proto.h) */
+	uint64_t record_addr; /* exporter's address of its export record (mmap_pci_proto.h) */
 };
 
 struct sd_mmap_pci_export;
 
 struct doca_mmap {
 	enum sd_mmap_kind kind;
-	uint8_t *addr;		/* local: our pointer; remote: the exporter's virtual address */
+	uint8_t *addr; /* local: our pointer; remote: the exporter's virtual address */
 	size_t len;
 	bool memrange_set;
-	uint32_t permissions;	/* enum doca_access_flag mask; default LOCAL_READ_WRITE */
+	uint32_t permissions; /* enum doca_access_flag mask; default LOCAL_READ_WRITE */
 	bool started;
 	struct doca_dev *devs[SD_MMAP_MAX_DEVS];
 	uint32_t num_devs;
 	uint32_t max_num_devs;
-	atomic_uint num_bufs;	/* doca_bufs currently pointing into this mmap */
-	atomic_uint pins;	/* running contexts that used it (destroy -> BAD_STATE) */
+	atomic_uint num_bufs; /* doca_bufs currently pointing into this mmap */
+	atomic_uint pins;     /* running contexts that used it (destroy -> BAD_STATE) */
 	union doca_data user_data;
 	doca_mmap_memrange_free_cb_t *free_cb;
 	void *free_opaque;
@@ -58,36 +58,36 @@ struct doca_mmap {
 	/* export side */
 	bool exported_pci;
 	bool exported_rdma;
-	uint8_t key[SD_KEY_LEN];	/* random, created at first export */
-	void *pci_desc;			/* owned; valid until stop/destroy */
+	uint8_t key[SD_KEY_LEN]; /* random, created at first export */
+	void *pci_desc;		 /* owned; valid until stop/destroy */
 	size_t pci_desc_len;
-	struct sd_mmap_pci_export *pci_export;	/* private to mmap_export_pci.c: record slot, descriptors */
-	void *rdma_desc;		/* owned by the RDMA layer's export hook */
+	struct sd_mmap_pci_export *pci_export; /* private to mmap_export_pci.c: record slot, descriptors */
+	void *rdma_desc;		       /* owned by the RDMA layer's export hook */
 	size_t rdma_desc_len;
 	/* import side */
 	bool from_export;
-	struct sd_mmap_peer peer;	/* SD_MMAP_PCI_REMOTE */
-	void *remote;			/* SD_MMAP_RDMA_REMOTE: the fabric's rkey object */
+	struct sd_mmap_peer peer; /* SD_MMAP_PCI_REMOTE */
+	void *remote;		  /* SD_MMAP_RDMA_REMOTE: the fabric's rkey object */
 	void (*remote_release)(void *remote);
 };
 
 struct doca_buf {
 	struct doca_buf_inventory *inv;
 	struct doca_mmap *mmap;
-	uint8_t *head;		/* start of the region (remote VA for remote mmaps) */
+	uint8_t *head; /* start of the region (remote VA for remote mmaps) */
 	size_t len;
-	uint8_t *data;		/* data window: [data, data + data_len) inside [head, head + len) */
+	uint8_t *data; /* data window: [data, data + data_len) inside [head, head + len) */
 	size_t data_len;
-	uint16_t refcount;	/* 0: free, in the inventory */
-	struct doca_buf *next;	/* next segment of the list this buf heads or belongs to */
-	struct doca_buf *last;	/* head only: last segment */
-	uint32_t list_len;	/* head only: number of segments */
-	bool is_head;		/* false for a segment chained behind another buf */
-	struct doca_buf *free_next;	/* inventory free list */
+	uint16_t refcount;	    /* 0: free, in the inventory */
+	struct doca_buf *next;	    /* next segment of the list this buf heads or belongs to */
+	struct doca_buf *last;	    /* head only: last segment */
+	uint32_t list_len;	    /* head only: number of segments */
+	bool is_head;		    /* false for a segment chained behind another buf */
+	struct doca_buf *free_next; /* inventory free list */
 };
 
 struct doca_buf_inventory {
-	struct doca_buf *bufs;	/* storage chunks are kept in chunks[] */
+	struct doca_buf *bufs; /* storage chunks are kept in chunks[] */
 	struct doca_buf **chunks;
 	uint32_t num_chunks;
 	uint32_t num_elements;

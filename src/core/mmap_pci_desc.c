@@ -10,9 +10,9 @@
 
 #include "mmap_pci_proto.h"
 
-#define PCI_PERM_KNOWN_BITS                                                                                    \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |        \
-	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |     \
+#define PCI_PERM_KNOWN_BITS                                                                                            \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |                \
+	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |             \
 	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
 
 /* Unaligned little-endian loads and stores: the descriptor may sit anywhere. */

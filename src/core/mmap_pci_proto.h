@@ -30,7 +30,7 @@
  * header with kind SD_MMAP_DESC_KIND_RDMA).  total_len counts the header and
  * must equal the length the application passes.  reserved must be 0.
  */
-#define SD_MMAP_DESC_MAGIC 0x4d4d4453u	/* "SDMM" little-endian */
+#define SD_MMAP_DESC_MAGIC 0x4d4d4453u /* "SDMM" little-endian */
 #define SD_MMAP_DESC_KIND_PCI 1
 #define SD_MMAP_DESC_KIND_RDMA 2
 
@@ -99,7 +99,7 @@ _Static_assert(offsetof(struct sd_mmap_pci_desc, key) == 64, "PCI descriptor lay
  * a record that was live when the key was there; a torn read across a slot
  * reuse can only mix a zeroed or a new random key, which never matches.
  */
-#define SD_MMAP_PCI_RECORD_MAGIC 0x44524345524d4453ull	/* "SDMRECRD" little-endian */
+#define SD_MMAP_PCI_RECORD_MAGIC 0x44524345524d4453ull /* "SDMRECRD" little-endian */
 
 struct sd_mmap_pci_record {
 	uint64_t magic;

@@ -46,7 +46,8 @@ doca_pe_create(struct doca_pe **pe)
 	p->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epoll_fd < 0) {
 		err = sd_errno_to_doca(errno);
-		DOCA_LOG_ERR("doca_pe_create: epoll_create1() failed: %m; check the process's open-file limit (ulimit -n)");
+		DOCA_LOG_ERR(
+			"doca_pe_create: epoll_create1() failed: %m; check the process's open-file limit (ulimit -n)");
 		goto close_event_fd;
 	}
 	ev.data.fd = p->event_fd;
@@ -75,8 +76,9 @@ doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (pe->num_ctxs != 0) {
-		DOCA_LOG_ERR("doca_pe_destroy: %zu contexts are still connected; destroy them (doca_dma_destroy, ...) first",
-			     pe->num_ctxs);
+		DOCA_LOG_ERR(
+			"doca_pe_destroy: %zu contexts are still connected; destroy them (doca_dma_destroy, ...) first",
+			pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
 	close(pe->epoll_fd);
@@ -96,7 +98,8 @@ doca_pe_progress(struct doca_pe *pe)
 		return 0;
 	}
 	if (sd_unlikely(pe->in_progress)) {
-		DOCA_LOG_ERR("doca_pe_progress: called from a callback of the same PE; return from the callback and progress from the main loop");
+		DOCA_LOG_ERR("doca_pe_progress: called from a callback of the same PE; return from the callback and "
+			     "progress from the main loop");
 		return 0;
 	}
 	pe->in_progress = true;
@@ -159,7 +162,8 @@ doca_pe_request_notification(struct doca_pe *pe)
 	}
 	/* Arm first (full barrier), then look: pairs with the fence in sd_pe_wake(). */
 	atomic_store(&pe->armed, 1);
-	sd_list_for_each(elem, &pe->ctxs) {
+	sd_list_for_each(elem, &pe->ctxs)
+	{
 		struct doca_ctx *ctx = sd_container_of(elem, struct doca_ctx, pe_link);
 
 		if (ctx->state != DOCA_CTX_STATE_IDLE && sd_ctx_has_pending(ctx))
@@ -243,8 +247,7 @@ doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_ta
 			     (void *)num_inflight_tasks);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	sd_list_for_each(elem, &pe->ctxs)
-		total += sd_container_of(elem, struct doca_ctx, pe_link)->num_inflight;
+	sd_list_for_each(elem, &pe->ctxs) total += sd_container_of(elem, struct doca_ctx, pe_link)->num_inflight;
 	*num_inflight_tasks = total;
 	return DOCA_SUCCESS;
 }
@@ -257,8 +260,9 @@ doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL) {
-		DOCA_LOG_ERR("doca_pe_set_event_mode: unknown mode %d; use DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE or _ALL",
-			     (int)mode);
+		DOCA_LOG_ERR(
+			"doca_pe_set_event_mode: unknown mode %d; use DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE or _ALL",
+			(int)mode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* sd:no-effect: stored only; progress visits every non-IDLE context in both modes */
@@ -274,7 +278,8 @@ doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ctx->pe != NULL) {
-		DOCA_LOG_ERR("doca_pe_connect_ctx: %s context is already connected to pe %p; a context is connected once, for its whole life",
+		DOCA_LOG_ERR("doca_pe_connect_ctx: %s context is already connected to pe %p; a context is connected "
+			     "once, for its whole life",
 			     ctx->run_ops.name, (void *)ctx->pe);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}

@@ -13,15 +13,15 @@
 #include "ctx_internal.h"
 
 struct doca_pe {
-	struct sd_list ctxs;		/* connected contexts, in connection order */
+	struct sd_list ctxs; /* connected contexts, in connection order */
 	size_t num_ctxs;
-	bool in_progress;		/* inside doca_pe_progress(): refuse recursion */
-	uint64_t generation;		/* doca_pe_progress() calls so far (ctx stop deferral) */
-	struct sd_list *cursor;		/* the next ctx progress visits (moved by sd_ctx_fini) */
+	bool in_progress;	/* inside doca_pe_progress(): refuse recursion */
+	uint64_t generation;	/* doca_pe_progress() calls so far (ctx stop deferral) */
+	struct sd_list *cursor; /* the next ctx progress visits (moved by sd_ctx_fini) */
 	enum doca_pe_event_mode event_mode;
-	int epoll_fd;			/* the notification handle: event_fd + backend fds */
+	int epoll_fd; /* the notification handle: event_fd + backend fds */
 	int event_fd;
-	atomic_uint armed;		/* 1: request_notification called, not yet woken/cleared */
+	atomic_uint armed; /* 1: request_notification called, not yet woken/cleared */
 };
 
 /* "IDLE", "STARTING", ... for log lines. */

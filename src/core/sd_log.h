@@ -24,11 +24,11 @@
 /* Register an SDK (library) log source; same contract as doca_log_register_source(). */
 SD_EXPORT doca_error_t sd_log_register_sdk_source(const char *source_name, int *source);
 
-#define SD_LOG_REGISTER(source) \
-	static int log_source; \
-	__attribute__((constructor(101), used)) static void sd_log_source_ctor(void) \
-	{ \
-		sd_log_register_sdk_source(#source, &log_source); \
+#define SD_LOG_REGISTER(source)                                                                                        \
+	static int log_source;                                                                                         \
+	__attribute__((constructor(101), used)) static void sd_log_source_ctor(void)                                   \
+	{                                                                                                              \
+		sd_log_register_sdk_source(#source, &log_source);                                                      \
 	}
 
 #endif /* SD_LOG_H_ */

@@ -37,7 +37,8 @@ doca_sync_event_create(struct doca_sync_event **event)
 	struct doca_sync_event *ev;
 
 	if (event == NULL) {
-		DOCA_LOG_ERR("doca_sync_event_create: event is NULL; pass the address of a struct doca_sync_event pointer");
+		DOCA_LOG_ERR(
+			"doca_sync_event_create: event is NULL; pass the address of a struct doca_sync_event pointer");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ev = calloc(1, sizeof(*ev));
@@ -81,7 +82,8 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
 					      struct doca_sync_event_remote_net **event)
 {
 	if (dev == NULL || data == NULL || sz == 0 || event == NULL) {
-		DOCA_LOG_ERR("doca_sync_event_remote_net_create_from_export: NULL or empty argument (dev=%p, data=%p, sz=%zu, event=%p)",
+		DOCA_LOG_ERR("doca_sync_event_remote_net_create_from_export: NULL or empty argument (dev=%p, data=%p, "
+			     "sz=%zu, event=%p)",
 			     (void *)dev, (const void *)data, sz, (void *)event);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -129,12 +131,14 @@ check_configurable(const struct doca_sync_event *event, const char *api)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_sync_event_started(event)) {
-		DOCA_LOG_ERR("%s: the sync event is started; configure it before doca_sync_event_start()/doca_ctx_start()",
-			     api);
+		DOCA_LOG_ERR(
+			"%s: the sync event is started; configure it before doca_sync_event_start()/doca_ctx_start()",
+			api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (event->imported) {
-		DOCA_LOG_ERR("%s: an event created from an export cannot be configured; configure the exported one", api);
+		DOCA_LOG_ERR("%s: an event created from an export cannot be configured; configure the exported one",
+			     api);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -185,14 +189,16 @@ doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
 doca_error_t
 doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa)
 {
-	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_dpa: softdoca has no DPA; publish from the CPU or from a network peer (remote_net)");
+	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_dpa: softdoca has no DPA; publish from the CPU or from a "
+		     "network peer (remote_net)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t
 doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event, struct doca_gpu *gpu)
 {
-	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_gpu: softdoca has no GPU; publish from the CPU or from a network peer (remote_net)");
+	DOCA_LOG_ERR("doca_sync_event_add_publisher_location_gpu: softdoca has no GPU; publish from the CPU or from a "
+		     "network peer (remote_net)");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -264,7 +270,8 @@ doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct doca_buf *buf
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((size_t)((buf->head + buf->len) - buf->data) < sizeof(uint64_t)) {
-		DOCA_LOG_ERR("doca_sync_event_set_doca_buf: only %zu bytes from the buffer's data pointer to its end; the value needs 8",
+		DOCA_LOG_ERR("doca_sync_event_set_doca_buf: only %zu bytes from the buffer's data pointer to its end; "
+			     "the value needs 8",
 			     (size_t)((buf->head + buf->len) - buf->data));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -365,11 +372,13 @@ doca_sync_event_export_to_remote_net(struct doca_sync_event *event, const uint8_
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if (!(event->publishers & SD_SYNC_EVENT_LOC_REMOTE_NET)) {
-		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: the event has no remote_net publisher; call doca_sync_event_add_publisher_location_remote_net() before starting it");
+		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: the event has no remote_net publisher; call "
+			     "doca_sync_event_add_publisher_location_remote_net() before starting it");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (!sd_sync_event_started(event)) {
-		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: the event is not started; call doca_sync_event_start() first");
+		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: the event is not started; call "
+			     "doca_sync_event_start() first");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return rdma_hooks.export_to_remote_net(event, data, sz);
@@ -379,7 +388,8 @@ doca_error_t
 doca_sync_event_remote_net_export_to_dpa(struct doca_sync_event_remote_net *event, struct doca_dpa *dpa,
 					 doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
 {
-	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_dpa: softdoca has no DPA; use the remote event from the CPU");
+	DOCA_LOG_ERR(
+		"doca_sync_event_remote_net_export_to_dpa: softdoca has no DPA; use the remote event from the CPU");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -387,7 +397,8 @@ doca_error_t
 doca_sync_event_remote_net_export_to_gpu(struct doca_sync_event_remote_net *event, struct doca_gpu *gpu,
 					 doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
 {
-	DOCA_LOG_ERR("doca_sync_event_remote_net_export_to_gpu: softdoca has no GPU; use the remote event from the CPU");
+	DOCA_LOG_ERR(
+		"doca_sync_event_remote_net_export_to_gpu: softdoca has no GPU; use the remote event from the CPU");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -401,8 +412,9 @@ check_started(const struct doca_sync_event *event, const char *api)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_unlikely(!sd_sync_event_started(event))) {
-		DOCA_LOG_ERR("%s: the sync event is not started; call doca_sync_event_start() (or doca_ctx_start()) first",
-			     api);
+		DOCA_LOG_ERR(
+			"%s: the sync event is not started; call doca_sync_event_start() (or doca_ctx_start()) first",
+			api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;

@@ -33,8 +33,8 @@ enum sd_sync_event_task_type {
 };
 
 struct doca_sync_event {
-	struct doca_ctx ctx;		/* first: doca_sync_event_as_ctx() */
-	_Atomic uint64_t own_value;	/* default storage of the value */
+	struct doca_ctx ctx;	    /* first: doca_sync_event_as_ctx() */
+	_Atomic uint64_t own_value; /* default storage of the value */
 	/*
 	 * The value: &own_value, or the user's storage (set_addr / set_doca_buf).
 	 * Fixed once started.  Update it only with atomics, then call
@@ -47,22 +47,22 @@ struct doca_sync_event {
 	 * referenced: DOCA requires the device to outlive the event.
 	 */
 	struct doca_dev *dev;
-	uint32_t publishers;		/* SD_SYNC_EVENT_LOC_* */
+	uint32_t publishers; /* SD_SYNC_EVENT_LOC_* */
 	uint32_t subscribers;
-	bool standalone_started;	/* doca_sync_event_start() (as opposed to doca_ctx_start) */
+	bool standalone_started; /* doca_sync_event_start() (as opposed to doca_ctx_start) */
 	/* Context mode: pools per family and the wait tasks not yet satisfied. */
 	struct sd_task_pool *pools[SD_SE_TASK_TYPES];
 	struct sd_list waiters;
-	atomic_uint num_waiters;	/* read by other threads in sd_sync_event_changed() */
+	atomic_uint num_waiters; /* read by other threads in sd_sync_event_changed() */
 	/* Remote-net export: owned by libdoca_rdma, released at destroy (may stay NULL). */
 	void *remote;
 	void (*remote_release)(struct doca_sync_event *event);
 	/* Remote-PCI export / import (sync_event_pci.c): the shared page holding the value. */
 	void *pci_page;
-	int pci_fd;			/* exporter's memfd, -1 otherwise */
+	int pci_fd; /* exporter's memfd, -1 otherwise */
 	uint8_t pci_key[16];
-	uint8_t pci_desc[48];		/* the descriptor handed out by the export */
-	bool imported;			/* created from an export: not configurable */
+	uint8_t pci_desc[48]; /* the descriptor handed out by the export */
+	bool imported;	      /* created from an export: not configurable */
 };
 
 /* Started stand-alone or as a (non-IDLE) context: the value may be used. */

@@ -116,15 +116,19 @@ doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_
 		DOCA_LOG_ERR("%s: the event was created from an export; export the original", api);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (!(event->publishers & SD_SYNC_EVENT_LOC_REMOTE_PCI) && !(event->subscribers & SD_SYNC_EVENT_LOC_REMOTE_PCI)) {
+	if (!(event->publishers & SD_SYNC_EVENT_LOC_REMOTE_PCI) &&
+	    !(event->subscribers & SD_SYNC_EVENT_LOC_REMOTE_PCI)) {
 		DOCA_LOG_ERR("%s: the event has no remote-PCI location; call "
-			     "doca_sync_event_add_publisher_location_remote_pci() (or the subscriber one) first", api);
+			     "doca_sync_event_add_publisher_location_remote_pci() (or the subscriber one) first",
+			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (event->pci_page == NULL) {
 		if (event->value != &event->own_value || event->remote != NULL) {
-			DOCA_LOG_ERR("%s: the value lives in storage given with set_addr/set_doca_buf or is exported to "
-				     "the network; a PCI export needs the event's own storage", api);
+			DOCA_LOG_ERR(
+				"%s: the value lives in storage given with set_addr/set_doca_buf or is exported to "
+				"the network; a PCI export needs the event's own storage",
+				api);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		err = make_shared_page(event, api);
@@ -141,8 +145,7 @@ doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_
 }
 
 doca_error_t
-doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
-				   struct doca_sync_event **event)
+doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz, struct doca_sync_event **event)
 {
 	static const char api[] = "doca_sync_event_create_from_export";
 	struct sd_se_pci_desc_info info;
@@ -162,14 +165,16 @@ doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, si
 	err = sd_se_pci_desc_parse(data, sz, &info, &reason);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("%s: not a valid PCI sync-event export (%s); pass the bytes of "
-			     "doca_sync_event_export_to_remote_pci() unchanged", api, reason);
+			     "doca_sync_event_export_to_remote_pci() unchanged",
+			     api, reason);
 		return err;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", info.pid, info.fd);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		DOCA_LOG_ERR("%s: cannot open the exporter's event page %s: %s; the exporting process must be alive "
-			     "and run as the same user", api, path, strerror(errno));
+			     "and run as the same user",
+			     api, path, strerror(errno));
 		return errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (fstat(fd, &st) != 0 || st.st_size < (off_t)SD_SE_PCI_PAGE_SIZE) {
@@ -186,7 +191,8 @@ doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, si
 	}
 	if (memcmp((uint8_t *)page + SD_SE_PCI_PAGE_KEY_OFF, info.key, sizeof(info.key)) != 0) {
 		DOCA_LOG_ERR("%s: the key does not match the exporter's event (the export was revoked or the pid "
-			     "reused)", api);
+			     "reused)",
+			     api);
 		munmap(page, SD_SE_PCI_PAGE_SIZE);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}

@@ -63,7 +63,8 @@ sd_se_pci_desc_parse(const uint8_t *buf, size_t len, struct sd_se_pci_desc_info 
 	if (get32(buf) != SD_SE_PCI_MAGIC)
 		return refuse(reason, "bad magic (not a softdoca PCI sync-event export)", DOCA_ERROR_INVALID_VALUE);
 	if ((buf[4] | buf[5] << 8) != SD_SE_PCI_VERSION)
-		return refuse(reason, "unsupported version (exported by another softdoca)", DOCA_ERROR_UNSUPPORTED_VERSION);
+		return refuse(reason, "unsupported version (exported by another softdoca)",
+			      DOCA_ERROR_UNSUPPORTED_VERSION);
 	if (len != SD_SE_PCI_DESC_LEN || get32(buf + 8) != SD_SE_PCI_DESC_LEN)
 		return refuse(reason, "length is not that of a version-1 descriptor", DOCA_ERROR_INVALID_VALUE);
 	if (buf[6] != 0 || buf[7] != 0 || !all_zero(buf + 20, 4) || !all_zero(buf + 40, 8))

@@ -28,7 +28,7 @@
 
 #include <doca_error.h>
 
-#define SD_SE_PCI_MAGIC 0x45534453u		/* "SDSE" little-endian */
+#define SD_SE_PCI_MAGIC 0x45534453u /* "SDSE" little-endian */
 #define SD_SE_PCI_VERSION 1
 #define SD_SE_PCI_DESC_LEN 48u
 #define SD_SE_PCI_PAGE_SIZE 4096u

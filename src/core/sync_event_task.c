@@ -18,11 +18,11 @@ SD_LOG_REGISTER(core.sync_event_task)
 
 /* One layout for every family; the public types wrap it. */
 struct se_task {
-	struct doca_task task;	/* first */
+	struct doca_task task; /* first */
 	enum sd_sync_event_task_type type;
-	uint64_t val;		/* notify_set: set_val; notify_add: inc_val; wait_*: wait_val */
-	uint64_t mask;		/* wait_* */
-	uint64_t *ptr;		/* get: ret_val_ptr; notify_add: fetched_val_ptr (may be NULL) */
+	uint64_t val;  /* notify_set: set_val; notify_add: inc_val; wait_*: wait_val */
+	uint64_t mask; /* wait_* */
+	uint64_t *ptr; /* get: ret_val_ptr; notify_add: fetched_val_ptr (may be NULL) */
 };
 
 struct doca_sync_event_task_get {
@@ -122,7 +122,8 @@ se_validate(struct doca_task *task)
 	struct se_task *t = (struct se_task *)task;
 
 	if (t->type == SD_SE_TASK_GET && t->ptr == NULL) {
-		DOCA_LOG_ERR("doca_task_try_submit: sync event get task has no ret_val_ptr; set it with doca_sync_event_task_get_set_ret_val_ptr()");
+		DOCA_LOG_ERR("doca_task_try_submit: sync event get task has no ret_val_ptr; set it with "
+			     "doca_sync_event_task_get_set_ret_val_ptr()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -135,7 +136,8 @@ se_progress(struct doca_ctx *ctx)
 	struct sd_list *elem, *tmp;
 	unsigned n = 0;
 
-	sd_list_for_each_safe(elem, tmp, &ev->waiters) {
+	sd_list_for_each_safe(elem, tmp, &ev->waiters)
+	{
 		struct se_task *t = sd_container_of(elem, struct se_task, task.link);
 
 		if (waiter_ready(ev, t)) {
@@ -162,7 +164,8 @@ se_arm(struct doca_ctx *ctx)
 	struct doca_sync_event *ev = to_event(ctx);
 	const struct sd_list *elem;
 
-	sd_list_for_each(elem, &ev->waiters) {
+	sd_list_for_each(elem, &ev->waiters)
+	{
 		if (waiter_ready(ev, sd_container_of(elem, struct se_task, task.link)))
 			return true;
 	}
@@ -190,12 +193,13 @@ se_set_conf(struct doca_sync_event *ev, enum sd_sync_event_task_type type, doca_
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ev->standalone_started) {
-		DOCA_LOG_ERR("%s: the event was started stand-alone; tasks need it started as a context (doca_sync_event_as_ctx + doca_ctx_start)",
+		DOCA_LOG_ERR("%s: the event was started stand-alone; tasks need it started as a context "
+			     "(doca_sync_event_as_ctx + doca_ctx_start)",
 			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	return sd_task_pool_configure(&ev->ctx, &ev->pools[type], family_names[type], sizeof(struct se_task),
-				      num_tasks, SE_MAX_TASKS, cb, error_cb, api);
+	return sd_task_pool_configure(&ev->ctx, &ev->pools[type], family_names[type], sizeof(struct se_task), num_tasks,
+				      SE_MAX_TASKS, cb, error_cb, api);
 }
 
 /* Allocate and fill a task; user_out is the caller's output pointer (NULL check only). */
@@ -230,49 +234,48 @@ se_cap(const struct doca_devinfo *devinfo, const char *api)
 		DOCA_LOG_ERR("%s: devinfo is NULL", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return DOCA_SUCCESS;	/* a CPU implementation: every device */
+	return DOCA_SUCCESS; /* a CPU implementation: every device */
 }
 
 /* NULL task in an accessor: log and fall back. */
-#define SE_TASK_OR(task, api, fallback) \
-	do { \
-		if ((task) == NULL) { \
-			DOCA_LOG_ERR("%s: task is NULL", api); \
-			return fallback; \
-		} \
+#define SE_TASK_OR(task, api, fallback)                                                                                \
+	do {                                                                                                           \
+		if ((task) == NULL) {                                                                                  \
+			DOCA_LOG_ERR("%s: task is NULL", api);                                                         \
+			return fallback;                                                                               \
+		}                                                                                                      \
 	} while (0)
 
 /* cap, set_conf and as_doca_task of one family. */
-#define SE_FAMILY(fam, TYPE) \
-	doca_error_t doca_sync_event_cap_task_##fam##_is_supported(const struct doca_devinfo *devinfo) \
-	{ \
-		return se_cap(devinfo, "doca_sync_event_cap_task_" #fam "_is_supported"); \
-	} \
-	doca_error_t doca_sync_event_task_##fam##_set_conf(struct doca_sync_event *event, \
-							   doca_sync_event_task_##fam##_completion_cb_t cb, \
-							   doca_sync_event_task_##fam##_completion_cb_t error_cb, \
-							   uint32_t num_tasks) \
-	{ \
-		return se_set_conf(event, TYPE, SD_TASK_CB(cb), SD_TASK_CB(error_cb), num_tasks, \
-				   "doca_sync_event_task_" #fam "_set_conf"); \
-	} \
-	struct doca_task *doca_sync_event_task_##fam##_as_doca_task(struct doca_sync_event_task_##fam *task) \
-	{ \
-		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_as_doca_task", NULL); \
-		return &task->se.task; \
+#define SE_FAMILY(fam, TYPE)                                                                                           \
+	doca_error_t doca_sync_event_cap_task_##fam##_is_supported(const struct doca_devinfo *devinfo)                 \
+	{                                                                                                              \
+		return se_cap(devinfo, "doca_sync_event_cap_task_" #fam "_is_supported");                              \
+	}                                                                                                              \
+	doca_error_t doca_sync_event_task_##fam##_set_conf(                                                            \
+		struct doca_sync_event *event, doca_sync_event_task_##fam##_completion_cb_t cb,                        \
+		doca_sync_event_task_##fam##_completion_cb_t error_cb, uint32_t num_tasks)                             \
+	{                                                                                                              \
+		return se_set_conf(event, TYPE, SD_TASK_CB(cb), SD_TASK_CB(error_cb), num_tasks,                       \
+				   "doca_sync_event_task_" #fam "_set_conf");                                          \
+	}                                                                                                              \
+	struct doca_task *doca_sync_event_task_##fam##_as_doca_task(struct doca_sync_event_task_##fam *task)           \
+	{                                                                                                              \
+		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_as_doca_task", NULL);                                  \
+		return &task->se.task;                                                                                 \
 	}
 
 /* A setter and a getter of one field. */
-#define SE_FIELD(fam, name, field, type) \
-	void doca_sync_event_task_##fam##_set_##name(struct doca_sync_event_task_##fam *task, type v) \
-	{ \
-		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_set_" #name, ); \
-		task->se.field = v; \
-	} \
-	type doca_sync_event_task_##fam##_get_##name(const struct doca_sync_event_task_##fam *task) \
-	{ \
-		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_get_" #name, 0); \
-		return task->se.field; \
+#define SE_FIELD(fam, name, field, type)                                                                               \
+	void doca_sync_event_task_##fam##_set_##name(struct doca_sync_event_task_##fam *task, type v)                  \
+	{                                                                                                              \
+		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_set_" #name, );                                        \
+		task->se.field = v;                                                                                    \
+	}                                                                                                              \
+	type doca_sync_event_task_##fam##_get_##name(const struct doca_sync_event_task_##fam *task)                    \
+	{                                                                                                              \
+		SE_TASK_OR(task, "doca_sync_event_task_" #fam "_get_" #name, 0);                                       \
+		return task->se.field;                                                                                 \
 	}
 
 SE_FAMILY(get, SD_SE_TASK_GET)
@@ -291,15 +294,15 @@ SE_FIELD(wait_neq, wait_val, val, uint64_t)
 SE_FIELD(wait_neq, mask, mask, uint64_t)
 
 /* Allocate one family's task and hand it out as its public type. */
-#define SE_ALLOC_INIT(fam, TYPE, val, mask, ptr) \
-	do { \
-		struct se_task *t; \
-		doca_error_t err = se_alloc(event, TYPE, val, mask, ptr, user_data, task, &t, \
-					    "doca_sync_event_task_" #fam "_alloc_init"); \
-\
-		if (err == DOCA_SUCCESS) \
-			*task = (struct doca_sync_event_task_##fam *)(void *)t; \
-		return err; \
+#define SE_ALLOC_INIT(fam, TYPE, val, mask, ptr)                                                                       \
+	do {                                                                                                           \
+		struct se_task *t;                                                                                     \
+		doca_error_t err = se_alloc(event, TYPE, val, mask, ptr, user_data, task, &t,                          \
+					    "doca_sync_event_task_" #fam "_alloc_init");                               \
+                                                                                                                       \
+		if (err == DOCA_SUCCESS)                                                                               \
+			*task = (struct doca_sync_event_task_##fam *)(void *)t;                                        \
+		return err;                                                                                            \
 	} while (0)
 
 doca_error_t
@@ -310,16 +313,15 @@ doca_sync_event_task_get_alloc_init(struct doca_sync_event *event, uint64_t *ret
 }
 
 doca_error_t
-doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
-					   union doca_data user_data, struct doca_sync_event_task_notify_set **task)
+doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val, union doca_data user_data,
+					   struct doca_sync_event_task_notify_set **task)
 {
 	SE_ALLOC_INIT(notify_set, SD_SE_TASK_NOTIFY_SET, set_val, 0, NULL);
 }
 
 doca_error_t
-doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
-					   uint64_t *fetched_val_ptr, union doca_data user_data,
-					   struct doca_sync_event_task_notify_add **task)
+doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val, uint64_t *fetched_val_ptr,
+					   union doca_data user_data, struct doca_sync_event_task_notify_add **task)
 {
 	SE_ALLOC_INIT(notify_add, SD_SE_TASK_NOTIFY_ADD, inc_val, 0, fetched_val_ptr);
 }

@@ -21,7 +21,8 @@ pool_fill(struct sd_task_pool *pool)
 {
 	sd_list_init(&pool->free_list);
 	for (uint32_t i = 0; i < pool->num_tasks; i++) {
-		struct doca_task *task = (struct doca_task *)(void *)((char *)pool->storage + (size_t)i * pool->task_size);
+		struct doca_task *task =
+			(struct doca_task *)(void *)((char *)pool->storage + (size_t)i * pool->task_size);
 
 		task->ctx = pool->ctx;
 		task->pool = pool;
@@ -125,12 +126,14 @@ sd_task_alloc(struct sd_task_pool *pool, union doca_data user_data, const char *
 	struct doca_task *t;
 
 	if (sd_unlikely(pool == NULL)) {
-		DOCA_LOG_ERR("%s: this task type is not configured; call its *_set_conf() before doca_ctx_start()", api);
+		DOCA_LOG_ERR("%s: this task type is not configured; call its *_set_conf() before doca_ctx_start()",
+			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	elem = sd_list_pop_head(&pool->free_list);
 	if (sd_unlikely(elem == NULL)) {
-		DOCA_LOG_DBG("%s: all %u %s tasks are allocated; free some (doca_task_free) or raise num_tasks in *_set_conf()",
+		DOCA_LOG_DBG("%s: all %u %s tasks are allocated; free some (doca_task_free) or raise num_tasks in "
+			     "*_set_conf()",
 			     api, pool->num_tasks, pool->name);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -246,12 +249,13 @@ submit_check(const struct doca_task *task, const char *api)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_unlikely(task->in_flight)) {
-		DOCA_LOG_ERR("%s: %s task %p is already in flight; resubmit it only from its completion callback",
-			     api, task->pool->name, (const void *)task);
+		DOCA_LOG_ERR("%s: %s task %p is already in flight; resubmit it only from its completion callback", api,
+			     task->pool->name, (const void *)task);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (sd_unlikely(task->ctx->state != DOCA_CTX_STATE_RUNNING)) {
-		DOCA_LOG_ERR("%s: the %s context is not RUNNING (%s); submit after the RUNNING state callback and before doca_ctx_stop()",
+		DOCA_LOG_ERR("%s: the %s context is not RUNNING (%s); submit after the RUNNING state callback and "
+			     "before doca_ctx_stop()",
 			     api, task->ctx->run_ops.name, sd_ctx_state_name(task->ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -294,7 +298,8 @@ doca_task_submit(struct doca_task *task)
 doca_error_t
 doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 {
-	/* sd:no-effect: flags ignored; FLUSH and OPTIMIZE_REPORTS are doorbell hints and a software queue has no doorbell */
+	/* sd:no-effect: flags ignored; FLUSH and OPTIMIZE_REPORTS are doorbell hints and a software queue has no
+	 * doorbell */
 	doca_error_t err = submit_check(task, "doca_task_submit_ex");
 
 	if (sd_unlikely(err != DOCA_SUCCESS))
@@ -402,7 +407,8 @@ doca_task_batch_submit(struct doca_task_batch *task_batch)
 doca_error_t
 doca_task_batch_try_submit(struct doca_task_batch *task_batch)
 {
-	DOCA_LOG_ERR("doca_task_batch_try_submit: softdoca has no task batches; allocate and submit the tasks one by one");
+	DOCA_LOG_ERR(
+		"doca_task_batch_try_submit: softdoca has no task batches; allocate and submit the tasks one by one");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/sd_env.h"
 #include "sd_log.h"
 #include "topology_internal.h"
 
@@ -24,7 +25,7 @@ SD_LOG_REGISTER(core.topology);
 
 #define TOPOLOGY_ENV "SOFTDOCA_TOPOLOGY"
 #define TOPOLOGY_SYSTEM_FILE "/etc/softdoca/topology.json"
-#define TOPOLOGY_BUILTIN "builtin"	/* SOFTDOCA_TOPOLOGY value that forces the default */
+#define TOPOLOGY_BUILTIN "builtin" /* SOFTDOCA_TOPOLOGY value that forces the default */
 #define TOPOLOGY_MAX_FILE (1 << 20)
 
 /*
@@ -192,7 +193,8 @@ resolve_netdevs(struct sd_topology *topo)
 		struct doca_devinfo *fn = &topo->devs[i];
 
 		if (if_nametoindex(fn->netdev) == 0) {
-			DOCA_LOG_ERR("Failed to load device topology %s: function %s (%s): netdev \"%s\" does not exist in this network namespace; create it or name an existing one in \"netdev\"",
+			DOCA_LOG_ERR("Failed to load device topology %s: function %s (%s): netdev \"%s\" does not "
+				     "exist in this network namespace; create it or name an existing one in \"netdev\"",
 				     topo->source, fn->ibdev_name, fn->pci_addr, fn->netdev);
 			freeifaddrs(list);
 			return DOCA_ERROR_BAD_CONFIG;
@@ -218,7 +220,7 @@ free_topology(struct sd_topology *topo)
 static void
 load_topology(void)
 {
-	const char *env = getenv(TOPOLOGY_ENV);
+	const char *env = sd_env_str(TOPOLOGY_ENV);
 	struct sd_topology topo = {0};
 	char *text = NULL;
 	size_t len;

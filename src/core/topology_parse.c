@@ -22,7 +22,10 @@ SD_LOG_REGISTER(core.topology);
 #define TOPOLOGY_FORMAT_VERSION 1
 #define PATH_LEN 128
 
-#define CAP(field, kind, api) {#field, SD_DEV_CAP_##kind, offsetof(struct sd_dev_caps, field), api}
+#define CAP(field, kind, api)                                                                                          \
+	{                                                                                                              \
+#field, SD_DEV_CAP_##kind, offsetof(struct sd_dev_caps, field), api                                    \
+	}
 
 static const struct sd_dev_cap_desc cap_descs[] = {
 	CAP(dma_memcpy, BOOL, "doca_dma_cap_task_memcpy_is_supported"),
@@ -94,8 +97,7 @@ bad(const struct parser *p, const char *path, const char *fmt, ...)
 }
 
 /* A JSON path for messages ("devices[0].functions[2].caps"); truncation is harmless. */
-static void __attribute__((format(printf, 2, 3)))
-path_fmt(char out[PATH_LEN], const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) path_fmt(char out[PATH_LEN], const char *fmt, ...)
 {
 	va_list ap;
 
@@ -114,7 +116,8 @@ json_type_str(const struct json_object *obj)
 static doca_error_t
 check_keys(const struct parser *p, const char *path, struct json_object *obj, const char *const *known)
 {
-	json_object_object_foreach(obj, key, val) {
+	json_object_object_foreach(obj, key, val)
+	{
 		size_t i;
 
 		(void)val;
@@ -137,8 +140,8 @@ expect_type(const struct parser *p, const char *path, struct json_object *val, e
 
 /* Copy a string member; an absent optional key keeps out as it is. */
 static doca_error_t
-get_str(const struct parser *p, const char *path, struct json_object *obj, const char *key, bool required,
-	char *out, size_t out_size)
+get_str(const struct parser *p, const char *path, struct json_object *obj, const char *key, bool required, char *out,
+	size_t out_size)
 {
 	struct json_object *val;
 	char kpath[PATH_LEN];
@@ -218,7 +221,8 @@ parse_caps(const struct parser *p, const char *path, struct json_object *obj, st
 	ret = expect_type(p, cpath, cobj, json_type_object);
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	json_object_object_foreach(cobj, key, val) {
+	json_object_object_foreach(cobj, key, val)
+	{
 		const struct sd_dev_cap_desc *d = NULL;
 		char *field;
 		uint64_t v = 0;
@@ -265,8 +269,8 @@ sd_pci_addr_normalize(const char *in, char out[13])
 		if (!isxdigit((unsigned char)in[n]) && in[n] != ':' && in[n] != '.')
 			return false;
 	if (strlen(in) == 12)
-		n = sscanf(in, "%4x:%2x:%2x.%1x%c", &dom, &bus, &devn, &fn, &tail) == 4 &&
-		    in[4] == ':' && in[7] == ':' && in[10] == '.';
+		n = sscanf(in, "%4x:%2x:%2x.%1x%c", &dom, &bus, &devn, &fn, &tail) == 4 && in[4] == ':' &&
+		    in[7] == ':' && in[10] == '.';
 	else if (strlen(in) == 7)
 		n = sscanf(in, "%2x:%2x.%1x%c", &bus, &devn, &fn, &tail) == 3 && in[2] == ':' && in[5] == '.';
 	else
@@ -358,8 +362,8 @@ static doca_error_t
 parse_rep(const struct parser *p, const char *path, struct json_object *obj, struct doca_devinfo *owner,
 	  struct doca_devinfo_rep *rep)
 {
-	static const char *const keys[] = {"vuid", "pci_addr", "iface", "func_type", "hotplug", "vhca_id",
-					   "filter", NULL};
+	static const char *const keys[] = {"vuid",    "pci_addr", "iface",  "func_type",
+					   "hotplug", "vhca_id",  "filter", NULL};
 	uint64_t vhca = 0;
 	doca_error_t ret;
 
@@ -434,9 +438,9 @@ static doca_error_t
 parse_function(const struct parser *p, const char *path, struct json_object *obj, struct json_object *dev_obj,
 	       const char *dev_netdev, struct doca_devinfo *fn)
 {
-	static const char *const keys[] = {"side", "pci_addr", "ibdev", "iface", "netdev", "func_type",
-					   "sf_index", "vhca_id", "lid", "active_rate", "hotplug_manager",
-					   "caps", "representors", NULL};
+	static const char *const keys[] = {
+		"side",	   "pci_addr", "ibdev",	      "iface",		 "netdev", "func_type",	   "sf_index",
+		"vhca_id", "lid",      "active_rate", "hotplug_manager", "caps",   "representors", NULL};
 	char side[8] = "", kpath[PATH_LEN];
 	uint64_t vhca = fn->index, lid = 0, sf = 0, rate = UINT64_C(100000000000);
 	doca_error_t ret;
@@ -752,8 +756,8 @@ sd_topology_parse(const char *text, size_t len, const char *source, struct sd_to
 		else
 			DOCA_LOG_ERR("Failed to load device topology %s: line %u column %u: invalid JSON: %s", source,
 				     line, col,
-				     jerr == json_tokener_continue ? "unexpected end of file" :
-								     json_tokener_error_desc(jerr));
+				     jerr == json_tokener_continue ? "unexpected end of file"
+								   : json_tokener_error_desc(jerr));
 		ret = DOCA_ERROR_BAD_CONFIG;
 		goto free_root;
 	}

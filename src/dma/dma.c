@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../core/sd_log.h"
+#include "../util/sd_env.h"
 #include "dma_internal.h"
 
 SD_LOG_REGISTER(dma);
@@ -35,7 +36,7 @@ dma_start(struct doca_ctx *ctx, bool *running)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	dma->ncpus = usable_cpus();
-	dma->polls_since_arm = UINT32_MAX;	/* busy-polling until the application arms the PE */
+	dma->polls_since_arm = UINT32_MAX; /* busy-polling until the application arms the PE */
 	/* DMA needs no connection: IDLE -> RUNNING directly (the samples rely on it). */
 	*running = true;
 	return DOCA_SUCCESS;
@@ -134,39 +135,18 @@ dma_wake(void *arg)
 	sd_pe_wake(dma->ctx.pe);
 }
 
-/* Read an unsigned knob from the environment; def when unset or malformed (logged). */
-static uint64_t
-env_u64(const char *name, uint64_t def, uint64_t min, uint64_t max)
-{
-	const char *s = getenv(name);
-	unsigned long long v;
-	char *end;
-
-	if (s == NULL || *s == '\0')
-		return def;
-	v = strtoull(s, &end, 0);
-	if (*end != '\0' || v < min || v > max) {
-		DOCA_LOG_WARN("doca_dma_create: %s=\"%s\" is not a number in [%llu, %llu]; using %llu", name, s,
-			      (unsigned long long)min, (unsigned long long)max, (unsigned long long)def);
-		return def;
-	}
-	return v;
-}
-
+/* SOFTDOCA_DMA_ENGINE: the engine every task uses, or auto (docs/dma.md, docs/knobs.md). */
 static enum sd_dma_mode
 env_mode(void)
 {
-	static const char *const names[] = {"auto", "inline", "worker", "xproc"};
-	const char *s = getenv("SOFTDOCA_DMA_ENGINE");
+	static const char *const names[] = {
+		[SD_DMA_MODE_AUTO] = "auto",
+		[SD_DMA_MODE_INLINE] = "inline",
+		[SD_DMA_MODE_WORKER] = "worker",
+		[SD_DMA_MODE_XPROC] = "xproc",
+	};
 
-	if (s == NULL || *s == '\0')
-		return SD_DMA_MODE_AUTO;
-	for (unsigned i = 0; i < SD_ARRAY_SIZE(names); i++)
-		if (strcmp(s, names[i]) == 0)
-			return (enum sd_dma_mode)i;
-	DOCA_LOG_WARN("doca_dma_create: SOFTDOCA_DMA_ENGINE=\"%s\" is unknown; use auto, inline, worker or xproc "
-		      "(using auto)", s);
-	return SD_DMA_MODE_AUTO;
+	return (enum sd_dma_mode)sd_env_choice("SOFTDOCA_DMA_ENGINE", names, SD_ARRAY_SIZE(names), SD_DMA_MODE_AUTO);
 }
 
 static void
@@ -207,10 +187,10 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	}
 	dma->caps = &dev->devinfo->caps;
 	dma->mode = env_mode();
-	dma->depth = (uint32_t)env_u64("SOFTDOCA_DMA_QUEUE_DEPTH", SD_DMA_DEFAULT_DEPTH, 1, 1u << 20);
-	dma->worker_min_bytes = env_u64("SOFTDOCA_DMA_WORKER_MIN_BYTES", SD_DMA_WORKER_MIN_BYTES, 1, UINT64_MAX);
+	dma->depth = (uint32_t)sd_env_u64("SOFTDOCA_DMA_QUEUE_DEPTH", SD_DMA_DEFAULT_DEPTH, 1, 1u << 20);
+	dma->worker_min_bytes = sd_env_u64("SOFTDOCA_DMA_WORKER_MIN_BYTES", SD_DMA_WORKER_MIN_BYTES, 1, UINT64_MAX);
 	dma->worker_min_cpus =
-		(uint32_t)env_u64("SOFTDOCA_DMA_WORKER_MIN_CPUS", SD_DMA_WORKER_MIN_CPUS, 1, CPU_SETSIZE);
+		(uint32_t)sd_env_u64("SOFTDOCA_DMA_WORKER_MIN_CPUS", SD_DMA_WORKER_MIN_CPUS, 1, CPU_SETSIZE);
 	dma->ncpus = 1;
 	dma->polls_since_arm = UINT32_MAX;
 
@@ -232,7 +212,7 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 	}
 
 	sd_ctx_init(&dma->ctx, &dma_ctx_ops, dev);
-	sd_dev_get(dev);	/* doca_dev_close() -> IN_USE while the context exists */
+	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	*dma_out = dma;
 	return DOCA_SUCCESS;
 
@@ -315,7 +295,8 @@ check_cap_devinfo(const struct doca_devinfo *devinfo, const void *out, const cha
 DOCA_STABLE doca_error_t
 doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo, uint32_t *max_buf_list_len)
 {
-	doca_error_t err = check_cap_devinfo(devinfo, max_buf_list_len, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
+	doca_error_t err =
+		check_cap_devinfo(devinfo, max_buf_list_len, "doca_dma_cap_task_memcpy_get_max_buf_list_len");
 
 	if (err != DOCA_SUCCESS)
 		return err;

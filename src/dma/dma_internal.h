@@ -29,29 +29,29 @@ enum sd_dma_mode {
 };
 
 struct doca_dma {
-	struct doca_ctx ctx;			/* first: doca_dma_as_ctx() */
+	struct doca_ctx ctx; /* first: doca_dma_as_ctx() */
 	struct sd_task_pool *memcpy_pool;
-	const struct sd_dev_caps *caps;		/* the device's, read-only */
+	const struct sd_dev_caps *caps; /* the device's, read-only */
 	enum sd_dma_mode mode;
-	uint32_t depth;				/* queued jobs above this -> AGAIN */
-	uint64_t worker_min_bytes;		/* auto: jobs this large may go to the worker */
-	uint32_t worker_min_cpus;		/* auto: ... if the process may use this many CPUs */
-	uint32_t ncpus;				/* CPUs in our affinity mask at doca_ctx_start() */
+	uint32_t depth;		   /* queued jobs above this -> AGAIN */
+	uint64_t worker_min_bytes; /* auto: jobs this large may go to the worker */
+	uint32_t worker_min_cpus;  /* auto: ... if the process may use this many CPUs */
+	uint32_t ncpus;		   /* CPUs in our affinity mask at doca_ctx_start() */
 	/*
 	 * doca_pe_progress() calls since the application last armed the PE for
 	 * notification (saturating): small while it sleeps on the notification handle
 	 * between progress calls (event mode), large while it busy-polls.
 	 */
 	uint32_t polls_since_arm;
-	uint32_t queued;			/* jobs given to engines, not yet reported */
-	uint32_t used_engines;			/* bit per engine that got a job since the last quiesce */
+	uint32_t queued;       /* jobs given to engines, not yet reported */
+	uint32_t used_engines; /* bit per engine that got a job since the last quiesce */
 	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
-	uint32_t logged_statuses;		/* bit per doca_error_t already logged at ERR this run */
+	uint32_t logged_statuses; /* bit per doca_error_t already logged at ERR this run */
 	/* mmaps pinned while the ctx runs (doca_mmap_destroy -> BAD_STATE) */
 	struct doca_mmap **pinned;
 	uint32_t num_pinned;
 	uint32_t cap_pinned;
-	struct doca_mmap *pin_hint[2];		/* the last two mmaps seen: the common case */
+	struct doca_mmap *pin_hint[2]; /* the last two mmaps seen: the common case */
 	/*
 	 * Fast path (dma_task_memcpy.c): local mmaps already pinned, checked readable
 	 * (src) and writable (dst) during this run; cleared with the pins.
@@ -61,8 +61,8 @@ struct doca_dma {
 };
 
 struct doca_dma_task_memcpy {
-	struct doca_task task;			/* first: doca_dma_task_memcpy_as_task() */
-	struct sd_dma_job job;			/* job.src / job.dst are the task's buffers */
+	struct doca_task task; /* first: doca_dma_task_memcpy_as_task() */
+	struct sd_dma_job job; /* job.src / job.dst are the task's buffers */
 };
 
 static inline struct doca_dma *

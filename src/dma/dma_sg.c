@@ -103,7 +103,7 @@ sd_dma_sg_copy_list(const struct doca_buf *src, struct doca_buf *dst, uint64_t l
 		sd_dma_sg_cur_iov(&s, left, &si, 1, &sb);
 		sd_dma_sg_cur_iov(&d, sb, &di, 1, &db);
 		if (db == 0)
-			break;	/* cannot happen on validated jobs; never loop forever */
+			break; /* cannot happen on validated jobs; never loop forever */
 		n = SD_MIN(sb, db);
 		memmove(di.iov_base, si.iov_base, n);
 		sd_dma_sg_cur_advance(&s, n);

@@ -8,66 +8,63 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "../core/buf_check.h"
 #include "../core/sd_log.h"
 #include "dma_internal.h"
 
 SD_LOG_REGISTER(dma.task);
 
-/* Why a task cannot run; each reason has one log line naming the rule and the fix. */
+/*
+ * Why a task cannot run; each reason has one log line naming the rule and the
+ * fix.  The buf faults DMA shares with RDMA come from buf_check.h.
+ */
 enum refusal {
-	OK,
-	NO_SRC,
+	OK = SD_BUF_OK,
+	BUF_RELEASED = SD_BUF_RELEASED,
+	LIST_TOO_LONG = SD_BUF_LIST_TOO_LONG, /* a: source segments, b: the limit, c: destination segments */
+	OUTSIDE_MMAP = SD_BUF_OUTSIDE_MMAP,
+	DST_NO_LOCAL_WRITE = SD_BUF_NO_LOCAL_WRITE,
+	DST_TOO_SMALL = SD_BUF_NO_ROOM,
+	NO_SRC = SD_BUF_NUM_FAULTS,
 	NO_DST,
-	BUF_RELEASED,
-	LIST_TOO_LONG,
 	SRC_TOO_BIG,
 	DST_TOO_BIG,
 	SRC_EMPTY,
-	OUTSIDE_MMAP,
 	RDMA_MMAP,
 	MIXED_PROCESSES,
 	SRC_NO_PCI_READ,
-	DST_NO_LOCAL_WRITE,
 	DST_NO_PCI_WRITE,
-	DST_TOO_SMALL,
+	NUM_REFUSALS,
 };
 
-struct verdict {
-	enum refusal why;
-	uint64_t a, b, c;	/* values for the log line */
-};
-
-static const doca_error_t refusal_status[] = {
-	[OK] = DOCA_SUCCESS,
-	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,
-	[NO_DST] = DOCA_ERROR_INVALID_VALUE,
-	[BUF_RELEASED] = DOCA_ERROR_INVALID_VALUE,
-	[LIST_TOO_LONG] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,
-	[OUTSIDE_MMAP] = DOCA_ERROR_INVALID_VALUE,
-	[RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
-	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,
-	[SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
-	[DST_NO_LOCAL_WRITE] = DOCA_ERROR_NOT_PERMITTED,
+static const doca_error_t own_status[NUM_REFUSALS] = {
+	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,	       [NO_DST] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,      [DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
+	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,	       [RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
+	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,  [SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
 	[DST_NO_PCI_WRITE] = DOCA_ERROR_NOT_PERMITTED,
-	[DST_TOO_SMALL] = DOCA_ERROR_INVALID_VALUE,
 };
 
-#define LOG_AT(err_level, fmt, ...) \
-	do { \
-		if (err_level) \
-			DOCA_LOG_ERR(fmt, ##__VA_ARGS__); \
-		else \
-			DOCA_LOG_DBG(fmt, ##__VA_ARGS__); \
+static inline doca_error_t
+refusal_status(unsigned int why)
+{
+	return why < SD_BUF_NUM_FAULTS ? sd_buf_fault_status((enum sd_buf_fault)why) : own_status[why];
+}
+
+#define LOG_AT(err_level, fmt, ...)                                                                                    \
+	do {                                                                                                           \
+		if (err_level)                                                                                         \
+			DOCA_LOG_ERR(fmt, ##__VA_ARGS__);                                                              \
+		else                                                                                                   \
+			DOCA_LOG_DBG(fmt, ##__VA_ARGS__);                                                              \
 	} while (0)
 
 static void
-log_refusal(const char *api, const struct verdict *v, bool err_level)
+log_refusal(const char *api, const struct sd_buf_verdict *v, bool err_level)
 {
-	switch (v->why) {
+	switch ((enum refusal)v->why) {
 	case OK:
+	case NUM_REFUSALS:
 		break;
 	case NO_SRC:
 		LOG_AT(err_level, "%s: memcpy task has no source buffer; set one with doca_dma_task_memcpy_set_src()",
@@ -79,13 +76,13 @@ log_refusal(const char *api, const struct verdict *v, bool err_level)
 		break;
 	case BUF_RELEASED:
 		LOG_AT(err_level, "%s: the %s buffer was released (refcount 0); give the task a buffer you hold", api,
-		       v->a ? "destination" : "source");
+		       v->what);
 		break;
 	case LIST_TOO_LONG:
 		LOG_AT(err_level,
 		       "%s: %" PRIu64 " source + %" PRIu64 " destination segments exceed max_buf_list_len %" PRIu64
 		       "; split the copy into more tasks (doca_dma_cap_task_memcpy_get_max_buf_list_len)",
-		       api, v->a, v->b, v->c);
+		       api, v->a, v->c, v->b);
 		break;
 	case SRC_TOO_BIG:
 		LOG_AT(err_level,
@@ -107,19 +104,20 @@ log_refusal(const char *api, const struct verdict *v, bool err_level)
 		break;
 	case OUTSIDE_MMAP:
 		LOG_AT(err_level, "%s: a %s segment lies outside its mmap's range; take buffers from that mmap's range",
-		       api, v->a ? "destination" : "source");
+		       api, v->what);
 		break;
 	case RDMA_MMAP:
 		LOG_AT(err_level,
-		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local memory "
+		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local "
+		       "memory "
 		       "and PCI exports, use doca_rdma for RDMA peers",
-		       api, v->a ? "destination" : "source");
+		       api, v->what);
 		break;
 	case MIXED_PROCESSES:
 		LOG_AT(err_level,
 		       "%s: the %s list mixes memory of different processes (pid %" PRIu64 " and %" PRIu64
 		       "); use one task per process",
-		       api, v->c ? "destination" : "source", v->a, v->b);
+		       api, v->what, v->a, v->b);
 		break;
 	case SRC_NO_PCI_READ:
 		LOG_AT(err_level,
@@ -150,13 +148,10 @@ log_refusal(const char *api, const struct verdict *v, bool err_level)
 }
 
 static inline doca_error_t
-refuse(struct verdict *v, enum refusal why, uint64_t a, uint64_t b, uint64_t c)
+refuse(struct sd_buf_verdict *v, enum refusal why, const char *what, uint64_t a, uint64_t b, uint64_t c)
 {
-	v->why = why;
-	v->a = a;
-	v->b = b;
-	v->c = c;
-	return refusal_status[why];
+	sd_buf_refuse(v, why, what, a, b, c);
+	return refusal_status(why);
 }
 
 /* The process a segment's memory belongs to: 0 for ours. */
@@ -179,50 +174,55 @@ count_segs(const struct doca_buf *list, uint32_t limit)
 
 /* What alloc_init can see: list lengths and sizes of the buffers given. */
 static doca_error_t
-check_shape(const struct doca_dma *dma, const struct doca_buf *src, const struct doca_buf *dst, struct verdict *v)
+check_shape(const struct doca_dma *dma, const struct doca_buf *src, const struct doca_buf *dst,
+	    struct sd_buf_verdict *v)
 {
 	const struct sd_dev_caps *caps = dma->caps;
 	uint32_t nsrc = count_segs(src, caps->dma_max_buf_list_len);
 	uint32_t ndst = count_segs(dst, caps->dma_max_buf_list_len);
 	uint64_t bytes = 0;
 
+	/* The limit is on both lists together. */
 	if ((uint64_t)nsrc + ndst > caps->dma_max_buf_list_len)
-		return refuse(v, LIST_TOO_LONG, nsrc, ndst, caps->dma_max_buf_list_len);
+		return refuse(v, LIST_TOO_LONG, NULL, nsrc, caps->dma_max_buf_list_len, ndst);
 	for (const struct doca_buf *b = src; b != NULL; b = b->next)
 		bytes += b->data_len;
 	if (bytes > caps->dma_max_buf_size)
-		return refuse(v, SRC_TOO_BIG, bytes, caps->dma_max_buf_size, 0);
+		return refuse(v, SRC_TOO_BIG, "source", bytes, caps->dma_max_buf_size, 0);
 	bytes = 0;
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next)
 		bytes += b->len;
 	if (bytes > caps->dma_max_buf_size)
-		return refuse(v, DST_TOO_BIG, bytes, caps->dma_max_buf_size, 0);
+		return refuse(v, DST_TOO_BIG, "destination", bytes, caps->dma_max_buf_size, 0);
 	return DOCA_SUCCESS;
 }
 
-/* Permission, range and process checks of one list; *pid is the list's process. */
+/*
+ * Range, permission and process checks of one list; *pid is the list's process.
+ * Range and local write permission are buf_check.h's; PCI exports are DMA's.
+ */
 static doca_error_t
-check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct verdict *v)
+check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct sd_buf_verdict *v)
 {
+	const char *what = is_dst ? "destination" : "source";
+
 	*pid = seg_pid(list);
 	for (const struct doca_buf *b = list; b != NULL; b = b->next) {
 		const struct doca_mmap *m = b->mmap;
 
-		if (sd_unlikely(!sd_mmap_contains(m, b->head, b->len)))
-			return refuse(v, OUTSIDE_MMAP, is_dst, 0, 0);
-		if (sd_likely(m->kind == SD_MMAP_LOCAL)) {
-			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE))
-				return refuse(v, DST_NO_LOCAL_WRITE, m->permissions, 0, 0);
-		} else if (m->kind == SD_MMAP_PCI_REMOTE) {
+		if (sd_unlikely(!sd_buf_check_seg(b, is_dst, what, v)))
+			return refusal_status(v->why);
+		if (m->kind == SD_MMAP_PCI_REMOTE) {
 			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
-				return refuse(v, DST_NO_PCI_WRITE, m->permissions, 0, 0);
-			if (!is_dst && !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
-				return refuse(v, SRC_NO_PCI_READ, m->permissions, 0, 0);
-		} else {
-			return refuse(v, RDMA_MMAP, is_dst, 0, 0);
+				return refuse(v, DST_NO_PCI_WRITE, what, m->permissions, 0, 0);
+			if (!is_dst &&
+			    !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
+				return refuse(v, SRC_NO_PCI_READ, what, m->permissions, 0, 0);
+		} else if (sd_unlikely(m->kind != SD_MMAP_LOCAL)) {
+			return refuse(v, RDMA_MMAP, what, 0, 0, 0);
 		}
 		if (sd_unlikely(seg_pid(b) != *pid))
-			return refuse(v, MIXED_PROCESSES, (uint64_t)*pid, (uint64_t)seg_pid(b), is_dst);
+			return refuse(v, MIXED_PROCESSES, what, (uint64_t)*pid, (uint64_t)seg_pid(b), 0);
 	}
 	return DOCA_SUCCESS;
 }
@@ -248,8 +248,8 @@ local_engine(const struct doca_dma *dma, uint64_t len)
 		 * strictly better (measurements in docs/dma.md).  Inline copies stay short
 		 * per progress call through the engines' poll budget.
 		 */
-		if (len >= dma->worker_min_bytes &&
-		    (dma->ncpus >= dma->worker_min_cpus || (dma->ncpus >= 2 && dma->polls_since_arm <= SD_DMA_EVENT_POLLS)))
+		if (len >= dma->worker_min_bytes && (dma->ncpus >= dma->worker_min_cpus ||
+						     (dma->ncpus >= 2 && dma->polls_since_arm <= SD_DMA_EVENT_POLLS)))
 			return SD_DMA_ENGINE_WORKER;
 		return SD_DMA_ENGINE_INLINE;
 	}
@@ -260,7 +260,7 @@ local_engine(const struct doca_dma *dma, uint64_t len)
  * On SUCCESS job->len is set and *engine names the engine that will run it.
  */
 static doca_error_t
-check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct verdict *v, enum sd_dma_engine_id *engine)
+check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct sd_buf_verdict *v, enum sd_dma_engine_id *engine)
 {
 	const struct doca_buf *src = job->src;
 	const struct doca_buf *dst = job->dst;
@@ -269,22 +269,22 @@ check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct verdict *v
 	doca_error_t err;
 
 	if (sd_unlikely(src == NULL))
-		return refuse(v, NO_SRC, 0, 0, 0);
+		return refuse(v, NO_SRC, "source", 0, 0, 0);
 	if (sd_unlikely(dst == NULL))
-		return refuse(v, NO_DST, 0, 0, 0);
-	if (sd_unlikely(src->refcount == 0 || dst->refcount == 0))
-		return refuse(v, BUF_RELEASED, src->refcount != 0, 0, 0);
+		return refuse(v, NO_DST, "destination", 0, 0, 0);
+	if (sd_unlikely(!sd_buf_check_held(src, "source", v) || !sd_buf_check_held(dst, "destination", v)))
+		return refusal_status(v->why);
 
 	if (sd_likely(src->next == NULL && dst->next == NULL)) {
 		/* One segment each: the hot path, without the list walks. */
 		if (sd_unlikely(dma->caps->dma_max_buf_list_len < 2))
-			return refuse(v, LIST_TOO_LONG, 1, 1, dma->caps->dma_max_buf_list_len);
+			return refuse(v, LIST_TOO_LONG, NULL, 1, dma->caps->dma_max_buf_list_len, 1);
 		bytes = src->data_len;
 		if (sd_unlikely(bytes > dma->caps->dma_max_buf_size))
-			return refuse(v, SRC_TOO_BIG, bytes, dma->caps->dma_max_buf_size, 0);
+			return refuse(v, SRC_TOO_BIG, "source", bytes, dma->caps->dma_max_buf_size, 0);
 		if (sd_unlikely(dst->len > dma->caps->dma_max_buf_size))
-			return refuse(v, DST_TOO_BIG, dst->len, dma->caps->dma_max_buf_size, 0);
-		room = (uint64_t)((dst->head + dst->len) - (dst->data + dst->data_len));
+			return refuse(v, DST_TOO_BIG, "destination", dst->len, dma->caps->dma_max_buf_size, 0);
+		room = sd_buf_tail_room(dst);
 	} else {
 		err = check_shape(dma, src, dst, v);
 		if (err != DOCA_SUCCESS)
@@ -293,15 +293,15 @@ check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct verdict *v
 		room = sd_buf_list_tail_room(dst);
 	}
 	if (sd_unlikely(bytes == 0))
-		return refuse(v, SRC_EMPTY, 0, 0, 0);
+		return refuse(v, SRC_EMPTY, "source", 0, 0, 0);
 	err = check_access(src, false, &spid, v);
 	if (sd_unlikely(err != DOCA_SUCCESS))
 		return err;
 	err = check_access(dst, true, &dpid, v);
 	if (sd_unlikely(err != DOCA_SUCCESS))
 		return err;
-	if (sd_unlikely(bytes > room))
-		return refuse(v, DST_TOO_SMALL, bytes, room, 0);
+	if (sd_unlikely(!sd_buf_check_room(room, bytes, "destination", v)))
+		return refusal_status(v->why);
 
 	job->len = bytes;
 	*engine = (spid != 0 || dpid != 0) ? SD_DMA_ENGINE_XPROC : local_engine(dma, bytes);
@@ -381,7 +381,7 @@ fast_check(struct doca_dma *dma, struct sd_dma_job *job, enum sd_dma_engine_id *
 	if ((s->mmap != dma->fast_src[0] && s->mmap != dma->fast_src[1]) || d->mmap != dma->fast_dst)
 		return false;
 	len = s->data_len;
-	room = (uint64_t)((d->head + d->len) - (d->data + d->data_len));
+	room = sd_buf_tail_room(d);
 	/* len - 1 wraps for 0: an empty source also takes the slow path (to be reported). */
 	if (len - 1 >= room || len > max || d->len > max || s->refcount == 0 || d->refcount == 0)
 		return false;
@@ -431,7 +431,7 @@ static __attribute__((noinline, cold)) doca_error_t
 submit_slow(struct doca_dma *dma, struct doca_dma_task_memcpy *t)
 {
 	enum sd_dma_engine_id id = SD_DMA_ENGINE_INLINE;
-	struct verdict v;
+	struct sd_buf_verdict v;
 	doca_error_t err;
 
 	err = check_task(dma, &t->job, &v, &id);
@@ -483,7 +483,7 @@ sd_dma_task_validate(struct doca_task *task)
 	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
 	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
 	enum sd_dma_engine_id id;
-	struct verdict v;
+	struct sd_buf_verdict v;
 	doca_error_t err;
 
 	err = check_task(dma, &t->job, &v, &id);
@@ -514,7 +514,7 @@ doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src
 				union doca_data user_data, struct doca_dma_task_memcpy **task)
 {
 	struct doca_task *base;
-	struct verdict v;
+	struct sd_buf_verdict v;
 	doca_error_t err;
 
 	if (sd_unlikely(dma == NULL || task == NULL)) {

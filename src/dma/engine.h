@@ -33,7 +33,7 @@ struct sd_dma_job {
 	struct doca_buf *dst;
 	uint64_t len;
 	doca_error_t status;
-	struct sd_dma_job *next;	/* FIFO link, owned by whoever holds the job */
+	struct sd_dma_job *next; /* FIFO link, owned by whoever holds the job */
 };
 
 /* Singly linked FIFO of jobs (no allocation, O(1) append and pop). */
@@ -103,8 +103,8 @@ sd_dma_jobq_splice_head(struct sd_dma_jobq *dst, struct sd_dma_jobq *src, struct
 }
 
 struct sd_dma_engine_conf {
-	uint32_t depth;			/* most jobs an engine owns at once (enqueue -> AGAIN past it) */
-	doca_error_t flush_status;	/* status of jobs dropped by flush */
+	uint32_t depth;		   /* most jobs an engine owns at once (enqueue -> AGAIN past it) */
+	doca_error_t flush_status; /* status of jobs dropped by flush */
 	/* Completions became ready on another thread (worker); callable from any thread. */
 	void (*wake)(void *arg);
 	void *wake_arg;
@@ -162,8 +162,8 @@ extern const struct sd_dma_engine_ops sd_dma_engine_xproc_ops;
  */
 struct sd_dma_sg_cur {
 	const struct doca_buf *seg;
-	size_t off;			/* bytes of seg's window already consumed */
-	bool tail;			/* walking tail rooms (destination) instead of data windows */
+	size_t off; /* bytes of seg's window already consumed */
+	bool tail;  /* walking tail rooms (destination) instead of data windows */
 };
 
 void sd_dma_sg_cur_init(struct sd_dma_sg_cur *cur, const struct doca_buf *list, bool tail);
@@ -197,10 +197,10 @@ sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
 }
 
 /* Worker threshold and knobs shared by the facade and the benchmark (docs/dma.md). */
-#define SD_DMA_WORKER_MIN_BYTES (256u * 1024u)	/* auto: tasks this large may go to the worker */
-#define SD_DMA_WORKER_MIN_CPUS 3u		/* auto: ... when the process may run on this many CPUs */
-#define SD_DMA_EVENT_POLLS 16u			/* auto: ... or progress ran at most this often since an arm */
-#define SD_DMA_POLL_BUDGET (1024u * 1024u)	/* bytes one progress call copies inline / xproc */
-#define SD_DMA_DEFAULT_DEPTH 1024u		/* per-ctx queue depth (SOFTDOCA_DMA_QUEUE_DEPTH) */
+#define SD_DMA_WORKER_MIN_BYTES (256u * 1024u) /* auto: tasks this large may go to the worker */
+#define SD_DMA_WORKER_MIN_CPUS 3u	       /* auto: ... when the process may run on this many CPUs */
+#define SD_DMA_EVENT_POLLS 16u		       /* auto: ... or progress ran at most this often since an arm */
+#define SD_DMA_POLL_BUDGET (1024u * 1024u)     /* bytes one progress call copies inline / xproc */
+#define SD_DMA_DEFAULT_DEPTH 1024u	       /* per-ctx queue depth (SOFTDOCA_DMA_QUEUE_DEPTH) */
 
 #endif /* SD_DMA_ENGINE_H_ */

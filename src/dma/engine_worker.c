@@ -210,7 +210,7 @@ worker_enqueue(struct sd_dma_engine *eng, struct sd_dma_job *job)
 		e->thread_running = true;
 	}
 	e->sq[head & e->mask] = job;
-	atomic_store(&e->sq_head, head + 1);	/* seq_cst: pairs with `sleeping`, see above */
+	atomic_store(&e->sq_head, head + 1); /* seq_cst: pairs with `sleeping`, see above */
 	if (atomic_load(&e->sleeping)) {
 		pthread_mutex_lock(&e->lock);
 		pthread_cond_signal(&e->cond);

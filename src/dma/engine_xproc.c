@@ -4,8 +4,8 @@
  * from-export (PCI) mmap with process_vm_readv / process_vm_writev, the software
  * stand-in for a PCIe DMA between host and DPU memory.  Jobs run in poll(), on the
  * caller's thread, in FIFO order, about conf.poll_budget bytes per poll; iovecs are
- * batched IOV_MAX at a time and partial transfers are continued.  A failing system call (exporter gone, address unmapped,
- * no ptrace right) ends the job with DOCA_ERROR_DRIVER and its errno text logged.
+ * batched IOV_MAX at a time and partial transfers are continued.  A failing system call (exporter gone, address
+ * unmapped, no ptrace right) ends the job with DOCA_ERROR_DRIVER and its errno text logged.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,15 +22,15 @@
 SD_LOG_REGISTER(dma.engine.xproc);
 
 #define XPROC_IOV_BATCH IOV_MAX
-#define XPROC_BOUNCE_SIZE (1u << 20)	/* remote -> remote copies go through this buffer */
+#define XPROC_BOUNCE_SIZE (1u << 20) /* remote -> remote copies go through this buffer */
 
 struct xproc_engine {
 	struct sd_dma_engine base;
 	struct sd_dma_jobq queue;
 	bool flushing;
-	bool logged;			/* one ERR line per engine; later failures at DBG */
-	uint8_t *bounce;		/* allocated on the first remote -> remote job */
-	const struct doca_mmap *checked[4];	/* exports found standing during this poll */
+	bool logged;			    /* one ERR line per engine; later failures at DBG */
+	uint8_t *bounce;		    /* allocated on the first remote -> remote job */
+	const struct doca_mmap *checked[4]; /* exports found standing during this poll */
 	unsigned next_checked;
 	struct iovec liov[XPROC_IOV_BATCH];
 	struct iovec riov[XPROC_IOV_BATCH];
@@ -64,7 +64,7 @@ xfer(struct xproc_engine *e, pid_t pid, bool write, struct sd_dma_sg_cur *local,
 		ssize_t n;
 
 		if (ln == 0 || rn == 0)
-			return EFAULT;	/* windows shorter than len: impossible on validated jobs */
+			return EFAULT; /* windows shorter than len: impossible on validated jobs */
 		if (write)
 			n = process_vm_writev(pid, e->liov, (unsigned long)ln, e->riov, (unsigned long)rn, 0);
 		else
@@ -137,11 +137,11 @@ check_exports(struct xproc_engine *e, const struct doca_buf *list)
 				break;
 		if (i < SD_ARRAY_SIZE(e->checked))
 			continue;
-		err = e->base.conf.check_remote(m);	/* logs the cause itself */
+		err = e->base.conf.check_remote(m); /* logs the cause itself */
 		if (err == DOCA_ERROR_NOT_PERMITTED)
-			return err;	/* export revoked or key mismatch */
+			return err; /* export revoked or key mismatch */
 		if (err != DOCA_SUCCESS)
-			return DOCA_ERROR_DRIVER;	/* exporter gone: the layer below failed */
+			return DOCA_ERROR_DRIVER; /* exporter gone: the layer below failed */
 		e->checked[e->next_checked++ % SD_ARRAY_SIZE(e->checked)] = m;
 	}
 	return DOCA_SUCCESS;
@@ -182,9 +182,10 @@ xproc_copy(struct xproc_engine *e, struct sd_dma_job *job)
 	}
 	if (sd_unlikely(err != 0)) {
 		if (!e->logged)
-			DOCA_LOG_ERR("Failed to copy %" PRIu64 " bytes %s process %d: %s; "
-				     "the exporting process must be alive, keep its buffer mapped and allow ptrace access",
-				     job->len, dpid != 0 ? "into" : "from", (int)peer, strerror(err));
+			DOCA_LOG_ERR(
+				"Failed to copy %" PRIu64 " bytes %s process %d: %s; "
+				"the exporting process must be alive, keep its buffer mapped and allow ptrace access",
+				job->len, dpid != 0 ? "into" : "from", (int)peer, strerror(err));
 		else
 			DOCA_LOG_DBG("Failed to copy %" PRIu64 " bytes with process %d: %s", job->len, (int)peer,
 				     strerror(err));

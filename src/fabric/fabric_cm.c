@@ -23,6 +23,7 @@
 #include "fabric_cm_internal.h"
 #include "../core/sd_log.h"
 #include "../util/sd_random.h"
+#include "../util/sd_env.h"
 #include "../util/sd_time.h"
 
 SD_LOG_REGISTER(fabric.cm);
@@ -175,20 +176,8 @@ world_put(struct cm_world *w)
 static uint64_t
 liveness_from_env(void)
 {
-	const char *s = getenv("SD_RDMA_CM_LIVENESS_MS");
-	unsigned long v;
-	char *end;
-
-	if (s == NULL || s[0] == '\0')
-		return CM_DEFAULT_LIVENESS_MS;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < CM_MIN_LIVENESS_MS || v > CM_MAX_LIVENESS_MS) {
-		DOCA_LOG_WARN("SD_RDMA_CM_LIVENESS_MS=%s ignored: expected %u..%u (ms); using %u", s,
-			      CM_MIN_LIVENESS_MS, CM_MAX_LIVENESS_MS, CM_DEFAULT_LIVENESS_MS);
-		return CM_DEFAULT_LIVENESS_MS;
-	}
-	return v;
+	return sd_env_u64("SOFTDOCA_RDMA_CM_LIVENESS_MS", CM_DEFAULT_LIVENESS_MS, CM_MIN_LIVENESS_MS,
+			  CM_MAX_LIVENESS_MS);
 }
 
 doca_error_t

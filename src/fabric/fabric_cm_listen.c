@@ -16,6 +16,7 @@
 #include "fabric_cm_internal.h"
 #include "../core/sd_log.h"
 #include "../util/sd_random.h"
+#include "../util/sd_env.h"
 #include "../util/sd_time.h"
 
 SD_LOG_REGISTER(fabric.cm.listen);
@@ -131,9 +132,9 @@ listen_one(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
 static bool
 listen_ipv6(void)
 {
-	const char *s = getenv("SD_RDMA_CM_LISTEN");
+	static const char *const families[] = {"ipv4", "ipv6", "ip6"};
 
-	return s != NULL && (strcmp(s, "ipv6") == 0 || strcmp(s, "ip6") == 0);
+	return sd_env_choice("SOFTDOCA_RDMA_CM_LISTEN", families, SD_ARRAY_SIZE(families), 0) != 0;
 }
 
 static uint16_t

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "fabric_internal.h"
+#include "../util/sd_env.h"
 #include "../core/sd_log.h"
 
 SD_LOG_REGISTER(fabric.ucx);
@@ -231,7 +232,7 @@ ucx_configure(ucp_config_t *config, void *arg)
 static doca_error_t
 ucx_open(struct fabric_dev *dev, const char *netdev)
 {
-	const char *mt = getenv("SD_FABRIC_UCX_MT");
+	bool mt = sd_env_bool("SOFTDOCA_FABRIC_UCX_MT", false);
 	struct fabric_worker_attr attr = {
 		.name = "softdoca",
 		.configure = ucx_configure,
@@ -239,9 +240,9 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 		/*
 		 * SERIALIZED: dev->w.lock already serializes every worker call (we
 		 * need it for our own queues anyway), so UCX's MULTI locking would be
-		 * paid twice.  SD_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
+		 * paid twice.  SOFTDOCA_FABRIC_UCX_MT=1 selects MULTI, for measurement only.
 		 */
-		.thread_mode = (mt != NULL && mt[0] == '1') ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED,
+		.thread_mode = mt ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SERIALIZED,
 		.am_id = FABRIC_AM_ID,
 		.am_cb = fabric_am_handler,
 		.am_arg = dev,
@@ -254,7 +255,7 @@ static doca_error_t
 dev_create(const char *netdev, struct fabric_dev **out)
 {
 	struct fabric_dev *dev;
-	const char *direct = getenv("SD_FABRIC_CMA");
+	bool direct = sd_env_bool("SOFTDOCA_FABRIC_CMA", true);
 	doca_error_t err;
 
 	dev = calloc(1, sizeof(*dev));
@@ -271,7 +272,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	}
 	dev->shm_enabled = shm_allowed();
 	dev->tcp_seg = tcp_seg_bytes();
-	dev->direct_enabled = !(direct != NULL && direct[0] == '0');
+	dev->direct_enabled = direct;
 	fabric_recs_init(dev);
 	err = ucx_open(dev, netdev);
 	if (err != DOCA_SUCCESS)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../core/sd_log.h"
+#include "../util/sd_env.h"
 #include "rdma_internal.h"
 
 SD_LOG_REGISTER(rdma);
@@ -23,18 +24,10 @@ SD_LOG_REGISTER(rdma);
 static uint32_t
 rnr_timeout_ms(const struct doca_rdma *rdma)
 {
-	const char *s = getenv("SOFTDOCA_RDMA_RNR_TIMEOUT_MS");
-	unsigned long v;
-	char *end;
+	uint64_t v = sd_env_u64("SOFTDOCA_RDMA_RNR_TIMEOUT_MS", 0, 0, 3600000); /* 0: the mapping below */
 
-	if (s != NULL && *s != '\0') {
-		v = strtoul(s, &end, 10);
-		if (*end == '\0' && v > 0 && v <= 3600000)
-			return (uint32_t)v;
-		DOCA_LOG_WARN("doca_ctx_start: SOFTDOCA_RDMA_RNR_TIMEOUT_MS=\"%s\" is not a number of ms in "
-			      "[1, 3600000]; using the rnr_retry_count mapping",
-			      s);
-	}
+	if (v != 0)
+		return (uint32_t)v;
 	if (rdma->rnr_retry_count >= 7)
 		return 30000;
 	return (uint32_t)(rdma->rnr_retry_count + 1) * 1000;
@@ -156,9 +149,9 @@ rdma_arm(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
 	return ctx->state == DOCA_CTX_STATE_STARTING ||
-	       (rdma->fctx != NULL && (sd_fabric_ctx_arm(rdma->fctx) ||
-				       (rdma->cm_ops != NULL && rdma->cm_ops->has_work != NULL &&
-					rdma->cm_ops->has_work(rdma))));
+	       (rdma->fctx != NULL &&
+		(sd_fabric_ctx_arm(rdma->fctx) ||
+		 (rdma->cm_ops != NULL && rdma->cm_ops->has_work != NULL && rdma->cm_ops->has_work(rdma))));
 }
 
 static const struct sd_ctx_ops rdma_ctx_ops = {

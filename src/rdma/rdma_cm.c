@@ -136,16 +136,15 @@ on_request(struct doca_rdma *rdma, const struct fabric_cm_event *ev)
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_WARN("Connection request from peer connection %u refused: %s", ev->peer_conn_id,
 			      doca_error_get_name(err));
-		(void)sd_fabric_cm_reject(ev->conn, err == DOCA_ERROR_FULL ? FABRIC_CM_REJECT_FULL
-									   : FABRIC_CM_REJECT_SHUTDOWN);
+		(void)sd_fabric_cm_reject(ev->conn,
+					  err == DOCA_ERROR_FULL ? FABRIC_CM_REJECT_FULL : FABRIC_CM_REJECT_SHUTDOWN);
 		sd_fabric_cm_conn_destroy(ev->conn);
 		return;
 	}
 	cc = calloc(1, sizeof(*cc));
 	if (cc != NULL)
 		cc->client_desc = malloc(ev->desc_len);
-	if (cc == NULL || cc->client_desc == NULL ||
-	    sd_fabric_cm_conn_get_peer(ev->conn, &ss, &sl) != DOCA_SUCCESS ||
+	if (cc == NULL || cc->client_desc == NULL || sd_fabric_cm_conn_get_peer(ev->conn, &ss, &sl) != DOCA_SUCCESS ||
 	    addr_from_sockaddr(&ss, sl, &conn->addr) != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Connection request refused: out of memory");
 		if (cc != NULL)
@@ -175,8 +174,8 @@ on_accepted(struct doca_rdma_connection *conn, const struct fabric_cm_event *ev)
 	struct rdma_cm_conn *cc = conn->cm;
 	doca_error_t err;
 
-	DOCA_LOG_DBG("Connection %u: accepted by the server (peer connection %u, %u bytes of private data)",
-		     conn->id, ev->peer_conn_id, ev->priv_len);
+	DOCA_LOG_DBG("Connection %u: accepted by the server (peer connection %u, %u bytes of private data)", conn->id,
+		     ev->peer_conn_id, ev->priv_len);
 	err = sd_rdma_conn_connect(conn, ev->desc, ev->desc_len, "doca_rdma_connect_to_addr");
 	if (err == DOCA_SUCCESS)
 		err = sd_fabric_cm_confirm(cc->fc);
@@ -261,8 +260,7 @@ rcm_free_fcm(struct doca_rdma *rdma, struct rdma_cm *rcm)
 	struct sd_list *pos;
 
 	/* every CM connection goes first (the peers see DISCONNECT / FAILURE) */
-	sd_list_for_each(pos, &rdma->conns)
-		cm_conn_release(sd_container_of(pos, struct doca_rdma_connection, node));
+	sd_list_for_each(pos, &rdma->conns) cm_conn_release(sd_container_of(pos, struct doca_rdma_connection, node));
 	if (rcm->wake_fd >= 0 && rdma->ctx.pe != NULL)
 		sd_pe_del_wake_fd(rdma->ctx.pe, rcm->wake_fd);
 	rcm->wake_fd = -1;
@@ -480,7 +478,8 @@ doca_rdma_set_connection_state_callbacks(struct doca_rdma *rdma,
 		DOCA_LOG_ERR("doca_rdma_set_connection_state_callbacks: rdma (%p) and the established (%p), failure "
 			     "(%p) and disconnect (%p) callbacks are required; only the request callback may be NULL",
 			     (void *)rdma, (void *)(uintptr_t)doca_rdma_connect_established_cb,
-			     (void *)(uintptr_t)doca_rdma_connect_failure_cb, (void *)(uintptr_t)doca_rdma_disconnect_cb);
+			     (void *)(uintptr_t)doca_rdma_connect_failure_cb,
+			     (void *)(uintptr_t)doca_rdma_disconnect_cb);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
@@ -714,8 +713,7 @@ cm_conn_of(struct doca_rdma_connection *conn, const char *api)
 }
 
 DOCA_EXPERIMENTAL doca_error_t
-doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *private_data,
-			    uint8_t private_data_len)
+doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *private_data, uint8_t private_data_len)
 {
 	static const char api[] = "doca_rdma_connection_accept";
 	struct doca_rdma_connection *conn = rdma_connection;
@@ -750,8 +748,8 @@ doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *
 	if (err == DOCA_SUCCESS)
 		err = sd_fabric_cm_accept(cc->fc, conn->id, private_data, private_data_len, desc, desc_len);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_WARN("%s: connection %u: the client is gone (%s); its failure callback follows", api,
-			      conn->id, doca_error_get_name(err));
+		DOCA_LOG_WARN("%s: connection %u: the client is gone (%s); its failure callback follows", api, conn->id,
+			      doca_error_get_name(err));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	return DOCA_SUCCESS;
@@ -846,8 +844,7 @@ doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection, 
 }
 
 DOCA_EXPERIMENTAL doca_error_t
-doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,
-				   union doca_data connection_user_data)
+doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection, union doca_data connection_user_data)
 {
 	if (rdma_connection == NULL) {
 		DOCA_LOG_ERR("doca_rdma_connection_set_user_data: connection is NULL");

@@ -16,28 +16,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/buf_check.h"
 #include "../core/sd_log.h"
 #include "rdma_internal.h"
 
 SD_LOG_REGISTER(rdma.task);
 
-/* Why a task cannot run; each has one log line naming the rule and the fix. */
+/*
+ * Why a task cannot run; each has one log line naming the rule and the fix.
+ * The buf faults RDMA shares with DMA come from buf_check.h.
+ */
 enum refusal {
-	OK,
-	NO_CONN,
+	OK = SD_BUF_OK,
+	BUF_RELEASED = SD_BUF_RELEASED,
+	LIST_TOO_LONG = SD_BUF_LIST_TOO_LONG,
+	OUTSIDE_MMAP = SD_BUF_OUTSIDE_MMAP,
+	NO_LOCAL_WRITE = SD_BUF_NO_LOCAL_WRITE,
+	DST_TOO_SMALL = SD_BUF_NO_ROOM,
+	NO_CONN = SD_BUF_NUM_FAULTS,
 	FOREIGN_CONN,
 	CONN_ENDED,
 	NO_BUF,
-	BUF_RELEASED,
-	LIST_TOO_LONG,
 	REMOTE_LIST,
 	NOT_LOCAL,
 	NOT_REMOTE,
 	OTHER_DEVICE,
-	OUTSIDE_MMAP,
-	NO_LOCAL_WRITE,
 	TOO_BIG,
-	DST_TOO_SMALL,
 	SRC_SHORT,
 	MISALIGNED,
 	NO_EVENT,
@@ -48,36 +52,25 @@ enum refusal {
 	NUM_REFUSALS,
 };
 
-static const doca_error_t refusal_status[NUM_REFUSALS] = {
-	[OK] = DOCA_SUCCESS,
-	[NO_CONN] = DOCA_ERROR_INVALID_VALUE,
-	[FOREIGN_CONN] = DOCA_ERROR_INVALID_VALUE,
-	[CONN_ENDED] = DOCA_ERROR_NOT_CONNECTED,
-	[NO_BUF] = DOCA_ERROR_INVALID_VALUE,
-	[BUF_RELEASED] = DOCA_ERROR_INVALID_VALUE,
-	[LIST_TOO_LONG] = DOCA_ERROR_INVALID_VALUE,
-	[REMOTE_LIST] = DOCA_ERROR_INVALID_VALUE,
-	[NOT_LOCAL] = DOCA_ERROR_INVALID_VALUE,
-	[NOT_REMOTE] = DOCA_ERROR_INVALID_VALUE,
-	[OTHER_DEVICE] = DOCA_ERROR_INVALID_VALUE,
-	[OUTSIDE_MMAP] = DOCA_ERROR_INVALID_VALUE,
-	[NO_LOCAL_WRITE] = DOCA_ERROR_NOT_PERMITTED,
-	[TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[DST_TOO_SMALL] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_SHORT] = DOCA_ERROR_INVALID_VALUE,
-	[MISALIGNED] = DOCA_ERROR_INVALID_VALUE,
-	[NO_EVENT] = DOCA_ERROR_INVALID_VALUE,
-	[PEER_NO_READ] = DOCA_ERROR_NOT_PERMITTED,
-	[PEER_NO_WRITE] = DOCA_ERROR_NOT_PERMITTED,
-	[PEER_NO_ATOMIC] = DOCA_ERROR_NOT_PERMITTED,
-	[EXPORT_NO_PERM] = DOCA_ERROR_NOT_PERMITTED,
+static const doca_error_t own_status[NUM_REFUSALS] = {
+	[NO_CONN] = DOCA_ERROR_INVALID_VALUE,	     [FOREIGN_CONN] = DOCA_ERROR_INVALID_VALUE,
+	[CONN_ENDED] = DOCA_ERROR_NOT_CONNECTED,     [NO_BUF] = DOCA_ERROR_INVALID_VALUE,
+	[REMOTE_LIST] = DOCA_ERROR_INVALID_VALUE,    [NOT_LOCAL] = DOCA_ERROR_INVALID_VALUE,
+	[NOT_REMOTE] = DOCA_ERROR_INVALID_VALUE,     [OTHER_DEVICE] = DOCA_ERROR_INVALID_VALUE,
+	[TOO_BIG] = DOCA_ERROR_INVALID_VALUE,	     [SRC_SHORT] = DOCA_ERROR_INVALID_VALUE,
+	[MISALIGNED] = DOCA_ERROR_INVALID_VALUE,     [NO_EVENT] = DOCA_ERROR_INVALID_VALUE,
+	[PEER_NO_READ] = DOCA_ERROR_NOT_PERMITTED,   [PEER_NO_WRITE] = DOCA_ERROR_NOT_PERMITTED,
+	[PEER_NO_ATOMIC] = DOCA_ERROR_NOT_PERMITTED, [EXPORT_NO_PERM] = DOCA_ERROR_NOT_PERMITTED,
 };
 
-struct verdict {
-	enum refusal why;
-	const char *what; /* "source", "destination", "result" */
-	uint64_t a, b;
-};
+/* The status of a refused task (CONN_ENDED carries the connection's own, in b). */
+static doca_error_t
+refusal_status(const struct sd_buf_verdict *v)
+{
+	if (v->why < SD_BUF_NUM_FAULTS)
+		return sd_buf_fault_status((enum sd_buf_fault)v->why);
+	return v->why == CONN_ENDED ? (doca_error_t)v->b : own_status[v->why];
+}
 
 static const char *const type_names[SD_RDMA_TASK_TYPES] = {
 	[SD_RDMA_TASK_RECEIVE] = "receive",
@@ -94,7 +87,7 @@ static const char *const type_names[SD_RDMA_TASK_TYPES] = {
 };
 
 static void
-log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *t, const struct verdict *v)
+log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *t, const struct sd_buf_verdict *v)
 {
 	const char *tn = type_names[t->type];
 
@@ -107,7 +100,7 @@ log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *
 		rdma->logged_refusals |= 1ull << v->why;
 		api = "doca_task_submit";
 	}
-	switch (v->why) {
+	switch ((enum refusal)v->why) {
 	case OK:
 	case NUM_REFUSALS:
 		break;
@@ -177,7 +170,7 @@ log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *
 	case DST_TOO_SMALL:
 		DOCA_LOG_ERR("%s: %s task's %s has room for %" PRIu64 " bytes after data + data_len, %" PRIu64
 			     " are needed; use a larger buffer or reset its data_len",
-			     api, tn, v->what, v->a, v->b);
+			     api, tn, v->what, v->b, v->a);
 		break;
 	case SRC_SHORT:
 		DOCA_LOG_ERR("%s: %s task's %s holds %" PRIu64 " bytes of data, %" PRIu64
@@ -219,13 +212,9 @@ log_refusal(struct doca_rdma *rdma, const char *api, const struct sd_rdma_task *
 }
 
 static bool
-refuse(struct verdict *v, enum refusal why, const char *what, uint64_t a, uint64_t b)
+refuse(struct sd_buf_verdict *v, enum refusal why, const char *what, uint64_t a, uint64_t b)
 {
-	v->why = why;
-	v->what = what;
-	v->a = a;
-	v->b = b;
-	return false;
+	return sd_buf_refuse(v, why, what, a, b, 0);
 }
 
 static uint32_t
@@ -236,30 +225,27 @@ list_len(const struct doca_buf *buf)
 
 /* A local buffer (list): alive, local, inside its mmap; writable when it receives bytes. */
 static bool
-check_local(const struct doca_buf *buf, const char *what, uint32_t max_list, bool writable, struct verdict *v)
+check_local(const struct doca_buf *buf, const char *what, uint32_t max_list, bool writable, struct sd_buf_verdict *v)
 {
-	if (buf->refcount == 0)
-		return refuse(v, BUF_RELEASED, what, 0, 0);
-	if (list_len(buf) > max_list)
-		return refuse(v, LIST_TOO_LONG, what, list_len(buf), max_list);
+	if (!sd_buf_check_held(buf, what, v) || !sd_buf_check_list_len(list_len(buf), max_list, what, v))
+		return false;
 	for (const struct doca_buf *b = buf; b != NULL; b = b->next) {
 		if (b->mmap->kind != SD_MMAP_LOCAL)
 			return refuse(v, NOT_LOCAL, what, (uint64_t)b->mmap->kind, 0);
-		if (!sd_mmap_contains(b->mmap, b->head, b->len))
-			return refuse(v, OUTSIDE_MMAP, what, 0, 0);
-		if (writable && !(b->mmap->permissions & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE))
-			return refuse(v, NO_LOCAL_WRITE, what, b->mmap->permissions, 0);
+		if (!sd_buf_check_seg(b, writable, what, v))
+			return false;
 	}
 	return true;
 }
 
 static bool
-check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *what, uint32_t need, struct verdict *v)
+check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *what, uint32_t need,
+	     struct sd_buf_verdict *v)
 {
 	struct fabric_dev *fdev = NULL;
 
-	if (buf->refcount == 0)
-		return refuse(v, BUF_RELEASED, what, 0, 0);
+	if (!sd_buf_check_held(buf, what, v))
+		return false;
 	if (list_len(buf) > 1 || buf->next != NULL)
 		return refuse(v, REMOTE_LIST, what, list_len(buf), 0);
 	if (buf->mmap->kind != SD_MMAP_RDMA_REMOTE || buf->mmap->remote == NULL)
@@ -275,7 +261,7 @@ check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *wha
 }
 
 static bool
-check_conn(struct doca_rdma *rdma, const struct sd_rdma_task *t, uint32_t need, struct verdict *v)
+check_conn(struct doca_rdma *rdma, const struct sd_rdma_task *t, uint32_t need, struct sd_buf_verdict *v)
 {
 	const struct doca_rdma_connection *conn = t->conn;
 
@@ -299,26 +285,16 @@ check_conn(struct doca_rdma *rdma, const struct sd_rdma_task *t, uint32_t need, 
 	return true;
 }
 
-static size_t
-tail_room(const struct doca_buf *b)
-{
-	return (size_t)((b->head + b->len) - (b->data + b->data_len));
-}
-
 /* Room after data + data_len of an 8-byte result / destination. */
 static bool
-check_room8(const struct doca_buf *buf, const char *what, struct verdict *v)
+check_room8(const struct doca_buf *buf, const char *what, struct sd_buf_verdict *v)
 {
-	if (buf->refcount == 0)
-		return refuse(v, BUF_RELEASED, what, 0, 0);
-	if (tail_room(buf) < 8)
-		return refuse(v, DST_TOO_SMALL, what, tail_room(buf), 8);
-	return true;
+	return sd_buf_check_held(buf, what, v) && sd_buf_check_room(sd_buf_tail_room(buf), 8, what, v);
 }
 
 /* Inlined: the call cost showed in an 8-byte ping-pong (two submits a round trip). */
 static inline __attribute__((always_inline)) bool
-validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v)
+validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct sd_buf_verdict *v)
 {
 	const struct sd_dev_caps *caps = rdma->caps;
 	uint64_t len;
@@ -354,9 +330,7 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 		len = t->src->data_len;
 		if (len > caps->rdma_max_message_size)
 			return refuse(v, TOO_BIG, "source", len, caps->rdma_max_message_size);
-		if (sd_buf_list_tail_room(t->dst) < len)
-			return refuse(v, DST_TOO_SMALL, "destination", sd_buf_list_tail_room(t->dst), len);
-		return true;
+		return sd_buf_check_room(sd_buf_list_tail_room(t->dst), len, "destination", v);
 	case SD_RDMA_TASK_WRITE:
 	case SD_RDMA_TASK_WRITE_IMM:
 		if (!check_conn(rdma, t, DOCA_ACCESS_FLAG_RDMA_WRITE, v))
@@ -371,9 +345,7 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 		len = sd_buf_list_data_len(t->src);
 		if (len > caps->rdma_max_message_size)
 			return refuse(v, TOO_BIG, "source", len, caps->rdma_max_message_size);
-		if (tail_room(t->dst) < len)
-			return refuse(v, DST_TOO_SMALL, "destination", tail_room(t->dst), len);
-		return true;
+		return sd_buf_check_room(sd_buf_tail_room(t->dst), len, "destination", v);
 	case SD_RDMA_TASK_ATOMIC_CMP_SWP:
 	case SD_RDMA_TASK_ATOMIC_FETCH_ADD:
 		if (!check_conn(rdma, t, DOCA_ACCESS_FLAG_RDMA_ATOMIC, v))
@@ -387,10 +359,8 @@ validate(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct verdict *v
 			return false;
 		if (((uintptr_t)t->dst->data & 7) != 0)
 			return refuse(v, MISALIGNED, "destination", (uintptr_t)t->dst->data, 0);
-		if ((size_t)((t->dst->head + t->dst->len) - t->dst->data) < 8)
-			return refuse(v, DST_TOO_SMALL, "destination",
-				      (size_t)((t->dst->head + t->dst->len) - t->dst->data), 8);
-		return true;
+		/* the word at data, whatever data_len says */
+		return sd_buf_check_room((uint64_t)((t->dst->head + t->dst->len) - t->dst->data), 8, "destination", v);
 	case SD_RDMA_TASK_SE_GET:
 		if (!check_conn(rdma, t, DOCA_ACCESS_FLAG_RDMA_READ, v))
 			return false;
@@ -442,7 +412,7 @@ static void
 scatter(struct doca_buf *buf, const uint8_t *src, size_t len)
 {
 	for (; buf != NULL && len > 0; buf = buf->next) {
-		size_t n = SD_MIN(tail_room(buf), len);
+		size_t n = SD_MIN((size_t)sd_buf_tail_room(buf), len);
 
 		if (src != NULL)
 			memcpy(buf->data + buf->data_len, src, n);
@@ -710,7 +680,7 @@ sd_rdma_task_submit(struct doca_task *task)
 {
 	struct sd_rdma_task *t = sd_rdma_task_from_task(task);
 	struct doca_rdma *rdma = sd_rdma_from_ctx(task->ctx);
-	struct verdict v;
+	struct sd_buf_verdict v;
 	doca_error_t err;
 
 	if (sd_unlikely(!validate(rdma, t, &v))) {
@@ -719,7 +689,7 @@ sd_rdma_task_submit(struct doca_task *task)
 		 * Hardware takes the work request and fails it when it executes: the
 		 * error callback runs after those of every task submitted before it.
 		 */
-		sd_task_fail_in_order(task, v.why == CONN_ENDED ? (doca_error_t)v.b : refusal_status[v.why]);
+		sd_task_fail_in_order(task, refusal_status(&v));
 		return DOCA_SUCCESS;
 	}
 	/*
@@ -771,10 +741,10 @@ sd_rdma_task_validate(struct doca_task *task)
 {
 	struct sd_rdma_task *t = sd_rdma_task_from_task(task);
 	struct doca_rdma *rdma = sd_rdma_from_ctx(task->ctx);
-	struct verdict v;
+	struct sd_buf_verdict v;
 
 	if (validate(rdma, t, &v))
 		return DOCA_SUCCESS;
 	log_refusal(rdma, "doca_task_try_submit", t, &v);
-	return v.why == CONN_ENDED ? (doca_error_t)v.b : refusal_status[v.why];
+	return refusal_status(&v);
 }

@@ -20,7 +20,7 @@
 
 #define SD_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define sd_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#define sd_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 #define SD_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define SD_MAX(a, b) ((a) > (b) ? (a) : (b))
@@ -34,7 +34,10 @@ struct sd_list {
 	struct sd_list *next;
 };
 
-#define SD_LIST_INIT(name) {&(name), &(name)}
+#define SD_LIST_INIT(name)                                                                                             \
+	{                                                                                                              \
+		&(name), &(name)                                                                                       \
+	}
 
 static inline void
 sd_list_init(struct sd_list *head)
@@ -101,7 +104,7 @@ sd_secret_equal(const void *a, const void *b, size_t len)
 
 #define sd_list_for_each(pos, head) for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
 
-#define sd_list_for_each_safe(pos, tmp, head) \
+#define sd_list_for_each_safe(pos, tmp, head)                                                                          \
 	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); (pos) = (tmp), (tmp) = (pos)->next)
 
 #endif /* SD_UTIL_H_ */

@@ -6,9 +6,10 @@
  *   TEST(mmap_start_needs_memrange) { ASSERT_ERR(doca_mmap_start(m), DOCA_ERROR_BAD_STATE); }
  *   int main(int argc, char **argv) { return sd_test_main(argc, argv); }
  *
- * Run one case: ./test_x <case-name>.  SKIP("why") ends a case as skipped (exit
- * 77 when every case of the file skipped).  SD_TEST_TIMEOUT (seconds, default 30)
- * bounds each case.
+ * Run one case: ./test_x <case-name> (exit 77 if it skipped).  SKIP("why") ends a
+ * case as skipped: its TAP line is "ok N name # SKIP why", and the file exits 0
+ * even when every case skipped (TAP carries the skips).  SD_TEST_TIMEOUT
+ * (seconds, default 30) bounds each case.
  */
 #ifndef SD_TEST_H_
 #define SD_TEST_H_
@@ -30,70 +31,74 @@ void sd_test_skip(const char *reason) __attribute__((noreturn));
 /* A private temporary directory for this case (removed by the harness). */
 const char *sd_test_tmpdir(void);
 
-#define TEST(name) \
-	static void test_##name(void); \
-	__attribute__((constructor)) static void test_register_##name(void) \
-	{ \
-		sd_test_register(#name, test_##name); \
-	} \
+struct doca_dev;
+/* Open the function at pci on whichever side it is (sd_test_dev.c); fails the test if there is none. */
+struct doca_dev *sd_test_open_pci(const char *pci);
+
+#define TEST(name)                                                                                                     \
+	static void test_##name(void);                                                                                 \
+	__attribute__((constructor)) static void test_register_##name(void)                                            \
+	{                                                                                                              \
+		sd_test_register(#name, test_##name);                                                                  \
+	}                                                                                                              \
 	static void test_##name(void)
 
 #define SKIP(reason) sd_test_skip(reason)
 
-#define ASSERT(cond) \
-	do { \
-		if (!(cond)) \
-			sd_test_fail(__FILE__, __LINE__, "assertion failed: %s", #cond); \
+#define ASSERT(cond)                                                                                                   \
+	do {                                                                                                           \
+		if (!(cond))                                                                                           \
+			sd_test_fail(__FILE__, __LINE__, "assertion failed: %s", #cond);                               \
 	} while (0)
 
-#define ASSERT_EQ(a, b) \
-	do { \
-		long long sd_a_ = (long long)(a), sd_b_ = (long long)(b); \
-		if (sd_a_ != sd_b_) \
-			sd_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, sd_a_, sd_b_); \
+#define ASSERT_EQ(a, b)                                                                                                \
+	do {                                                                                                           \
+		long long sd_a_ = (long long)(a), sd_b_ = (long long)(b);                                              \
+		if (sd_a_ != sd_b_)                                                                                    \
+			sd_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, sd_a_, sd_b_);              \
 	} while (0)
 
-#define ASSERT_NE(a, b) \
-	do { \
-		long long sd_a_ = (long long)(a), sd_b_ = (long long)(b); \
-		if (sd_a_ == sd_b_) \
-			sd_test_fail(__FILE__, __LINE__, "%s != %s: both %lld", #a, #b, sd_a_); \
+#define ASSERT_NE(a, b)                                                                                                \
+	do {                                                                                                           \
+		long long sd_a_ = (long long)(a), sd_b_ = (long long)(b);                                              \
+		if (sd_a_ == sd_b_)                                                                                    \
+			sd_test_fail(__FILE__, __LINE__, "%s != %s: both %lld", #a, #b, sd_a_);                        \
 	} while (0)
 
-#define ASSERT_PTR_EQ(a, b) \
-	do { \
-		const void *sd_a_ = (const void *)(a), *sd_b_ = (const void *)(b); \
-		if (sd_a_ != sd_b_) \
-			sd_test_fail(__FILE__, __LINE__, "%s == %s: %p != %p", #a, #b, sd_a_, sd_b_); \
+#define ASSERT_PTR_EQ(a, b)                                                                                            \
+	do {                                                                                                           \
+		const void *sd_a_ = (const void *)(a), *sd_b_ = (const void *)(b);                                     \
+		if (sd_a_ != sd_b_)                                                                                    \
+			sd_test_fail(__FILE__, __LINE__, "%s == %s: %p != %p", #a, #b, sd_a_, sd_b_);                  \
 	} while (0)
 
-#define ASSERT_NOT_NULL(p) \
-	do { \
-		if ((p) == NULL) \
-			sd_test_fail(__FILE__, __LINE__, "%s is NULL", #p); \
+#define ASSERT_NOT_NULL(p)                                                                                             \
+	do {                                                                                                           \
+		if ((p) == NULL)                                                                                       \
+			sd_test_fail(__FILE__, __LINE__, "%s is NULL", #p);                                            \
 	} while (0)
 
-#define ASSERT_STR_EQ(a, b) \
-	do { \
-		const char *sd_a_ = (a), *sd_b_ = (b); \
-		if (sd_a_ == NULL || sd_b_ == NULL || strcmp(sd_a_, sd_b_) != 0) \
-			sd_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, \
-				     sd_a_ ? sd_a_ : "(null)", sd_b_ ? sd_b_ : "(null)"); \
+#define ASSERT_STR_EQ(a, b)                                                                                            \
+	do {                                                                                                           \
+		const char *sd_a_ = (a), *sd_b_ = (b);                                                                 \
+		if (sd_a_ == NULL || sd_b_ == NULL || strcmp(sd_a_, sd_b_) != 0)                                       \
+			sd_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b,                         \
+				     sd_a_ ? sd_a_ : "(null)", sd_b_ ? sd_b_ : "(null)");                              \
 	} while (0)
 
-#define ASSERT_MEM_EQ(a, b, n) \
-	do { \
-		if (memcmp((a), (b), (n)) != 0) \
-			sd_test_fail(__FILE__, __LINE__, "memcmp(%s, %s, %zu) != 0", #a, #b, (size_t)(n)); \
+#define ASSERT_MEM_EQ(a, b, n)                                                                                         \
+	do {                                                                                                           \
+		if (memcmp((a), (b), (n)) != 0)                                                                        \
+			sd_test_fail(__FILE__, __LINE__, "memcmp(%s, %s, %zu) != 0", #a, #b, (size_t)(n));             \
 	} while (0)
 
 /* Assert a doca_error_t, printing both names. */
-#define ASSERT_ERR(expr, expected) \
-	do { \
-		doca_error_t sd_got_ = (expr), sd_exp_ = (expected); \
-		if (sd_got_ != sd_exp_) \
-			sd_test_fail(__FILE__, __LINE__, "%s: got %s, expected %s", #expr, doca_error_get_name(sd_got_), \
-				     doca_error_get_name(sd_exp_)); \
+#define ASSERT_ERR(expr, expected)                                                                                     \
+	do {                                                                                                           \
+		doca_error_t sd_got_ = (expr), sd_exp_ = (expected);                                                   \
+		if (sd_got_ != sd_exp_)                                                                                \
+			sd_test_fail(__FILE__, __LINE__, "%s: got %s, expected %s", #expr,                             \
+				     doca_error_get_name(sd_got_), doca_error_get_name(sd_exp_));                      \
 	} while (0)
 
 #define ASSERT_OK(expr) ASSERT_ERR(expr, DOCA_SUCCESS)

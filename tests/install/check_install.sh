@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Install the build into a scratch DESTDIR, then build and run a DOCA program
 # through pkg-config for each personality, as a user of the installed SDK would.
+# Then move the installed prefix somewhere else and run installed programs
+# there without LD_LIBRARY_PATH: they find their libraries through their
+# relative rpath ($ORIGIN/../<libdir>), not through a system-wide install.
 # Usage: check_install.sh <build-dir> <hello_doca.c> <cc>
 set -u
 build=$1 src=$2 cc=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..7"
 if meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet > "$tmp/install.log" 2>&1; then
 	echo "ok 1 meson install into DESTDIR"
 else
@@ -40,6 +43,29 @@ for p in host dpu; do
 		echo "ok $n run, $p personality"
 	else
 		echo "not ok $n run, $p personality"; sed 's/^/# /' <<< "$out"; failed=1
+	fi
+done
+
+# A private prefix, moved after installation.
+prefix=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+moved=$tmp/elsewhere/prefix
+mkdir -p "$tmp/elsewhere"
+mv "$tmp/root$prefix" "$moved"
+for prog in doca_caps doca_core_tour; do
+	n=$((n + 1))
+	exe=$moved/bin/$prog
+	args=--version
+	[ "$prog" = doca_core_tour ] && args=
+	# shellcheck disable=SC2086
+	out=$(cd / && env -u LD_LIBRARY_PATH SOFTDOCA_TOPOLOGY=builtin "$exe" $args 2>&1)
+	rc=$?
+	libs=$(env -u LD_LIBRARY_PATH ldd "$exe" 2>&1 | grep 'libdoca_')
+	if [ $rc = 0 ] && [ -n "$libs" ] && ! grep -v -F "$moved/" <<< "$libs" | grep -q .; then
+		echo "ok $n installed $prog runs from a moved prefix without LD_LIBRARY_PATH"
+	else
+		echo "not ok $n installed $prog runs from a moved prefix without LD_LIBRARY_PATH (exit $rc)"
+		sed 's/^/# /' <<< "$libs"; sed 's/^/# /' <<< "$out" | tail -5; failed=1
 	fi
 done
 exit $failed

@@ -26,13 +26,13 @@ copy_done(struct doca_dma_task_memcpy *task, union doca_data task_user_data, uni
 	doca_task_free(doca_dma_task_memcpy_as_task(task));
 }
 
-#define CHECK(expr) \
-	do { \
-		doca_error_t r_ = (expr); \
-		if (r_ != DOCA_SUCCESS) { \
-			fprintf(stderr, "%s: %s\n", #expr, doca_error_get_name(r_)); \
-			return 1; \
-		} \
+#define CHECK(expr)                                                                                                    \
+	do {                                                                                                           \
+		doca_error_t r_ = (expr);                                                                              \
+		if (r_ != DOCA_SUCCESS) {                                                                              \
+			fprintf(stderr, "%s: %s\n", #expr, doca_error_get_name(r_));                                   \
+			return 1;                                                                                      \
+		}                                                                                                      \
 	} while (0)
 
 int

@@ -40,28 +40,27 @@ struct options {
 	bool list_reps;
 	bool version;
 	bool json;
-	const char *pci_addr;	/* only this function (-p), or NULL */
+	const char *pci_addr; /* only this function (-p), or NULL */
 };
 
 static void
 usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: doca_caps [options]\n"
-		"Show the DOCA devices softdoca emulates and what they can do, as seen from the\n"
-		"" PERSONALITY " side (this doca_caps was built with the " PERSONALITY " personality).\n"
-		"With no option, dump the capabilities of every device function.\n"
-		"\n"
-		"  -l, --list-devs         list device functions (PCI address, IB device, interface,\n"
-		"                          netdev, side, GID, MAC, IPv4/IPv6)\n"
-		"  -r, --list-rep-devs     list the representors of the DPU's functions (DPU build only)\n"
-		"  -p, --pci-addr <addr>   only the function at this PCI address (DDDD:BB:DD.F or BB:DD.F)\n"
-		"  -v, --version           print the DOCA API version and softdoca's\n"
-		"  -j, --json              machine-readable JSON output (combines with the above)\n"
-		"  -h, --help              this text\n"
-		"\n"
-		"The topology comes from $SOFTDOCA_TOPOLOGY, else /etc/softdoca/topology.json,\n"
-		"else the built-in default (docs/devices.md).\n");
+	fprintf(out, "Usage: doca_caps [options]\n"
+		     "Show the DOCA devices softdoca emulates and what they can do, as seen from the\n"
+		     "" PERSONALITY " side (this doca_caps was built with the " PERSONALITY " personality).\n"
+		     "With no option, dump the capabilities of every device function.\n"
+		     "\n"
+		     "  -l, --list-devs         list device functions (PCI address, IB device, interface,\n"
+		     "                          netdev, side, GID, MAC, IPv4/IPv6)\n"
+		     "  -r, --list-rep-devs     list the representors of the DPU's functions (DPU build only)\n"
+		     "  -p, --pci-addr <addr>   only the function at this PCI address (DDDD:BB:DD.F or BB:DD.F)\n"
+		     "  -v, --version           print the DOCA API version and softdoca's\n"
+		     "  -j, --json              machine-readable JSON output (combines with the above)\n"
+		     "  -h, --help              this text\n"
+		     "\n"
+		     "The topology comes from $SOFTDOCA_TOPOLOGY, else /etc/softdoca/topology.json,\n"
+		     "else the built-in default (docs/devices.md).\n");
 }
 
 /* 0: run; 1: help printed; EXIT_USAGE: bad command line (usage on stderr). */
@@ -166,8 +165,7 @@ devinfo_record(const struct doca_devinfo *d)
 	add_str(obj, "netdev", d->netdev);
 	add_addr(obj, "gid", AF_INET6, d->gid);
 	if (doca_devinfo_get_mac_addr(d, mac, sizeof(mac)) == DOCA_SUCCESS) {
-		snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
-			 mac[5]);
+		snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		add_str(obj, "mac_addr", s);
 	}
 	/* Absent addresses are simply left out (the getters say NOT_FOUND). */
@@ -272,7 +270,8 @@ print_text(struct json_object *obj, int indent, const char *skip)
 	uint32_t ncaps, i;
 	const struct sd_dev_cap_desc *descs = sd_dev_cap_descs(&ncaps);
 
-	json_object_object_foreach(obj, key, val) {
+	json_object_object_foreach(obj, key, val)
+	{
 		const char *api = NULL;
 
 		if (skip != NULL && strcmp(key, skip) == 0)
@@ -394,9 +393,8 @@ main(int argc, char **argv)
 	if (reps != NULL)
 		json_object_object_add(root, "representors", reps);
 	if (ret == 0 && o.json) {
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								   JSON_C_TO_STRING_SPACED |
-								   JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+									    JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else if (ret == 0) {
 		if (o.version)
 			printf("DOCA API version %s (runtime %s), softdoca %s, %s personality\n", DOCA_VERSION_STRING,

@@ -20,48 +20,47 @@
 static void
 usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: doca_perf dma [options]\n"
-		"       doca_perf rdma write|read|send|atomic [options]\n"
-		"\n"
-		"Common options (perftest names where perftest has them):\n"
-		"  -s, --size LIST        message sizes, e.g. 64,4K,1M (K/M/G = 2^10/2^20/2^30; default 64K)\n"
-		"  -a, --all              sweep powers of two from 64 B to 64 MiB (or --max-size)\n"
-		"      --max-size SIZE    upper end of --all\n"
-		"  -n, --iters N          measure N tasks per size\n"
-		"  -D, --duration SEC     measure SEC seconds per size (default 1 when -n is not given)\n"
-		"  -t, --tx-depth N       tasks in flight, per connection (default 32)\n"
-		"      --sge N            source segments per task (scatter-gather list length, default 1)\n"
-		"      --buffers N        distinct buffers per side, task k using buffer k %% N (default: one\n"
-		"                         per task in flight, within 256 MiB; 1 = ucx_perftest's layout)\n"
-		"  -c, -q, --connections N  RDMA connections (default 1)\n"
-		"  -d, --ib-dev NAME      device: IB name (mlx5_0) or PCI address (b1:00.0)\n"
-		"      --warmup N         tasks per size run before measuring (default 2 x tx-depth)\n"
-		"      --report_gbits     bandwidth in Gbit/s (default MB/s, 10^6 bytes)\n"
-		"      --json             one JSON object on stdout instead of the table\n"
-		"      --progress         progress line on stderr even when it is not a terminal\n"
-		"      --no-progress      never a progress line\n"
-		"  -h, --help\n"
-		"\n"
-		"DMA:\n"
-		"      --remote           host<->DPU: the buffer lives in a forked host process that\n"
-		"                         exports it (doca_mmap_export_pci); this process is the DPU\n"
-		"      --write            with --remote: write into the host buffer (default: read it)\n"
-		"      --engine NAME      softdoca copy engine auto|inline|worker (SOFTDOCA_DMA_ENGINE)\n"
-		"      --event            sleep on the PE's notification handle (epoll) between progress\n"
-		"                         calls instead of busy-polling\n"
-		"\n"
-		"RDMA:\n"
-		"      --server           run the responder only\n"
-		"      --client           run the requester only (default with neither: both, forked)\n"
-		"      --oob-dir DIR      exchange connection descriptors as files in DIR\n"
-		"  -cm, --cm              connect with RDMA-CM instead of descriptor files\n"
-		"  -p, --port N           RDMA-CM port (default 13579; both sides here: a free port)\n"
-		"      --server-addr IP   RDMA-CM: the server's address (client)\n"
-		"      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
-		"      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
-		"\n"
-		"Exit status: 0 ok, 1 run failed, 2 bad usage.\n");
+	fprintf(out, "Usage: doca_perf dma [options]\n"
+		     "       doca_perf rdma write|read|send|atomic [options]\n"
+		     "\n"
+		     "Common options (perftest names where perftest has them):\n"
+		     "  -s, --size LIST        message sizes, e.g. 64,4K,1M (K/M/G = 2^10/2^20/2^30; default 64K)\n"
+		     "  -a, --all              sweep powers of two from 64 B to 64 MiB (or --max-size)\n"
+		     "      --max-size SIZE    upper end of --all\n"
+		     "  -n, --iters N          measure N tasks per size\n"
+		     "  -D, --duration SEC     measure SEC seconds per size (default 1 when -n is not given)\n"
+		     "  -t, --tx-depth N       tasks in flight, per connection (default 32)\n"
+		     "      --sge N            source segments per task (scatter-gather list length, default 1)\n"
+		     "      --buffers N        distinct buffers per side, task k using buffer k %% N (default: one\n"
+		     "                         per task in flight, within 256 MiB; 1 = ucx_perftest's layout)\n"
+		     "  -c, -q, --connections N  RDMA connections (default 1)\n"
+		     "  -d, --ib-dev NAME      device: IB name (mlx5_0) or PCI address (b1:00.0)\n"
+		     "      --warmup N         tasks per size run before measuring (default 2 x tx-depth)\n"
+		     "      --report_gbits     bandwidth in Gbit/s (default MB/s, 10^6 bytes)\n"
+		     "      --json             one JSON object on stdout instead of the table\n"
+		     "      --progress         progress line on stderr even when it is not a terminal\n"
+		     "      --no-progress      never a progress line\n"
+		     "  -h, --help\n"
+		     "\n"
+		     "DMA:\n"
+		     "      --remote           host<->DPU: the buffer lives in a forked host process that\n"
+		     "                         exports it (doca_mmap_export_pci); this process is the DPU\n"
+		     "      --write            with --remote: write into the host buffer (default: read it)\n"
+		     "      --engine NAME      softdoca copy engine auto|inline|worker (SOFTDOCA_DMA_ENGINE)\n"
+		     "      --event            sleep on the PE's notification handle (epoll) between progress\n"
+		     "                         calls instead of busy-polling\n"
+		     "\n"
+		     "RDMA:\n"
+		     "      --server           run the responder only\n"
+		     "      --client           run the requester only (default with neither: both, forked)\n"
+		     "      --oob-dir DIR      exchange connection descriptors as files in DIR\n"
+		     "  -cm, --cm              connect with RDMA-CM instead of descriptor files\n"
+		     "  -p, --port N           RDMA-CM port (default 13579; both sides here: a free port)\n"
+		     "      --server-addr IP   RDMA-CM: the server's address (client)\n"
+		     "      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
+		     "      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
+		     "\n"
+		     "Exit status: 0 ok, 1 run failed, 2 bad usage.\n");
 }
 
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -93,10 +92,23 @@ parse_size(const char *s)
 	if (errno != 0 || end == s)
 		return 0;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (shift != 0 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
 		end += strlen(end);
@@ -124,9 +136,25 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 enum {
-	OPT_MAX_SIZE = 256, OPT_SGE, OPT_WARMUP, OPT_GBITS, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS,
-	OPT_REMOTE, OPT_WRITE, OPT_ENGINE, OPT_SERVER, OPT_CLIENT, OPT_OOB_DIR, OPT_CM, OPT_SERVER_ADDR,
-	OPT_IDLE, OPT_LAT, OPT_EVENT, OPT_BUFFERS,
+	OPT_MAX_SIZE = 256,
+	OPT_SGE,
+	OPT_WARMUP,
+	OPT_GBITS,
+	OPT_JSON,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_REMOTE,
+	OPT_WRITE,
+	OPT_ENGINE,
+	OPT_SERVER,
+	OPT_CLIENT,
+	OPT_OOB_DIR,
+	OPT_CM,
+	OPT_SERVER_ADDR,
+	OPT_IDLE,
+	OPT_LAT,
+	OPT_EVENT,
+	OPT_BUFFERS,
 };
 
 static const struct option long_opts[] = {

@@ -40,33 +40,33 @@ enum perf_dma_mode {
 };
 
 struct perf_opts {
-	const char *test;     /* "dma", "write", "read", "send", "atomic" */
+	const char *test; /* "dma", "write", "read", "send", "atomic" */
 	size_t sizes[PERF_MAX_SIZES];
 	unsigned nsizes;
-	uint64_t iters;	      /* tasks per size, 0: run for `duration` */
-	double duration;      /* seconds per size when iters == 0 */
-	uint32_t depth;	      /* tasks in flight (per connection) */
-	uint32_t sge;	      /* source segments per task */
-	uint32_t buffers;     /* distinct buffers per side, 0: one per task in flight */
-	uint32_t conns;	      /* connections */
-	const char *ibdev;    /* -d: IB device name or PCI address, NULL: default */
+	uint64_t iters;	   /* tasks per size, 0: run for `duration` */
+	double duration;   /* seconds per size when iters == 0 */
+	uint32_t depth;	   /* tasks in flight (per connection) */
+	uint32_t sge;	   /* source segments per task */
+	uint32_t buffers;  /* distinct buffers per side, 0: one per task in flight */
+	uint32_t conns;	   /* connections */
+	const char *ibdev; /* -d: IB device name or PCI address, NULL: default */
 	bool json;
 	bool gbits;
-	int progress;	      /* -1 auto (tty), 0 off, 1 on */
-	uint32_t warmup;      /* tasks per size not measured */
+	int progress;	 /* -1 auto (tty), 0 off, 1 on */
+	uint32_t warmup; /* tasks per size not measured */
 	/* dma */
 	enum perf_dma_mode dma_mode;
-	bool dma_write;	      /* remote: local -> exporter (else exporter -> local) */
-	bool dma_event;	      /* sleep on the PE's notification handle instead of busy-polling */
+	bool dma_write; /* remote: local -> exporter (else exporter -> local) */
+	bool dma_event; /* sleep on the PE's notification handle instead of busy-polling */
 	/* rdma */
-	int role;	      /* 0 both (fork), 1 server, 2 client */
+	int role; /* 0 both (fork), 1 server, 2 client */
 	const char *oob_dir;
 	bool use_cm;
 	uint16_t port;
-	bool port_set;	      /* -p given (else both-sides CM runs pick a free port) */
+	bool port_set; /* -p given (else both-sides CM runs pick a free port) */
 	const char *server_addr;
-	double idle;	      /* client: stay connected and idle this long after the run */
-	bool lat;	      /* send: ping-pong latency (half round trip) */
+	double idle; /* client: stay connected and idle this long after the run */
+	bool lat;    /* send: ping-pong latency (half round trip) */
 };
 
 struct perf_result {

@@ -33,15 +33,15 @@ static struct {
 	struct doca_pe *pe;
 	struct doca_dma *dma;
 	struct doca_buf_inventory *inv;
-	struct doca_buf **src;	/* per task: head of the source list */
+	struct doca_buf **src; /* per task: head of the source list */
 	struct doca_buf **dst;
-	uint64_t *stamp;	/* per task: TSC at its last submit */
+	uint64_t *stamp; /* per task: TSC at its last submit */
 	uint64_t submitted;
-	uint64_t limit;		/* stop resubmitting after this many submits (0: no limit) */
+	uint64_t limit; /* stop resubmitting after this many submits (0: no limit) */
 	uint64_t done;
 	uint64_t failed;
-	uint64_t warmup;	/* completions before the measurement starts */
-	uint64_t done0;		/* completions when it started */
+	uint64_t warmup; /* completions before the measurement starts */
+	uint64_t done0;	 /* completions when it started */
 	double t0;
 	double cpu0;
 	bool running;
@@ -98,7 +98,7 @@ task_err(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data 
 
 struct exporter {
 	pid_t pid;
-	int cmd;		/* write a byte or close: the exporter exits */
+	int cmd; /* write a byte or close: the exporter exits */
 	uint8_t desc[1024];
 	size_t desc_len;
 	uint8_t *addr;
@@ -123,7 +123,7 @@ exporter_main(int down, int up, size_t area, bool writable)
 	PERF_TRY(doca_mmap_create(&m));
 	PERF_TRY(doca_mmap_set_memrange(m, buf, area));
 	PERF_TRY(doca_mmap_set_permissions(m, writable ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
-							: DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+						       : DOCA_ACCESS_FLAG_PCI_READ_ONLY));
 	PERF_TRY(doca_mmap_add_dev(m, dev));
 	PERF_TRY(doca_mmap_start(m));
 	PERF_TRY(doca_mmap_export_pci(m, dev, &desc, &len));
@@ -159,8 +159,8 @@ exporter_start(struct exporter *x, size_t area, bool writable)
 	close(down[0]);
 	close(up[1]);
 	x->cmd = down[1];
-	if (read(up[0], &x->desc_len, sizeof(x->desc_len)) != sizeof(x->desc_len) ||
-	    x->desc_len > sizeof(x->desc) || read(up[0], x->desc, x->desc_len) != (ssize_t)x->desc_len ||
+	if (read(up[0], &x->desc_len, sizeof(x->desc_len)) != sizeof(x->desc_len) || x->desc_len > sizeof(x->desc) ||
+	    read(up[0], x->desc, x->desc_len) != (ssize_t)x->desc_len ||
 	    read(up[0], &x->addr, sizeof(x->addr)) != sizeof(x->addr)) {
 		fprintf(stderr, "doca_perf: the exporting process failed\n");
 		exit(1);
@@ -447,7 +447,8 @@ perf_dma_run(struct perf_opts *o)
 	}
 	doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &max_list);
 	if (o->sge + 1 > max_list) {
-		fprintf(stderr, "doca_perf: --sge %u: the device takes at most %u segments per task (source + destination)\n",
+		fprintf(stderr,
+			"doca_perf: --sge %u: the device takes at most %u segments per task (source + destination)\n",
 			o->sge, max_list);
 		return PERF_EXIT_USAGE;
 	}

@@ -18,8 +18,8 @@
 
 #include "perf.h"
 
-static pid_t child = -1;   /* the forked server, until reaped */
-static int child_status;   /* its wait status once reaped */
+static pid_t child = -1; /* the forked server, until reaped */
+static int child_status; /* its wait status once reaped */
 static bool child_reaped;
 
 static void
@@ -105,7 +105,8 @@ perf_child_finish(double timeout, bool client_failed)
 		timeout = timeout < 2 ? timeout : 2;
 	while (!child_ended()) {
 		if (perf_now() - t0 > timeout) {
-			fprintf(stderr, "doca_perf: the server process (pid %d) did not exit within %.0f s %s; killing it\n",
+			fprintf(stderr,
+				"doca_perf: the server process (pid %d) did not exit within %.0f s %s; killing it\n",
 				(int)child, timeout, client_failed ? "after the client failed" : "after the run");
 			kill(child, SIGKILL);
 			while (waitpid(child, &child_status, 0) < 0 && errno == EINTR)

@@ -39,8 +39,8 @@
 
 #define DEFAULT_DEV "mlx5_0"
 #define MAX_CONNS PERF_RDMA_MAX_CONNS
-#define CTL_BYTES 4096			/* descriptor / done messages */
-#define DONE_IMM 0x454e4f44u		/* "DONE" */
+#define CTL_BYTES 4096	     /* descriptor / done messages */
+#define DONE_IMM 0x454e4f44u /* "DONE" */
 #define SERVER_RECVS_MIN 8
 
 enum op { OP_WRITE, OP_READ, OP_SEND, OP_ATOMIC };
@@ -50,9 +50,9 @@ static struct {
 	const struct perf_opts *o;
 	enum op op;
 	bool server;
-	bool lat;			/* send: ping-pong, half round trip */
+	bool lat; /* send: ping-pong, half round trip */
 	uint32_t conns;
-	uint32_t per_conn;		/* tasks in flight per connection */
+	uint32_t per_conn; /* tasks in flight per connection */
 	size_t max_size;
 
 	struct doca_dev *dev;
@@ -60,22 +60,22 @@ static struct {
 	struct doca_rdma *rdma;
 	struct doca_ctx *ctx;
 	struct doca_buf_inventory *inv;
-	uint8_t *mem;			/* data area, then CTL_BYTES x 2 control */
+	uint8_t *mem; /* data area, then CTL_BYTES x 2 control */
 	size_t area;
 	struct doca_mmap *mmap;
-	struct doca_mmap *remote;	/* the server's area (client, one-sided ops) */
+	struct doca_mmap *remote; /* the server's area (client, one-sided ops) */
 	uint8_t *raddr;
 	size_t rlen;
 
 	struct doca_rdma_connection *conn[MAX_CONNS];
 	uint32_t established;
 	uint32_t nonce;
-	bool peer_done;			/* server: DONE_IMM received */
-	bool done_sent;			/* client: DONE_IMM placed at the server */
-	bool peer_lost;			/* the other side is gone (reported once) */
-	bool have_desc;			/* client (CM): the server's mmap descriptor arrived */
-	bool stopping;			/* tasks completing with errors now are expected */
-	int ready_fd;			/* fork + CM: the server writes a byte once it listens, the client reads it */
+	bool peer_done; /* server: DONE_IMM received */
+	bool done_sent; /* client: DONE_IMM placed at the server */
+	bool peer_lost; /* the other side is gone (reported once) */
+	bool have_desc; /* client (CM): the server's mmap descriptor arrived */
+	bool stopping;	/* tasks completing with errors now are expected */
+	int ready_fd;	/* fork + CM: the server writes a byte once it listens, the client reads it */
 
 	/* server, send tests: echo state */
 	struct doca_rdma_task_send *echo;
@@ -471,8 +471,7 @@ ctx_open(void)
 	}
 	if (R.o->use_cm)
 		PERF_TRY(doca_rdma_set_connection_state_callbacks(R.rdma, R.server ? conn_request : NULL,
-								  conn_established, conn_failure,
-								  conn_disconnect));
+								  conn_established, conn_failure, conn_disconnect));
 	PERF_TRY(doca_pe_connect_ctx(R.pe, R.ctx));
 	PERF_TRY(doca_ctx_start(R.ctx));
 	do {
@@ -618,8 +617,8 @@ connect_cm(void)
 			if (perf_child_wait_byte(R.ready_fd, &c, 60, "the server to start listening") != 0)
 				exit(1);
 		}
-		PERF_TRY(doca_rdma_addr_create(strchr(ip, ':') ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4, ip,
-					       R.o->port, &addr));
+		PERF_TRY(doca_rdma_addr_create(strchr(ip, ':') ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4,
+					       ip, R.o->port, &addr));
 		for (uint32_t i = 0; i < R.conns; i++) {
 			union doca_data ud = {.u64 = i};
 
@@ -723,7 +722,9 @@ server_main(void)
 	}
 	if (R.o->role == 1)
 		fprintf(stderr, "doca_perf: server: %u connection(s) served, peer %s\n", R.conns,
-			R.peer_done ? "done" : R.peer_lost ? "lost" : "failed");
+			R.peer_done   ? "done"
+			: R.peer_lost ? "lost"
+				      : "failed");
 	if (R.echo != NULL && !R.echo_busy)
 		free_with_buf(doca_rdma_task_send_as_task(R.echo), R.echo_buf);
 	ctx_close();
@@ -747,8 +748,10 @@ run_size(size_t size, struct perf_result *r)
 	if (lb == NULL || rb == NULL)
 		exit(1);
 	if (R.op != OP_SEND && slots * size > R.rlen) {
-		fprintf(stderr, "doca_perf: the server's area (%zu B) is smaller than size %zu x %zu slots; give the "
-				"server the same -s and -t\n", R.rlen, size, slots);
+		fprintf(stderr,
+			"doca_perf: the server's area (%zu B) is smaller than size %zu x %zu slots; give the "
+			"server the same -s and -t\n",
+			R.rlen, size, slots);
 		exit(1);
 	}
 	memset(r, 0, sizeof(*r));
@@ -932,7 +935,7 @@ perf_rdma_side(struct perf_opts *o, bool server, int ready_fd)
 
 	memset(&R, 0, sizeof(R));
 	R.o = o;
-	R.op = strcmp(o->test, "write") == 0 ? OP_WRITE
+	R.op = strcmp(o->test, "write") == 0  ? OP_WRITE
 	       : strcmp(o->test, "read") == 0 ? OP_READ
 	       : strcmp(o->test, "send") == 0 ? OP_SEND
 					      : OP_ATOMIC;

@@ -54,9 +54,10 @@ perf_rdma_run(struct perf_opts *o)
 		fprintf(stderr, "doca_perf: -c %u: at most %d connections\n", o->conns, PERF_RDMA_MAX_CONNS);
 		return PERF_EXIT_USAGE;
 	}
-	if (o->use_cm && (doca_rdma_start_listen_to_port == NULL || doca_rdma_connect_to_addr == NULL ||
-			  doca_rdma_addr_create == NULL || doca_rdma_connection_accept == NULL ||
-			  doca_rdma_connection_disconnect == NULL || doca_rdma_set_connection_state_callbacks == NULL)) {
+	if (o->use_cm &&
+	    (doca_rdma_start_listen_to_port == NULL || doca_rdma_connect_to_addr == NULL ||
+	     doca_rdma_addr_create == NULL || doca_rdma_connection_accept == NULL ||
+	     doca_rdma_connection_disconnect == NULL || doca_rdma_set_connection_state_callbacks == NULL)) {
 		fprintf(stderr, "doca_perf: -cm: this libdoca_rdma has no RDMA-CM yet; use --oob-dir\n");
 		return 1;
 	}

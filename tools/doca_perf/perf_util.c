@@ -190,16 +190,14 @@ perf_report_begin(const struct perf_opts *o, const char *title, const char *conf
 {
 	report_first_row = true;
 	if (o->json) {
-		printf("{\"tool\":\"doca_perf\",\"test\":\"%s\",\"config\":{%s},\"results\":[", o->test,
-		       config_json);
+		printf("{\"tool\":\"doca_perf\",\"test\":\"%s\",\"config\":{%s},\"results\":[", o->test, config_json);
 		return;
 	}
 	printf("# doca_perf %s\n", title);
 	printf("%10s %10s %10s %12s %10s %10s %10s %10s %10s %6s\n", "#bytes", "#tasks", "seconds",
-	       o->gbits ? "BW[Gb/s]" : "BW[MB/s]", "Mtasks/s", "lat_avg", "lat_p50", "lat_p99", "lat_p99.9",
-	       "cpu%");
-	printf("%10s %10s %10s %12s %10s %10s %10s %10s %10s %6s\n", "", "", "", "", "", "[us]", "[us]", "[us]",
-	       "[us]", "");
+	       o->gbits ? "BW[Gb/s]" : "BW[MB/s]", "Mtasks/s", "lat_avg", "lat_p50", "lat_p99", "lat_p99.9", "cpu%");
+	printf("%10s %10s %10s %12s %10s %10s %10s %10s %10s %6s\n", "", "", "", "", "", "[us]", "[us]", "[us]", "[us]",
+	       "");
 }
 
 void
@@ -219,15 +217,15 @@ perf_report_row(const struct perf_opts *o, const struct perf_result *r)
 		printf("%s{\"size\":%zu,\"tasks\":%llu,\"seconds\":%.6f,\"bytes_per_sec\":%.1f,"
 		       "\"tasks_per_sec\":%.1f,\"cpu_percent\":%.1f,\"lat_ns\":{\"samples\":%llu,\"min\":%.1f,"
 		       "\"avg\":%.1f,\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f}}",
-		       report_first_row ? "" : ",", r->size, (unsigned long long)r->tasks, r->seconds, bps, rate,
-		       cpu, (unsigned long long)r->lat.count, mn, avg, p50, p99, p999, mx);
+		       report_first_row ? "" : ",", r->size, (unsigned long long)r->tasks, r->seconds, bps, rate, cpu,
+		       (unsigned long long)r->lat.count, mn, avg, p50, p99, p999, mx);
 		report_first_row = false;
 		fflush(stdout);
 		return;
 	}
 	printf("%10zu %10llu %10.3f %12.2f %10.3f %10.2f %10.2f %10.2f %10.2f %6.1f\n", r->size,
-	       (unsigned long long)r->tasks, r->seconds, o->gbits ? bps * 8 / 1e9 : bps / 1e6, rate / 1e6,
-	       avg / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3, cpu);
+	       (unsigned long long)r->tasks, r->seconds, o->gbits ? bps * 8 / 1e9 : bps / 1e6, rate / 1e6, avg / 1e3,
+	       p50 / 1e3, p99 / 1e3, p999 / 1e3, cpu);
 	fflush(stdout);
 }
 
@@ -242,8 +240,7 @@ perf_report_end(const struct perf_opts *o)
 void
 perf_die(const char *what, doca_error_t err)
 {
-	fprintf(stderr, "doca_perf: %s failed: %s (%s)\n", what, doca_error_get_name(err),
-		doca_error_get_descr(err));
+	fprintf(stderr, "doca_perf: %s failed: %s (%s)\n", what, doca_error_get_name(err), doca_error_get_descr(err));
 	exit(1);
 }
 

@@ -41,8 +41,7 @@ static int test_cfg;
 /* "name=value;" per callback, in call order. */
 static char events[8192];
 
-static inline void __attribute__((format(printf, 1, 2)))
-event(const char *fmt, ...)
+static inline void __attribute__((format(printf, 1, 2))) event(const char *fmt, ...)
 {
 	size_t n = strlen(events);
 	va_list ap;
@@ -61,26 +60,26 @@ check_cfg(void *cfg)
 		event("WRONG-CONFIG");
 }
 
-#define DEF_STR_CB(tag) \
-	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg) \
-	{ \
-		check_cfg(cfg); \
-		event(#tag "=%s", (char *)param); \
-		return DOCA_SUCCESS; \
+#define DEF_STR_CB(tag)                                                                                                \
+	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg)                                   \
+	{                                                                                                              \
+		check_cfg(cfg);                                                                                        \
+		event(#tag "=%s", (char *)param);                                                                      \
+		return DOCA_SUCCESS;                                                                                   \
 	}
-#define DEF_INT_CB(tag) \
-	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg) \
-	{ \
-		check_cfg(cfg); \
-		event(#tag "=%d", *(int *)param); \
-		return DOCA_SUCCESS; \
+#define DEF_INT_CB(tag)                                                                                                \
+	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg)                                   \
+	{                                                                                                              \
+		check_cfg(cfg);                                                                                        \
+		event(#tag "=%d", *(int *)param);                                                                      \
+		return DOCA_SUCCESS;                                                                                   \
 	}
-#define DEF_BOOL_CB(tag) \
-	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg) \
-	{ \
-		check_cfg(cfg); \
-		event(#tag "=%s", *(bool *)param ? "true" : "false"); \
-		return DOCA_SUCCESS; \
+#define DEF_BOOL_CB(tag)                                                                                               \
+	static __attribute__((unused)) doca_error_t cb_##tag(void *param, void *cfg)                                   \
+	{                                                                                                              \
+		check_cfg(cfg);                                                                                        \
+		event(#tag "=%s", *(bool *)param ? "true" : "false");                                                  \
+		return DOCA_SUCCESS;                                                                                   \
 	}
 
 DEF_STR_CB(text)
@@ -199,16 +198,16 @@ write_tmp(const char *name, const char *text, char *path, size_t len)
 	ASSERT_EQ(fclose(f), 0);
 }
 
-#define ASSERT_CONTAINS(hay, needle) \
-	do { \
-		if (strstr((hay), (needle)) == NULL) \
-			sd_test_fail(__FILE__, __LINE__, "\"%s\" not found in:\n%s", (needle), (hay)); \
+#define ASSERT_CONTAINS(hay, needle)                                                                                   \
+	do {                                                                                                           \
+		if (strstr((hay), (needle)) == NULL)                                                                   \
+			sd_test_fail(__FILE__, __LINE__, "\"%s\" not found in:\n%s", (needle), (hay));                 \
 	} while (0)
 
-#define ASSERT_NOT_CONTAINS(hay, needle) \
-	do { \
-		if (strstr((hay), (needle)) != NULL) \
-			sd_test_fail(__FILE__, __LINE__, "\"%s\" unexpectedly found in:\n%s", (needle), (hay)); \
+#define ASSERT_NOT_CONTAINS(hay, needle)                                                                               \
+	do {                                                                                                           \
+		if (strstr((hay), (needle)) != NULL)                                                                   \
+			sd_test_fail(__FILE__, __LINE__, "\"%s\" unexpectedly found in:\n%s", (needle), (hay));        \
 	} while (0)
 
 #endif /* ARGP_TEST_H_ */

@@ -115,8 +115,7 @@ TEST(register_requires_name_type_callback)
 		   DOCA_ERROR_INITIALIZATION);
 	ASSERT_ERR(doca_argp_register_param(mk_param("a", NULL, (enum doca_argp_type)9, cb_ns)),
 		   DOCA_ERROR_INITIALIZATION);
-	ASSERT_ERR(doca_argp_register_param(mk_param("a", NULL, DOCA_ARGP_TYPE_INT, NULL)),
-		   DOCA_ERROR_INITIALIZATION);
+	ASSERT_ERR(doca_argp_register_param(mk_param("a", NULL, DOCA_ARGP_TYPE_INT, NULL)), DOCA_ERROR_INITIALIZATION);
 	/* Nothing of the refused params stayed registered: "a" is free. */
 	reg_param("a", NULL, DOCA_ARGP_TYPE_INT, cb_ns);
 	ASSERT_OK(START("-a", "7"));
@@ -140,8 +139,7 @@ TEST(register_refuses_duplicate_and_reserved_names)
 		   DOCA_ERROR_ALREADY_EXIST);
 	ASSERT_ERR(doca_argp_register_param(mk_param(NULL, "sdk-log-level", DOCA_ARGP_TYPE_INT, cb_ns)),
 		   DOCA_ERROR_ALREADY_EXIST);
-	ASSERT_ERR(doca_argp_register_param(mk_param("l", NULL, DOCA_ARGP_TYPE_INT, cb_ns)),
-		   DOCA_ERROR_ALREADY_EXIST);
+	ASSERT_ERR(doca_argp_register_param(mk_param("l", NULL, DOCA_ARGP_TYPE_INT, cb_ns)), DOCA_ERROR_ALREADY_EXIST);
 	/* A short name may equal another param's long name: they live in different namespaces. */
 	reg_param("device2", "d2", DOCA_ARGP_TYPE_STRING, cb_device);
 	ASSERT_OK(doca_argp_destroy());
@@ -150,14 +148,12 @@ TEST(register_refuses_duplicate_and_reserved_names)
 TEST(register_refuses_malformed_names)
 {
 	ASSERT_OK(doca_argp_init("prog", NULL));
-	ASSERT_ERR(doca_argp_register_param(mk_param("-x", NULL, DOCA_ARGP_TYPE_INT, cb_ns)),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_argp_register_param(mk_param("-x", NULL, DOCA_ARGP_TYPE_INT, cb_ns)), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_argp_register_param(mk_param(NULL, "a=b", DOCA_ARGP_TYPE_INT, cb_ns)),
 		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_argp_register_param(mk_param("a b", NULL, DOCA_ARGP_TYPE_INT, cb_ns)),
 		   DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_argp_register_param(mk_param("", NULL, DOCA_ARGP_TYPE_INT, cb_ns)),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_argp_register_param(mk_param("", NULL, DOCA_ARGP_TYPE_INT, cb_ns)), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_OK(doca_argp_destroy());
 }
 
@@ -227,7 +223,7 @@ TEST(int_values)
 TEST(int_rejects_overflow_and_junk)
 {
 	const char *bad[] = {"2147483648", "-2147483649", "99999999999999999999", "12abc", "", " 5", "0x", "1.5",
-			     "five", "--"};
+			     "five",	   "--"};
 
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
 		setup_std();

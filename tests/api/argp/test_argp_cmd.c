@@ -401,9 +401,23 @@ TEST(help_with_value_is_an_error_not_an_exit)
 	ASSERT_CONTAINS(c.err, "Usage: prog");
 }
 
-TEST(usage_before_init_does_nothing)
+static doca_error_t
+run_usage_before_init(void)
 {
 	doca_argp_usage();
+	return DOCA_SUCCESS;
+}
+
+/* Before doca_argp_init() there is nothing to print: no usage, no exit, one line saying why. */
+TEST(usage_before_init_does_nothing)
+{
+	struct capture c;
+
+	capture_run(run_usage_before_init, &c);
+	ASSERT_EQ(c.exit_code, 100 + DOCA_SUCCESS);
+	ASSERT_STR_EQ(c.out, "");
+	ASSERT_CONTAINS(c.err, "doca_argp_usage: argp is not initialised; call doca_argp_init() first");
+	ASSERT(strstr(c.err, "Usage:") == NULL);
 }
 
 int

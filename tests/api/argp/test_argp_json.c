@@ -10,8 +10,7 @@
 static char path[512];
 
 /* setup_std() plus -j <file holding text>, started with the extra CLI arguments. */
-#define START_JSON(text, ...) \
-	(write_tmp("flags.json", (text), path, sizeof(path)), START("-j", path, ##__VA_ARGS__))
+#define START_JSON(text, ...) (write_tmp("flags.json", (text), path, sizeof(path)), START("-j", path, ##__VA_ARGS__))
 
 TEST(flat_file)
 {
@@ -84,13 +83,7 @@ TEST(wrong_types_are_invalid)
 TEST(malformed_files_are_invalid)
 {
 	const char *bad[] = {
-		"",
-		"{",
-		"{\"text\" \"a\"}",
-		"{\"text\": \"a\"} trailing",
-		"[\"text\", \"a\"]",
-		"42",
-		"\"text\"",
+		"", "{", "{\"text\" \"a\"}", "{\"text\": \"a\"} trailing", "[\"text\", \"a\"]", "42", "\"text\"",
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
@@ -154,8 +147,8 @@ TEST(command_line_wins_over_file)
 {
 	setup_std();
 	/* JSON flags run first, then the CLI ones; a flag given on both sides runs once, with the CLI value. */
-	ASSERT_OK(START_JSON("{\"text\": \"from-json\", \"device\": \"json-dev\", \"log-level\": 20}", "-t",
-			     "from-cli", "-l", "70"));
+	ASSERT_OK(START_JSON("{\"text\": \"from-json\", \"device\": \"json-dev\", \"log-level\": 20}", "-t", "from-cli",
+			     "-l", "70"));
 	ASSERT_STR_EQ(events, "device=json-dev;text=from-cli;");
 	ASSERT_EQ(doca_log_level_get_global_lower_limit(), 70);
 	ASSERT_OK(doca_argp_destroy());

@@ -26,11 +26,59 @@ rnd(void)
 }
 
 static const char *const vocabulary[] = {
-	"-t", "--text", "-d", "--device", "-ns", "--num-src-buf", "-nd", "-tt", "-cm", "--use-rdma-cm",
-	"--use-rdma-cm=1", "-l", "--log-level", "--sdk-log-level", "--log-level=60", "-j", "--json", "--",
-	"-", "run", "show", "sub", "-s", "--speed", "--level", "--deep", "-a", "--add", "-o", "--obj", "1",
-	"-1", "0", "0x10", "2147483647", "2147483648", "-2147483649", "abc", "", "=", "--text=", "-ns=5",
-	"--=", "---", "-=", "{\"a\":1}", "{", "10", "70", "55", "RC", "--json=", "--num-src-buf=x",
+	"-t",
+	"--text",
+	"-d",
+	"--device",
+	"-ns",
+	"--num-src-buf",
+	"-nd",
+	"-tt",
+	"-cm",
+	"--use-rdma-cm",
+	"--use-rdma-cm=1",
+	"-l",
+	"--log-level",
+	"--sdk-log-level",
+	"--log-level=60",
+	"-j",
+	"--json",
+	"--",
+	"-",
+	"run",
+	"show",
+	"sub",
+	"-s",
+	"--speed",
+	"--level",
+	"--deep",
+	"-a",
+	"--add",
+	"-o",
+	"--obj",
+	"1",
+	"-1",
+	"0",
+	"0x10",
+	"2147483647",
+	"2147483648",
+	"-2147483649",
+	"abc",
+	"",
+	"=",
+	"--text=",
+	"-ns=5",
+	"--=",
+	"---",
+	"-=",
+	"{\"a\":1}",
+	"{",
+	"10",
+	"70",
+	"55",
+	"RC",
+	"--json=",
+	"--num-src-buf=x",
 };
 
 /* Tokens that end the process by design; random text must not spell them. */
@@ -154,8 +202,7 @@ TEST(random_command_lines_never_crash)
 	}
 	printf("# SUCCESS %u, NOT_SUPPORTED %u, INVALID_VALUE %u, other %u\n", counts[DOCA_SUCCESS],
 	       counts[DOCA_ERROR_NOT_SUPPORTED], counts[DOCA_ERROR_INVALID_VALUE],
-	       ITERATIONS - counts[DOCA_SUCCESS] - counts[DOCA_ERROR_NOT_SUPPORTED] -
-		       counts[DOCA_ERROR_INVALID_VALUE]);
+	       ITERATIONS - counts[DOCA_SUCCESS] - counts[DOCA_ERROR_NOT_SUPPORTED] - counts[DOCA_ERROR_INVALID_VALUE]);
 	/* The generator must also reach the success path, or the test checks little. */
 	ASSERT(ok > ITERATIONS / 100);
 }

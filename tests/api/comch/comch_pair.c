@@ -18,21 +18,7 @@ pair_env(void)
 struct doca_dev *
 open_dev(const char *pci)
 {
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	ASSERT_OK(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t is = 0;
-
-		ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[i], pci, &is));
-		if (is)
-			ASSERT_OK(doca_dev_open(list[i], &dev));
-	}
-	ASSERT_OK(doca_devinfo_destroy_list(list));
-	ASSERT_NOT_NULL(dev);
-	return dev;
+	return sd_test_open_pci(pci);
 }
 
 struct doca_dev_rep *
@@ -232,8 +218,8 @@ side_send(struct side *x, struct doca_comch_connection *conn, const void *msg, u
 	struct doca_comch_task_send *t;
 	doca_error_t r;
 
-	r = x->server != NULL ? doca_comch_server_task_send_alloc_init(x->server, conn, msg, len, &t) :
-				doca_comch_client_task_send_alloc_init(x->client, conn, msg, len, &t);
+	r = x->server != NULL ? doca_comch_server_task_send_alloc_init(x->server, conn, msg, len, &t)
+			      : doca_comch_client_task_send_alloc_init(x->client, conn, msg, len, &t);
 	if (r != DOCA_SUCCESS)
 		return r;
 	r = doca_task_submit(doca_comch_task_send_as_task(t));

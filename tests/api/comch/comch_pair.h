@@ -34,17 +34,17 @@ struct side {
 	struct doca_ctx *ctx;
 	struct doca_comch_server *server;
 	struct doca_comch_client *client;
-	struct doca_comch_connection *conn;	/* server: last connected; client: its own */
+	struct doca_comch_connection *conn; /* server: last connected; client: its own */
 	enum doca_ctx_states state;
-	int transitions[8];			/* states entered, in order */
+	int transitions[8]; /* states entered, in order */
 	int num_transitions;
 	int num_connect, num_disconnect, num_recv, num_send_ok, num_send_err;
 	doca_error_t last_send_status;
 	uint8_t last_msg[4096];
 	uint32_t last_len;
 	struct cb_log *log;
-	char tag;				/* 'S' or 'C' */
-	bool reply;				/* server: answer every message with the same bytes */
+	char tag;   /* 'S' or 'C' */
+	bool reply; /* server: answer every message with the same bytes */
 };
 
 void pair_env(void);

@@ -282,8 +282,7 @@ TEST(pool_exhausted_is_no_memory)
 	progress_until(both, 2, client_running, &w->c, 5000);
 	ASSERT_OK(doca_comch_client_task_send_alloc_init(w->c.client, w->c.conn, "a", 1, &t[0]));
 	ASSERT_OK(doca_comch_client_task_send_alloc_init(w->c.client, w->c.conn, "b", 1, &t[1]));
-	ASSERT_ERR(doca_comch_client_task_send_alloc_init(w->c.client, w->c.conn, "c", 1, &t[2]),
-		   DOCA_ERROR_NO_MEMORY);
+	ASSERT_ERR(doca_comch_client_task_send_alloc_init(w->c.client, w->c.conn, "c", 1, &t[2]), DOCA_ERROR_NO_MEMORY);
 	doca_task_free(doca_comch_task_send_as_task(t[0]));
 	doca_task_free(doca_comch_task_send_as_task(t[1]));
 	side_fini(&w->c);
@@ -308,7 +307,7 @@ TEST(queue_full_is_again_and_nothing_is_lost)
 			break;
 		sent++;
 		if (sent % 512 == 0)
-			(void)doca_pe_progress(w->c.pe);	/* report completions, free tasks */
+			(void)doca_pe_progress(w->c.pe); /* report completions, free tasks */
 	}
 	ASSERT_ERR(r, DOCA_ERROR_AGAIN);
 	ASSERT(sent > 0);
@@ -584,7 +583,7 @@ TEST(server_process_dies_client_stops_with_errors)
 		server_init(&w->s, w->dpu, w->rep, PAIR_NAME);
 		ASSERT_OK(doca_ctx_start(w->s.ctx));
 		progress_until(srv, 1, server_has_conn, &w->s, 5000);
-		(void)read(to_child[0], &ch, 1);	/* die when told */
+		(void)read(to_child[0], &ch, 1); /* die when told */
 		kill(getpid(), SIGKILL);
 	}
 	client_init(&w->c, w->host, PAIR_NAME);

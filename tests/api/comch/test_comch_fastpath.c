@@ -193,7 +193,8 @@ TEST(producer_to_consumer)
 	for (int i = 0; i < 2; i++) {
 		ASSERT_OK(doca_buf_inventory_buf_get_by_addr(inv, rx_mmap, rx_mem[i], sizeof(rx_mem[i]), &rx[i]));
 		ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(cons, rx[i], &rt[i]));
-		doca_task_set_user_data(doca_comch_consumer_task_post_recv_as_task(rt[i]), (union doca_data){.u64 = (uint64_t)i});
+		doca_task_set_user_data(doca_comch_consumer_task_post_recv_as_task(rt[i]),
+					(union doca_data){.u64 = (uint64_t)i});
 		ASSERT_OK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt[i])));
 	}
 	ASSERT_OK(doca_task_submit(doca_comch_producer_task_send_as_task(st)));

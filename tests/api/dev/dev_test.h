@@ -66,11 +66,11 @@ captured_log(int fd)
 	return buf;
 }
 
-#define ASSERT_LOG_HAS(fd, needle) \
-	do { \
-		const char *sd_log_ = captured_log(fd); \
-		if (strstr(sd_log_, (needle)) == NULL) \
-			sd_test_fail(__FILE__, __LINE__, "log lacks \"%s\"; log was:\n%s", (needle), sd_log_); \
+#define ASSERT_LOG_HAS(fd, needle)                                                                                     \
+	do {                                                                                                           \
+		const char *sd_log_ = captured_log(fd);                                                                \
+		if (strstr(sd_log_, (needle)) == NULL)                                                                 \
+			sd_test_fail(__FILE__, __LINE__, "log lacks \"%s\"; log was:\n%s", (needle), sd_log_);         \
 	} while (0)
 
 /* The function with this IB device name, or NULL. */

@@ -256,14 +256,11 @@ TEST(getters_refuse_small_buffers_and_leave_them_untouched)
 
 	memset(s, 'x', sizeof(s));
 	memset(b, 0xee, sizeof(b));
-	ASSERT_ERR(doca_devinfo_get_iface_name(list[0], s, DOCA_DEVINFO_IFACE_NAME_SIZE - 1),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_devinfo_get_iface_name(list[0], s, DOCA_DEVINFO_IFACE_NAME_SIZE - 1), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(fd, "doca_devinfo_get_iface_name: output buffer of 255 bytes is too small");
-	ASSERT_ERR(doca_devinfo_get_ibdev_name(list[0], s, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_devinfo_get_ibdev_name(list[0], s, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_EQ(s[0], 'x');
-	ASSERT_ERR(doca_devinfo_get_ipv4_addr(list[0], b, DOCA_DEVINFO_IPV4_ADDR_SIZE - 1),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_devinfo_get_ipv4_addr(list[0], b, DOCA_DEVINFO_IPV4_ADDR_SIZE - 1), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_devinfo_get_mac_addr(list[0], b, DOCA_DEVINFO_MAC_ADDR_SIZE - 1), DOCA_ERROR_INVALID_VALUE);
 	if (sd_topology_get()->devs[0].has_ipv6)
 		ASSERT_ERR(doca_devinfo_get_ipv6_addr(list[0], b, DOCA_DEVINFO_IPV6_ADDR_SIZE - 1),
@@ -313,8 +310,8 @@ TEST(pci_compare_refuses_malformed_addresses)
 {
 	uint32_t n = 0;
 	struct doca_devinfo **list = builtin_list(&n);
-	static const char *const bad[] = {"",	     "b1:00",	     "zz:00.0",	 "0000:b1:00.0x", "b1:20.0",
-					  "b1:00.8", " b1:00.0",     "b1-00.0",	 "0000:b1:00:0",  "00000:b1:00.0",
+	static const char *const bad[] = {"",	     "b1:00",	     "zz:00.0", "0000:b1:00.0x", "b1:20.0",
+					  "b1:00.8", " b1:00.0",     "b1-00.0", "0000:b1:00:0",	 "00000:b1:00.0",
 					  "b1:0.0",  "0x00:b1:00.0", "+b1:00.0"};
 	size_t i;
 	uint8_t eq = 7;

@@ -77,8 +77,8 @@ TEST(unknown_key_is_refused)
 
 TEST(unknown_cap_is_refused)
 {
-	expect_bad_config(ONE_FN(HOST_FN ", \"caps\": {\"dma_memcopy\": false}}"),
-			  "unknown capability \"dma_memcopy\"", NULL);
+	expect_bad_config(ONE_FN(HOST_FN ", \"caps\": {\"dma_memcopy\": false}}"), "unknown capability \"dma_memcopy\"",
+			  NULL);
 }
 
 TEST(wrong_type_is_refused)
@@ -166,7 +166,7 @@ TEST(fifo_is_refused_without_blocking)
 	snprintf(path, sizeof(path), "%s/topology.fifo", sd_test_tmpdir());
 	ASSERT_EQ(mkfifo(path, 0600), 0);
 	ASSERT_EQ(setenv("SOFTDOCA_TOPOLOGY", path, 1), 0);
-	alarm(5);	/* a blocked open ends the case (SIGALRM) instead of hanging it */
+	alarm(5); /* a blocked open ends the case (SIGALRM) instead of hanging it */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_ERR(doca_devinfo_create_list(&list, &n), DOCA_ERROR_BAD_CONFIG);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -206,16 +206,18 @@ TEST(every_function_key_is_honoured)
 
 	/* The function is a DPU-side one: list as a DPU-built program would. */
 	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
-	use_topology_text("{\"devices\": [{\"name\": \"lab\", \"caps\": {\"rdma_max_send_queue_size\": 64},\n"
-			  " \"functions\": [\n"
-			  "  {\"side\": \"dpu\", \"pci_addr\": \"0000:03:00.0\", \"ibdev\": \"mlx5_7\", \"iface\": \"en3f0pf0sf4\",\n"
-			  "   \"func_type\": \"sf\", \"sf_index\": 4, \"vhca_id\": 77, \"lid\": 3,\n"
-			  "   \"active_rate\": 25000000000, \"hotplug_manager\": false, \"netdev\": \"lo\",\n"
-			  "   \"caps\": {\"dma_memcpy\": false, \"dma_max_buf_size\": 4096, \"rdma_dc\": false,\n"
-			  "            \"accelerate_resource_reclaim\": false, \"notification_moderation\": false},\n"
-			  "   \"representors\": [{\"pci_addr\": \"b1:00.3\", \"iface\": \"pf0vf1\", \"func_type\": \"VF\",\n"
-			  "                       \"filter\": [\"net\", \"emulated\"]}]}\n"
-			  " ]}]}\n");
+	use_topology_text(
+		"{\"devices\": [{\"name\": \"lab\", \"caps\": {\"rdma_max_send_queue_size\": 64},\n"
+		" \"functions\": [\n"
+		"  {\"side\": \"dpu\", \"pci_addr\": \"0000:03:00.0\", \"ibdev\": \"mlx5_7\", \"iface\": "
+		"\"en3f0pf0sf4\",\n"
+		"   \"func_type\": \"sf\", \"sf_index\": 4, \"vhca_id\": 77, \"lid\": 3,\n"
+		"   \"active_rate\": 25000000000, \"hotplug_manager\": false, \"netdev\": \"lo\",\n"
+		"   \"caps\": {\"dma_memcpy\": false, \"dma_max_buf_size\": 4096, \"rdma_dc\": false,\n"
+		"            \"accelerate_resource_reclaim\": false, \"notification_moderation\": false},\n"
+		"   \"representors\": [{\"pci_addr\": \"b1:00.3\", \"iface\": \"pf0vf1\", \"func_type\": \"VF\",\n"
+		"                       \"filter\": [\"net\", \"emulated\"]}]}\n"
+		" ]}]}\n");
 	ASSERT_OK(doca_devinfo_create_list(&list, &n));
 	ASSERT_EQ(n, 1);
 	d = list[0];
@@ -400,9 +402,9 @@ dump_topology(FILE *out)
 			const char *f = (const char *)&d->caps + caps[j].offset;
 
 			fprintf(out, " %s=%" PRIu64, caps[j].name,
-				caps[j].kind == SD_DEV_CAP_BOOL ? (uint64_t) * (const bool *)f :
-				caps[j].kind == SD_DEV_CAP_U32	? (uint64_t) * (const uint32_t *)f :
-								  *(const uint64_t *)f);
+				caps[j].kind == SD_DEV_CAP_BOOL	 ? (uint64_t) * (const bool *)f
+				: caps[j].kind == SD_DEV_CAP_U32 ? (uint64_t) * (const uint32_t *)f
+								 : *(const uint64_t *)f);
 		}
 		fputc('\n', out);
 		for (j = 0; j < d->num_reps; j++) {

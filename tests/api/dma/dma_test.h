@@ -89,8 +89,8 @@ struct results {
 	unsigned ok;
 	unsigned err;
 	doca_error_t last_status;
-	doca_error_t statuses[1024];	/* by task user data u64 when < 1024 */
-	int order[1024];		/* user data in completion order */
+	doca_error_t statuses[1024]; /* by task user data u64 when < 1024 */
+	int order[1024];	     /* user data in completion order */
 	unsigned n;
 	bool free_tasks;
 };

@@ -82,8 +82,7 @@ TEST(caps_come_from_the_device)
 	ASSERT_EQ(size, T_MAX_BUF_SIZE);
 	ASSERT_EQ(list_len, T_MAX_LIST_LEN);
 	ASSERT_ERR(doca_dma_cap_task_memcpy_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), NULL),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), NULL), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_dma_cap_task_memcpy_get_max_buf_list_len(NULL, &list_len), DOCA_ERROR_INVALID_VALUE);
 
 	ASSERT_OK(doca_dma_create(dev, &dma));
@@ -297,7 +296,7 @@ TEST(destination_too_small_invalid_nothing_written)
 	env_start(&e);
 	s = src_buf(&e, 0, 600, 4);
 	d = dst_buf(&e, 4096, 1000);
-	ASSERT_OK(doca_buf_set_data(d, e.mem + 4096 + 100, 500));	/* tail room 400 < 600 */
+	ASSERT_OK(doca_buf_set_data(d, e.mem + 4096 + 100, 500)); /* tail room 400 < 600 */
 	ASSERT_ERR(run_task(&e, s, d), DOCA_ERROR_INVALID_VALUE);
 	ASSERT(all_guard(e.mem + 4096, 4096));
 	ASSERT_OK(doca_buf_get_data_len(d, &len));
@@ -451,7 +450,7 @@ TEST(lists_concatenate_into_tail_room)
 	ASSERT_OK(doca_buf_chain_list(s[0], s[2]));
 	d = dst_buf(&e, 8192, 2000);
 	memset(e.mem + 8192, 0x22, 50);
-	ASSERT_OK(doca_buf_set_data(d, e.mem + 8192, 50));	/* existing data stays */
+	ASSERT_OK(doca_buf_set_data(d, e.mem + 8192, 50)); /* existing data stays */
 	ASSERT_ERR(run_task(&e, s[0], d), DOCA_SUCCESS);
 	ASSERT_OK(doca_buf_get_data_len(d, &len));
 	ASSERT_EQ(len, 50 + 1001);

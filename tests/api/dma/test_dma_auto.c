@@ -11,7 +11,7 @@
 
 #include "dma_test.h"
 
-#define TASK 16384u	/* above the worker threshold these tests set */
+#define TASK 16384u /* above the worker threshold these tests set */
 
 static union doca_data
 ud(uint64_t v)

@@ -19,8 +19,8 @@ static struct {
 	enum doca_ctx_states states[16];
 	unsigned num_states;
 	doca_error_t stop_ret;
-	unsigned stop_after;		/* doca_ctx_stop() from the completion that makes this many */
-	bool destroy_on_idle;		/* the reactive pattern: doca_dma_destroy() from the IDLE callback */
+	unsigned stop_after;  /* doca_ctx_stop() from the completion that makes this many */
+	bool destroy_on_idle; /* the reactive pattern: doca_dma_destroy() from the IDLE callback */
 	doca_error_t destroy_ret;
 	bool idle;
 } seen;

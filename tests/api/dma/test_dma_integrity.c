@@ -10,7 +10,7 @@
 #include "dma_test.h"
 
 #define SLOTS 32
-#define AREA (1u << 20)		/* per slot: 1 MiB of source, 1 MiB of destination */
+#define AREA (1u << 20) /* per slot: 1 MiB of source, 1 MiB of destination */
 #define MAX_SEGS 8
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

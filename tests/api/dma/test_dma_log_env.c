@@ -45,7 +45,7 @@ TEST(env_trace_overrides_program_sdk_level)
 {
 	ASSERT_EQ(setenv("DOCA_LOG_LEVEL", "trace", 1), 0);
 	run_sample_like(DOCA_LOG_LEVEL_WARNING);
-	ASSERT(trace_lines >= 2);	/* IDLE -> RUNNING, RUNNING -> IDLE at least */
+	ASSERT(trace_lines >= 2); /* IDLE -> RUNNING, RUNNING -> IDLE at least */
 }
 
 TEST(no_env_program_sdk_level_applies)

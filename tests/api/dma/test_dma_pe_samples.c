@@ -16,7 +16,7 @@
 static struct {
 	struct env *e;
 	unsigned ok, err, flushed;
-	unsigned stop_at;			/* stop the ctx at this many completions (0: never) */
+	unsigned stop_at; /* stop the ctx at this many completions (0: never) */
 	doca_error_t stop_ret;
 	int states[16];
 	unsigned num_states;
@@ -102,10 +102,9 @@ sample_task(struct env *e, unsigned n, unsigned i)
 	union doca_data ud = {.u64 = i};
 
 	fill_task_bytes(e, i);
-	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e->inv, e->mmap, e->mem + (size_t)i * TASK_BYTES, TASK_BYTES,
-						     &s));
-	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(e->inv, e->mmap, e->mem + (size_t)(n + i) * TASK_BYTES,
-						     TASK_BYTES, &d));
+	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e->inv, e->mmap, e->mem + (size_t)i * TASK_BYTES, TASK_BYTES, &s));
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(e->inv, e->mmap, e->mem + (size_t)(n + i) * TASK_BYTES, TASK_BYTES,
+						     &d));
 	ASSERT_OK(doca_dma_task_memcpy_alloc_init(e->dma, s, d, ud, &t));
 	return t;
 }

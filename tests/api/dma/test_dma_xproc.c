@@ -16,8 +16,8 @@
 
 struct host {
 	pid_t pid;
-	int cmd;	/* parent -> child */
-	int reply;	/* child -> parent */
+	int cmd;   /* parent -> child */
+	int reply; /* child -> parent */
 	uint8_t desc[512];
 	size_t desc_len;
 	uint8_t *addr;
@@ -30,8 +30,7 @@ pattern(size_t i)
 }
 
 /* The host side: export, report, then obey commands until 'q'. */
-static void __attribute__((noreturn))
-host_main(uint32_t perms, int cmd, int reply)
+static void __attribute__((noreturn)) host_main(uint32_t perms, int cmd, int reply)
 {
 	uint8_t *buf = malloc(XLEN);
 	struct doca_mmap *mmap;
@@ -57,17 +56,17 @@ host_main(uint32_t perms, int cmd, int reply)
 		uint8_t ok = 1;
 
 		switch (c) {
-		case 'w':	/* did the parent write 0xA5 ^ pattern into [1000, XLEN)? */
+		case 'w': /* did the parent write 0xA5 ^ pattern into [1000, XLEN)? */
 			for (size_t i = 0; i < XLEN; i++)
 				if (buf[i] != (i < 1000 ? pattern(i) : (uint8_t)(pattern(i) ^ 0xA5)))
 					ok = 0;
 			break;
-		case 'u':	/* untouched? */
+		case 'u': /* untouched? */
 			for (size_t i = 0; i < XLEN; i++)
 				if (buf[i] != pattern(i))
 					ok = 0;
 			break;
-		case 's':	/* revoke the export */
+		case 's': /* revoke the export */
 			ok = doca_mmap_stop(mmap) == DOCA_SUCCESS;
 			break;
 		default:
@@ -213,7 +212,7 @@ TEST(dpu_writes_back_to_host)
 		e.mem[i] = (uint8_t)(pattern(i + 1000) ^ 0xA5);
 	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e.inv, e.mmap, e.mem, XLEN - 1000, &src));
 	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(e.inv, remote, h.addr, XLEN, &dst));
-	ASSERT_OK(doca_buf_set_data(dst, h.addr, 1000));	/* tail room starts at 1000 */
+	ASSERT_OK(doca_buf_set_data(dst, h.addr, 1000)); /* tail room starts at 1000 */
 	ASSERT_ERR(copy(&e, src, dst), DOCA_SUCCESS);
 	ASSERT_OK(doca_buf_get_data_len(dst, &len));
 	ASSERT_EQ(len, XLEN);

@@ -8,7 +8,10 @@
 
 #include "sd_test.h"
 
-#define E(x) {x, #x}
+#define E(x)                                                                                                           \
+	{                                                                                                              \
+		x, #x                                                                                                  \
+	}
 static const struct {
 	doca_error_t code;
 	const char *name;

@@ -208,8 +208,8 @@ TEST(non_strict_backend_follows_later_global_change)
 TEST(strict_lower_limit_ignores_global_changes)
 {
 	static const char *const strict_want[] = {"lvl-crit", "lvl-error"};
-	static const char *const loose_want[] = {"lvl-crit", "lvl-error", "lvl-warning", "lvl-info", "lvl-debug",
-						 "lvl-trace"};
+	static const char *const loose_want[] = {"lvl-crit", "lvl-error", "lvl-warning",
+						 "lvl-info", "lvl-debug", "lvl-trace"};
 	struct doca_log_backend *strict, *loose;
 
 	fresh();
@@ -410,8 +410,8 @@ TEST(env_level_names)
 	static const struct {
 		const char *text;
 		uint32_t level;
-	} cases[] = {{"disable", 10}, {"CRIT", 20}, {"error", 30}, {"Warning", 40}, {"info", 50}, {"debug", 60},
-		     {"TRACE", 70}};
+	} cases[] = {{"disable", 10}, {"CRIT", 20},  {"error", 30}, {"Warning", 40},
+		     {"info", 50},    {"debug", 60}, {"TRACE", 70}};
 
 	/* Each value in its own process: the variable is read once per process. */
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -422,9 +422,9 @@ TEST(env_level_names)
 		if (pid == 0) {
 			setenv("DOCA_LOG_LEVEL", cases[i].text, 1);
 			_exit(doca_log_level_get_global_lower_limit() == cases[i].level &&
-					       doca_log_level_get_global_sdk_limit() == cases[i].level
-				       ? 0
-				       : 1);
+					      doca_log_level_get_global_sdk_limit() == cases[i].level
+				      ? 0
+				      : 1);
 		}
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -468,9 +468,9 @@ TEST(env_invalid_keeps_defaults_and_warns)
 		if (pid == 0) {
 			setenv("DOCA_LOG_LEVEL", bad[i], 1);
 			_exit(doca_log_level_get_global_lower_limit() == DOCA_LOG_LEVEL_INFO &&
-					       doca_log_level_get_global_sdk_limit() == DOCA_LOG_LEVEL_INFO
-				       ? 0
-				       : 1);
+					      doca_log_level_get_global_sdk_limit() == DOCA_LOG_LEVEL_INFO
+				      ? 0
+				      : 1);
 		}
 		ASSERT_EQ(waitpid(pid, &status, 0), pid);
 		capture_end(&ce, err, sizeof(err));

@@ -161,13 +161,13 @@ TEST(get_by_args_range_checks)
 	uint8_t other[16];
 
 	/* region outside the mmap */
-	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, (void *)((uintptr_t)mem - 1), 10, &b), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, (void *)((uintptr_t)mem - 1), 10, &b),
+		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem + 4000, 97, &b), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem, sizeof(mem) + 1, &b),
 		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, other, 4, &b), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem + 8, SIZE_MAX, &b),
-		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem + 8, SIZE_MAX, &b), DOCA_ERROR_INVALID_VALUE);
 	/* data window outside the region */
 	ASSERT_ERR(doca_buf_inventory_buf_get_by_args(f.inv, f.mmap, mem + 10, 10, mem + 9, 1, &b),
 		   DOCA_ERROR_INVALID_VALUE);
@@ -276,12 +276,12 @@ TEST(refcount_rules)
 	uint16_t rc = 0;
 
 	ASSERT_OK(doca_buf_inc_refcount(b, &rc));
-	ASSERT_EQ(rc, 1);	/* value before */
+	ASSERT_EQ(rc, 1); /* value before */
 	ASSERT_OK(doca_buf_inc_refcount(b, NULL));
 	ASSERT_OK(doca_buf_get_refcount(b, &rc));
 	ASSERT_EQ(rc, 3);
 	ASSERT_OK(doca_buf_dec_refcount(b, &rc));
-	ASSERT_EQ(rc, 3);	/* value before */
+	ASSERT_EQ(rc, 3); /* value before */
 	ASSERT_OK(doca_buf_dec_refcount(b, &rc));
 	ASSERT_EQ(rc, 2);
 	ASSERT_EQ(num_free(f.inv), 0);
@@ -332,7 +332,7 @@ TEST(data_window)
 	ASSERT_ERR(doca_buf_set_data(b, mem + 150, 51), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_buf_set_data(b, mem + 201, 0), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_buf_set_data(NULL, mem, 0), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_OK(doca_buf_set_data(b, mem + 200, 0));	/* empty window at the end */
+	ASSERT_OK(doca_buf_set_data(b, mem + 200, 0)); /* empty window at the end */
 	ASSERT_OK(doca_buf_set_data(b, mem + 110, 50));
 	/* refusals changed nothing */
 	ASSERT_OK(doca_buf_get_data(b, &p));
@@ -390,8 +390,8 @@ TEST(chain_list_and_release_through_head)
 	uint32_t n = 9;
 	uint8_t v = 9;
 
-	ASSERT_OK(doca_buf_chain_list(b, c));	/* b -> c */
-	ASSERT_OK(doca_buf_chain_list(a, b));	/* a -> b -> c */
+	ASSERT_OK(doca_buf_chain_list(b, c)); /* b -> c */
+	ASSERT_OK(doca_buf_chain_list(a, b)); /* a -> b -> c */
 	ASSERT_EQ(list_len(a), 3);
 	ASSERT_OK(doca_buf_get_next_in_list(a, &o));
 	ASSERT_PTR_EQ(o, b);
@@ -472,7 +472,7 @@ TEST(chain_list_tail)
 	struct doca_buf *d = get_buf(&f, 24, 8), *o = NULL;
 
 	ASSERT_OK(doca_buf_chain_list_tail(a, a, b));
-	ASSERT_ERR(doca_buf_chain_list_tail(a, a, c), DOCA_ERROR_INVALID_VALUE);	/* a is no longer the tail */
+	ASSERT_ERR(doca_buf_chain_list_tail(a, a, c), DOCA_ERROR_INVALID_VALUE); /* a is no longer the tail */
 	ASSERT_ERR(doca_buf_chain_list_tail(a, NULL, c), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_OK(doca_buf_chain_list_tail(a, b, c));
 	ASSERT_OK(doca_buf_get_last_in_list(a, &o));
@@ -495,11 +495,11 @@ TEST(unchain_list)
 
 	ASSERT_OK(doca_buf_chain_list(a, b));
 	ASSERT_OK(doca_buf_chain_list(a, c));
-	ASSERT_OK(doca_buf_chain_list(a, d));	/* a b c d */
+	ASSERT_OK(doca_buf_chain_list(a, d)); /* a b c d */
 	ASSERT_ERR(doca_buf_unchain_list(a, a), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(doca_buf_unchain_list(b, c), DOCA_ERROR_INVALID_VALUE);	/* b is not a head */
+	ASSERT_ERR(doca_buf_unchain_list(b, c), DOCA_ERROR_INVALID_VALUE); /* b is not a head */
 	ASSERT_ERR(doca_buf_unchain_list(NULL, c), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_OK(doca_buf_unchain_list(a, c));	/* a b | c d */
+	ASSERT_OK(doca_buf_unchain_list(a, c)); /* a b | c d */
 	ASSERT_EQ(list_len(a), 2);
 	ASSERT_EQ(list_len(c), 2);
 	ASSERT_OK(doca_buf_get_last_in_list(a, &o));
@@ -542,7 +542,7 @@ TEST(dup_single_and_list)
 	ASSERT_OK(doca_buf_dec_refcount(d, NULL));
 
 	ASSERT_OK(doca_buf_chain_list(a, b));
-	ASSERT_OK(doca_buf_inventory_buf_dup(f.inv, a, &d));	/* whole list: 2 more */
+	ASSERT_OK(doca_buf_inventory_buf_dup(f.inv, a, &d)); /* whole list: 2 more */
 	ASSERT_EQ(list_len(d), 2);
 	ASSERT_OK(doca_buf_get_next_in_list(d, &o));
 	ASSERT_OK(doca_buf_get_head(o, &p));
@@ -561,7 +561,7 @@ TEST(dup_single_and_list)
 	ASSERT_OK(doca_buf_dec_refcount(o, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(d, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(a, NULL));
-	ASSERT_ERR(doca_buf_inventory_buf_dup(f.inv, a, &o), DOCA_ERROR_INVALID_VALUE);	/* a is free */
+	ASSERT_ERR(doca_buf_inventory_buf_dup(f.inv, a, &o), DOCA_ERROR_INVALID_VALUE); /* a is free */
 	ASSERT_OK(doca_buf_inventory_stop(f.inv));
 	ASSERT_EQ(num_free(f.inv), 5);
 	fixture_done(&f);

@@ -362,9 +362,9 @@ TEST(export_rdma_without_rdma_library)
 	ASSERT_OK(doca_mmap_create(&m));
 	ASSERT_OK(doca_mmap_set_memrange(m, mem, sizeof(mem)));
 	ASSERT_OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ));
-	ASSERT_ERR(doca_mmap_export_rdma(m, dev, &desc, &len), DOCA_ERROR_BAD_STATE);	/* not started */
+	ASSERT_ERR(doca_mmap_export_rdma(m, dev, &desc, &len), DOCA_ERROR_BAD_STATE); /* not started */
 	ASSERT_OK(doca_mmap_start(m));
-	ASSERT_ERR(doca_mmap_export_rdma(m, dev, &desc, &len), DOCA_ERROR_INVALID_VALUE);	/* dev not added */
+	ASSERT_ERR(doca_mmap_export_rdma(m, dev, &desc, &len), DOCA_ERROR_INVALID_VALUE); /* dev not added */
 	ASSERT_ERR(doca_mmap_export_rdma(m, dev, NULL, &len), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_OK(doca_mmap_stop(m));
 	ASSERT_OK(doca_mmap_add_dev(m, dev));

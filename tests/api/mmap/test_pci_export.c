@@ -30,8 +30,8 @@ pattern(size_t i)
 
 struct exporter {
 	pid_t pid;
-	int cmd;	/* parent -> child */
-	int ack;	/* child -> parent */
+	int cmd; /* parent -> child */
+	int ack; /* child -> parent */
 	uint8_t desc[SD_MMAP_PCI_DESC_MAX_LEN];
 	size_t desc_len;
 };
@@ -327,7 +327,7 @@ TEST(revoked_in_process_export_is_refused)
 	ASSERT_OK(doca_mmap_export_pci(m, host, &desc, &len));
 	memcpy(copy, desc, len);
 	ASSERT_OK(doca_mmap_create_from_export(NULL, copy, len, dpu, &r));
-	ASSERT_OK(doca_mmap_destroy(m));	/* destroy revokes too */
+	ASSERT_OK(doca_mmap_destroy(m)); /* destroy revokes too */
 	ASSERT_ERR(sd_mmap_pci_validate(r), DOCA_ERROR_NOT_PERMITTED);
 	ASSERT_LOG_HAS(fd, "is revoked or its key does not match");
 	ASSERT_ERR(try_import(copy, len, dpu), DOCA_ERROR_NOT_PERMITTED);

@@ -42,8 +42,7 @@ static int nedges;
 static uint64_t seen_user_data;
 
 static void
-state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev,
-	 enum doca_ctx_states next)
+state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next)
 {
 	edges[nedges][0] = prev;
 	edges[nedges][1] = next;

@@ -89,8 +89,7 @@ open_rdma_dev(void)
 }
 
 static inline void
-state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev,
-	 enum doca_ctx_states next)
+state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next)
 {
 	struct node *n = user_data.ptr;
 
@@ -110,11 +109,11 @@ record(struct doca_task *task, union doca_data task_user_data)
 	r->done++;
 }
 
-#define RESULT_CB(type) \
-	static inline void type##_cb(struct doca_rdma_task_##type *task, union doca_data ud, union doca_data cud) \
-	{ \
-		(void)cud; \
-		record(doca_rdma_task_##type##_as_task(task), ud); \
+#define RESULT_CB(type)                                                                                                \
+	static inline void type##_cb(struct doca_rdma_task_##type *task, union doca_data ud, union doca_data cud)      \
+	{                                                                                                              \
+		(void)cud;                                                                                             \
+		record(doca_rdma_task_##type##_as_task(task), ud);                                                     \
 	}
 RESULT_CB(receive)
 RESULT_CB(send)
@@ -165,11 +164,11 @@ node_conf_all(struct node *n)
 	ASSERT_OK(doca_rdma_task_atomic_cmp_swp_set_conf(n->rdma, atomic_cmp_swp_cb, atomic_cmp_swp_cb, 64));
 	ASSERT_OK(doca_rdma_task_atomic_fetch_add_set_conf(n->rdma, atomic_fetch_add_cb, atomic_fetch_add_cb, 256));
 	ASSERT_OK(doca_rdma_task_remote_net_sync_event_get_set_conf(n->rdma, remote_net_sync_event_get_cb,
-								     remote_net_sync_event_get_cb, 8));
-	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
-		n->rdma, remote_net_sync_event_notify_set_cb, remote_net_sync_event_notify_set_cb, 8));
-	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
-		n->rdma, remote_net_sync_event_notify_add_cb, remote_net_sync_event_notify_add_cb, 8));
+								    remote_net_sync_event_get_cb, 8));
+	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(n->rdma, remote_net_sync_event_notify_set_cb,
+									   remote_net_sync_event_notify_set_cb, 8));
+	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(n->rdma, remote_net_sync_event_notify_add_cb,
+									   remote_net_sync_event_notify_add_cb, 8));
 }
 
 /* Progress until the predicate flag reaches want, or secs pass (returns false then). */
@@ -398,14 +397,14 @@ fill(uint8_t *p, size_t n, uint8_t seed)
 }
 
 /* Run a case over the default transports (shm/cma) and over tcp on loopback. */
-#define BOTH(name) \
-	TEST(name##_shm) \
-	{ \
-		run_##name(0); \
-	} \
-	TEST(name##_tcp) \
-	{ \
-		run_##name(1); \
+#define BOTH(name)                                                                                                     \
+	TEST(name##_shm)                                                                                               \
+	{                                                                                                              \
+		run_##name(0);                                                                                         \
+	}                                                                                                              \
+	TEST(name##_tcp)                                                                                               \
+	{                                                                                                              \
+		run_##name(1);                                                                                         \
 	}
 
 #endif /* RDMA_TEST_H_ */

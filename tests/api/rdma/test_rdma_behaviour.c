@@ -16,7 +16,7 @@ static struct {
 	unsigned n;
 	unsigned ud[16];
 	doca_error_t status[16];
-	int stop_after;			/* doca_ctx_stop() from the completion that makes this many */
+	int stop_after; /* doca_ctx_stop() from the completion that makes this many */
 	doca_error_t stop_ret;
 	bool destroy_on_idle;
 	doca_error_t destroy_ret;

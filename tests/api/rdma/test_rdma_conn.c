@@ -10,11 +10,11 @@
 #include "rdma_test.h"
 
 /* Submit a task and wait for its completion; returns its status. */
-#define RUN(n, family, task, r) \
-	({ \
-		ASSERT_OK(doca_task_submit(doca_rdma_task_##family##_as_task(task))); \
-		ASSERT(node_wait((n), &(r)->done, (r)->done + 1, 20)); \
-		(r)->status; \
+#define RUN(n, family, task, r)                                                                                        \
+	({                                                                                                             \
+		ASSERT_OK(doca_task_submit(doca_rdma_task_##family##_as_task(task)));                                  \
+		ASSERT(node_wait((n), &(r)->done, (r)->done + 1, 20));                                                 \
+		(r)->status;                                                                                           \
 	})
 
 static bool
@@ -74,7 +74,7 @@ run_permission_rows(int tcp)
 		for (int row = 0; row <= ROWS; row++)
 			node_connect(&n); /* a new connection per row, the last for the allowed accesses */
 		sync_wait(n.sock);
-		ASSERT(all_bytes(n.mem, 4096, 0x5A)); /* A: written by nobody */
+		ASSERT(all_bytes(n.mem, 4096, 0x5A));	     /* A: written by nobody */
 		ASSERT(all_bytes(n.mem + 4096, 4096, 0x11)); /* B: written once */
 		memcpy(&c, n.mem + 8192, 8);
 		ASSERT_EQ(c, 0x5A5A5A5A5A5A5A5Aull + 1); /* C: one fetch_add */
@@ -276,9 +276,9 @@ BOTH(peer_ctx_permissions)
  */
 #define FORGE_CASES 4
 /* Offsets inside the RDMA mmap descriptor (rdma_proto.h / fabric_proto.h). */
-#define DESC_LEN_OFF 24	       /* sd_rdma_mmap_desc.len */
-#define DESC_PERM_OFF 32       /* sd_rdma_mmap_desc.permissions */
-#define FABRIC_OFF 40	       /* fabric blob */
+#define DESC_LEN_OFF 24	 /* sd_rdma_mmap_desc.len */
+#define DESC_PERM_OFF 32 /* sd_rdma_mmap_desc.permissions */
+#define FABRIC_OFF 40	 /* fabric blob */
 #define FABRIC_LEN_OFF (40 + 24)
 #define FABRIC_PERM_OFF (40 + 32)
 #define FABRIC_KEY_OFF (40 + 40)
@@ -743,7 +743,8 @@ run_receiver_sees_peer_death(int tcp)
 	node_connect(&n);
 	for (int i = 0; i < 2; i++) {
 		dst[i] = buf_at(&n, n.mmap, n.mem + i * 4096, 4096, 0);
-		ASSERT_OK(doca_rdma_task_receive_allocate_init(n.rdma, dst[i], (union doca_data){.ptr = &r[i]}, &rt[i]));
+		ASSERT_OK(
+			doca_rdma_task_receive_allocate_init(n.rdma, dst[i], (union doca_data){.ptr = &r[i]}, &rt[i]));
 		ASSERT_OK(doca_task_submit(doca_rdma_task_receive_as_task(rt[i])));
 	}
 	/* the connection is up both ways before the peer goes */

@@ -118,8 +118,8 @@ run_write_read(int tcp)
 	if (fork_peer(&n, &pid)) {
 		uint8_t *want = malloc(MEM_LEN);
 
-		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
-				      DOCA_ACCESS_FLAG_RDMA_WRITE,
+		node_open(&n,
+			  DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
 			  DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 1);
 		node_start(&n);
 		node_connect(&n);
@@ -471,8 +471,8 @@ run_sync_event(int tcp)
 		const uint8_t *desc;
 		size_t len;
 
-		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
-			  1);
+		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+			  DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 1);
 		ASSERT_OK(doca_sync_event_create(&se));
 		ASSERT_OK(doca_sync_event_add_publisher_location_remote_net(se));
 		ASSERT_OK(doca_sync_event_add_subscriber_location_cpu(se, n.dev));
@@ -513,12 +513,12 @@ run_sync_event(int tcp)
 	src = buf_at(&n, n.mmap, n.mem, 8, 8);
 	dst = buf_at(&n, n.mmap, n.mem + 64, 8, 0);
 	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(n.rdma, n.conn, rse, src,
-										 (union doca_data){.ptr = &sr}, &st));
+										(union doca_data){.ptr = &sr}, &st));
 	ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st)));
 	ASSERT(node_wait(&n, &sr.done, 1, 10));
 	ASSERT_OK(sr.status);
 	ASSERT_OK(doca_rdma_task_remote_net_sync_event_get_allocate_init(n.rdma, n.conn, rse, dst,
-									  (union doca_data){.ptr = &gr}, &gt));
+									 (union doca_data){.ptr = &gr}, &gt));
 	ASSERT_PTR_EQ(doca_rdma_task_remote_net_sync_event_get_get_dst_buf(gt), dst);
 	/* poll until the responder signals (value > 0xD0CA), resubmitting the same task */
 	for (;;) {
@@ -539,7 +539,7 @@ run_sync_event(int tcp)
 	}
 	res = buf_at(&n, n.mmap, n.mem + 128, 8, 0);
 	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(n.rdma, n.conn, rse, res, 2,
-										 (union doca_data){.ptr = &ar}, &at));
+										(union doca_data){.ptr = &ar}, &at));
 	ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_add_as_task(at)));
 	ASSERT(node_wait(&n, &ar.done, 1, 10));
 	ASSERT_OK(ar.status);
@@ -657,7 +657,7 @@ run_sync_event_wait_task_wakes(int tcp)
 	memcpy(n.mem, &v, 8);
 	src = buf_at(&n, n.mmap, n.mem, 8, 8);
 	ASSERT_OK(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(n.rdma, n.conn, rse, src,
-										 (union doca_data){.ptr = &sr}, &st));
+										(union doca_data){.ptr = &sr}, &st));
 	sync_wait(n.sock);
 	ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st)));
 	ASSERT(node_wait(&n, &sr.done, 1, 10));

@@ -22,8 +22,8 @@ struct cm_node {
 	int n_request, n_established, n_failure, n_disconnect;
 	struct doca_rdma_connection *conns[128];
 	int n_conns;
-	bool accept;	   /* request callback accepts (else rejects) */
-	bool ignore;	   /* request callback does nothing */
+	bool accept;	  /* request callback accepts (else rejects) */
+	bool ignore;	  /* request callback does nothing */
 	uint64_t last_ms; /* when the last failure/disconnect arrived */
 };
 
@@ -118,8 +118,8 @@ client_connect(struct cm_node *c, const char *ip, uint16_t port, uint64_t user)
 {
 	struct doca_rdma_addr *addr;
 
-	ASSERT_OK(doca_rdma_addr_create(strchr(ip, ':') ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4, ip,
-					port, &addr));
+	ASSERT_OK(doca_rdma_addr_create(strchr(ip, ':') ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4, ip, port,
+					&addr));
 	ASSERT_OK(doca_rdma_connect_to_addr(c->n.rdma, addr, (union doca_data){.u64 = user}));
 	/* the connection keeps its own copy */
 	ASSERT_OK(doca_rdma_addr_destroy(addr));

@@ -17,13 +17,13 @@
 #define MSGS 8
 
 struct ord_node {
-	struct node n; /* first: the ctx user data points here */
+	struct node n;			   /* first: the ctx user data points here */
 	struct doca_rdma_connection *conn; /* the current round's connection */
 	int n_established, n_disconnect, n_failure;
-	int n_recv;			  /* receives completed this round */
-	int recv_bad;			  /* receives that failed or named another connection */
-	bool disconnect_on_last; /* server: disconnect from the MSGS-th receive callback */
-	bool many;		 /* several connections at once: check per connection */
+	int n_recv;				     /* receives completed this round */
+	int recv_bad;				     /* receives that failed or named another connection */
+	bool disconnect_on_last;		     /* server: disconnect from the MSGS-th receive callback */
+	bool many;				     /* several connections at once: check per connection */
 	const struct doca_rdma_connection *got[256]; /* many: connections whose message was delivered */
 	int n_got;
 	int disconnect_before_recv; /* many: disconnect callback of a connection before its message */
@@ -149,8 +149,7 @@ run_disconnect_from_receive_callback(int tcp)
 		ASSERT_OK(doca_rdma_start_listen_to_port(o.n.rdma, port));
 		for (int i = 0; i < MSGS; i++) {
 			dst[i] = buf_at(&o.n, o.n.mmap, o.n.mem + i * 64, 64, 0);
-			ASSERT_OK(doca_rdma_task_receive_allocate_init(o.n.rdma, dst[i], (union doca_data){0},
-								       &rt[i]));
+			ASSERT_OK(doca_rdma_task_receive_allocate_init(o.n.rdma, dst[i], (union doca_data){0}, &rt[i]));
 		}
 		sync_send(o.n.sock);
 		for (int r = 0; r < ROUNDS; r++) {
@@ -316,10 +315,9 @@ run_sync_event_set_then_disconnect(int tcp)
 		size_t len;
 
 		ord_open(&o, true, 4);
-		ASSERT_OK(doca_rdma_set_permissions(o.n.rdma, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
-								      DOCA_ACCESS_FLAG_RDMA_READ |
-								      DOCA_ACCESS_FLAG_RDMA_WRITE |
-								      DOCA_ACCESS_FLAG_RDMA_ATOMIC));
+		ASSERT_OK(doca_rdma_set_permissions(
+			o.n.rdma, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+					  DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC));
 		ASSERT_OK(doca_sync_event_create(&se));
 		ASSERT_OK(doca_sync_event_add_publisher_location_remote_net(se));
 		ASSERT_OK(doca_sync_event_add_subscriber_location_cpu(se, o.n.dev));
@@ -353,7 +351,7 @@ run_sync_event_set_then_disconnect(int tcp)
 
 		ord_open(&o, false, 1);
 		ASSERT_OK(doca_rdma_task_remote_net_sync_event_get_set_conf(o.n.rdma, remote_net_sync_event_get_cb,
-									     remote_net_sync_event_get_cb, 4));
+									    remote_net_sync_event_get_cb, 4));
 		node_start(&o.n);
 		len = recv_blob(o.n.sock, blob, sizeof(blob));
 		ASSERT_OK(doca_sync_event_remote_net_create_from_export(o.n.dev, blob, len, &rse));

@@ -133,7 +133,7 @@ TEST(user_storage_is_the_value)
 
 struct setter {
 	struct doca_sync_event *ev;
-	uint64_t near;		/* set first: must not release the waiter */
+	uint64_t near; /* set first: must not release the waiter */
 	uint64_t value;
 	useconds_t delay_us;
 	atomic_int done;
@@ -255,24 +255,24 @@ static int n_ok, n_err;
 static doca_error_t last_status = DOCA_ERROR_UNKNOWN;
 static uint64_t last_ud;
 
-#define SE_CB(fam) \
-	static void fam##_ok(struct doca_sync_event_task_##fam *t, union doca_data ud, union doca_data cud) \
-	{ \
-		struct doca_task *task = doca_sync_event_task_##fam##_as_doca_task(t); \
-\
-		n_ok++; \
-		last_ud = ud.u64; \
-		last_status = doca_task_get_status(task); \
-		doca_task_free(task); \
-	} \
-	static void fam##_err(struct doca_sync_event_task_##fam *t, union doca_data ud, union doca_data cud) \
-	{ \
-		struct doca_task *task = doca_sync_event_task_##fam##_as_doca_task(t); \
-\
-		n_err++; \
-		last_ud = ud.u64; \
-		last_status = doca_task_get_status(task); \
-		doca_task_free(task); \
+#define SE_CB(fam)                                                                                                     \
+	static void fam##_ok(struct doca_sync_event_task_##fam *t, union doca_data ud, union doca_data cud)            \
+	{                                                                                                              \
+		struct doca_task *task = doca_sync_event_task_##fam##_as_doca_task(t);                                 \
+                                                                                                                       \
+		n_ok++;                                                                                                \
+		last_ud = ud.u64;                                                                                      \
+		last_status = doca_task_get_status(task);                                                              \
+		doca_task_free(task);                                                                                  \
+	}                                                                                                              \
+	static void fam##_err(struct doca_sync_event_task_##fam *t, union doca_data ud, union doca_data cud)           \
+	{                                                                                                              \
+		struct doca_task *task = doca_sync_event_task_##fam##_as_doca_task(t);                                 \
+                                                                                                                       \
+		n_err++;                                                                                               \
+		last_ud = ud.u64;                                                                                      \
+		last_status = doca_task_get_status(task);                                                              \
+		doca_task_free(task);                                                                                  \
 	}
 
 SE_CB(get)

@@ -13,26 +13,6 @@
 
 #include "sd_test.h"
 
-static struct doca_dev *
-open_first(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	ASSERT_OK(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		uint8_t is = 0;
-
-		ASSERT_OK(doca_devinfo_is_equal_pci_addr(list[i], pci, &is));
-		if (is)
-			ASSERT_OK(doca_dev_open(list[i], &dev));
-	}
-	ASSERT_OK(doca_devinfo_destroy_list(list));
-	ASSERT_NOT_NULL(dev);
-	return dev;
-}
-
 /* The exporting side of DOCA's sync_event_local_pci: remote-PCI publisher, CPU subscriber. */
 static struct doca_sync_event *
 exported_event(struct doca_dev *dev, const uint8_t **blob, size_t *sz)
@@ -51,7 +31,7 @@ exported_event(struct doca_dev *dev, const uint8_t **blob, size_t *sz)
 
 TEST(set_and_wait_both_ways_between_processes)
 {
-	struct doca_dev *host = open_first("b1:00.0");
+	struct doca_dev *host = sd_test_open_pci("b1:00.0");
 	const uint8_t *blob;
 	struct doca_sync_event *ev;
 	size_t sz;
@@ -64,7 +44,7 @@ TEST(set_and_wait_both_ways_between_processes)
 	child = fork();
 	ASSERT(child >= 0);
 	if (child == 0) {
-		struct doca_dev *dpu = open_first("03:00.0");
+		struct doca_dev *dpu = sd_test_open_pci("03:00.0");
 		struct doca_sync_event *rev;
 		uint64_t fetched = 0;
 
@@ -77,7 +57,7 @@ TEST(set_and_wait_both_ways_between_processes)
 		ASSERT(fetched == 7 || fetched == 1);
 		ASSERT_OK(doca_sync_event_wait_eq_yield(rev, 1, UINT64_MAX));
 		ASSERT_OK(doca_sync_event_update_set(rev, 2));
-		ASSERT_OK(doca_sync_event_wait_gt(rev, 2, UINT64_MAX));	/* 3, or already more */
+		ASSERT_OK(doca_sync_event_wait_gt(rev, 2, UINT64_MAX)); /* 3, or already more */
 		for (int i = 0; i < 10000; i++)
 			ASSERT_OK(doca_sync_event_update_add(rev, 1, &fetched));
 		ASSERT_ERR(doca_sync_event_export_to_remote_pci(rev, dpu, &blob, &sz), DOCA_ERROR_NOT_PERMITTED);
@@ -105,7 +85,7 @@ TEST(set_and_wait_both_ways_between_processes)
 
 TEST(forged_and_stale_descriptors)
 {
-	struct doca_dev *host = open_first("b1:00.0");
+	struct doca_dev *host = sd_test_open_pci("b1:00.0");
 	struct doca_sync_event *ev, *rev = NULL;
 	const uint8_t *blob;
 	uint8_t bad[48];
@@ -131,7 +111,7 @@ TEST(forged_and_stale_descriptors)
 	child = fork();
 	ASSERT(child >= 0);
 	if (child == 0)
-		_exit(0);	/* a process that existed and is gone */
+		_exit(0); /* a process that existed and is gone */
 	ASSERT_EQ(waitpid(child, &status, 0), child);
 	memcpy(bad, blob, sz);
 	bad[12] = (uint8_t)(child & 0xff);
@@ -157,7 +137,7 @@ TEST(forged_and_stale_descriptors)
 
 TEST(export_needs_a_remote_pci_location_and_own_storage)
 {
-	struct doca_dev *host = open_first("b1:00.0");
+	struct doca_dev *host = sd_test_open_pci("b1:00.0");
 	struct doca_sync_event *ev;
 	const uint8_t *blob = NULL;
 	static uint64_t storage;

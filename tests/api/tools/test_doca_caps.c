@@ -18,7 +18,7 @@
 struct run {
 	char out[65536];
 	char err[16384];
-	int status;	/* exit code */
+	int status; /* exit code */
 };
 
 /* Drain both pipes until EOF so a chatty child never blocks. */
@@ -111,10 +111,10 @@ run_caps(const char *topology, const char *const *args)
 #define RUN(topology, ...) run_tool("DOCA_CAPS", (topology), (const char *const[]){__VA_ARGS__, NULL})
 #define RUN_DPU(topology, ...) run_tool("DOCA_CAPS_DPU", (topology), (const char *const[]){__VA_ARGS__, NULL})
 
-#define ASSERT_HAS(text, needle) \
-	do { \
-		if (strstr((text), (needle)) == NULL) \
-			sd_test_fail(__FILE__, __LINE__, "output lacks \"%s\"; it was:\n%s", (needle), (text)); \
+#define ASSERT_HAS(text, needle)                                                                                       \
+	do {                                                                                                           \
+		if (strstr((text), (needle)) == NULL)                                                                  \
+			sd_test_fail(__FILE__, __LINE__, "output lacks \"%s\"; it was:\n%s", (needle), (text));        \
 	} while (0)
 
 static struct json_object *
@@ -388,9 +388,10 @@ TEST(config_caps_show_up)
 {
 	struct run *r;
 	struct json_object *root, *caps;
-	const char *path = topology_file("{\"devices\": [{\"functions\": [{\"side\": \"dpu\", \"pci_addr\": \"03:00.0\","
-					 " \"ibdev\": \"mlx5_9\", \"iface\": \"p0\","
-					 " \"caps\": {\"dma_memcpy\": false}}]}]}");
+	const char *path =
+		topology_file("{\"devices\": [{\"functions\": [{\"side\": \"dpu\", \"pci_addr\": \"03:00.0\","
+			      " \"ibdev\": \"mlx5_9\", \"iface\": \"p0\","
+			      " \"caps\": {\"dma_memcpy\": false}}]}]}");
 
 	r = run_tool("DOCA_CAPS_DPU", path, (const char *const[]){"--json", NULL});
 	ASSERT_EQ(r->status, 0);

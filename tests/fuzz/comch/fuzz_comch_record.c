@@ -52,8 +52,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case SD_COMCH_CONSUMER_NEW:
-		if (msg.arg == 0 || msg.u.consumer.ring_cap == 0 || (msg.u.consumer.ring_cap & (msg.u.consumer.ring_cap - 1)) ||
-		    (msg.u.consumer.ring_addr & 7) != 0)
+		if (msg.arg == 0 || msg.u.consumer.ring_cap == 0 ||
+		    (msg.u.consumer.ring_cap & (msg.u.consumer.ring_cap - 1)) || (msg.u.consumer.ring_addr & 7) != 0)
 			abort();
 		break;
 	case SD_COMCH_CONSUMER_GONE:

@@ -69,7 +69,7 @@ TEST(valid_records_decode)
 	ASSERT_EQ(m.u.hello.name_len, 15);
 	ASSERT_MEM_EQ(m.name, "dma copy server", 15);
 	ASSERT_STR_EQ(m.u.hello.pci_addr, "0000:b1:00.0");
-	ASSERT_MEM_EQ(b, "SDCC", 4);	/* little-endian magic */
+	ASSERT_MEM_EQ(b, "SDCC", 4); /* little-endian magic */
 
 	{
 		static uint8_t big[SD_COMCH_MAX_MSG];
@@ -118,40 +118,40 @@ TEST(forgeries_refused)
 	size_t n = hello(b, "svc");
 
 	memcpy(c, b, n);
-	c[0] ^= 1;				/* magic */
+	c[0] ^= 1; /* magic */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memcpy(c, b, n);
-	c[4] = 2;				/* version */
+	c[4] = 2; /* version */
 	ASSERT_ERR(sd_comch_parse(c, n, &m, &reason), DOCA_ERROR_UNSUPPORTED_VERSION);
 	ASSERT_NOT_NULL(reason);
 	memcpy(c, b, n);
-	c[7] = 1;				/* flags */
+	c[7] = 1; /* flags */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(parse(b, n - 1, &m), DOCA_ERROR_INVALID_VALUE);	/* total_len mismatch */
+	ASSERT_ERR(parse(b, n - 1, &m), DOCA_ERROR_INVALID_VALUE); /* total_len mismatch */
 	memcpy(c, b, n);
-	c[6] = 99;				/* type */
-	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
-	memcpy(c, b, n);
-	c[16 + 12] = 200;			/* name_len beyond the record */
+	c[6] = 99; /* type */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memcpy(c, b, n);
-	memset(c + 16 + 16, 'x', 16);		/* PCI address without NUL */
+	c[16 + 12] = 200; /* name_len beyond the record */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memcpy(c, b, n);
-	c[n - 1] = 0;				/* NUL inside the name */
+	memset(c + 16 + 16, 'x', 16); /* PCI address without NUL */
+	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
+	memcpy(c, b, n);
+	c[n - 1] = 0; /* NUL inside the name */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x03\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
-	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);	/* ring of 3 slots */
+	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE); /* ring of 3 slots */
 	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x04\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
 	ASSERT_OK(parse(b, n, &m));
 	ASSERT_EQ(m.u.consumer.ring_cap, 4);
 	ASSERT_EQ(m.u.consumer.ring_addr, 0x7f0000001040ull);
-	n = record(b, SD_COMCH_CONSUMER_GONE, 0, "", 0);	/* consumer id 0 */
+	n = record(b, SD_COMCH_CONSUMER_GONE, 0, "", 0); /* consumer id 0 */
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
-	n = record(b, SD_COMCH_BYE, 5, "", 0);		/* arg on a record that takes none */
+	n = record(b, SD_COMCH_BYE, 5, "", 0); /* arg on a record that takes none */
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memset(c, 0, sizeof(c));
-	n = record(b, SD_COMCH_MSG, 0, c, SD_COMCH_MAX_MSG + 1);	/* too long */
+	n = record(b, SD_COMCH_MSG, 0, c, SD_COMCH_MAX_MSG + 1); /* too long */
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(parse(b, 3, &m), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(sd_comch_parse(NULL, 16, &m, NULL), DOCA_ERROR_INVALID_VALUE);
@@ -166,7 +166,8 @@ TEST(random_and_mutated_inputs)
 
 	lens[0] = hello(seeds[0], "comch_ctrl_path_sample_server");
 	lens[1] = record(seeds[1], SD_COMCH_MSG, 0, "hello", 5);
-	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3, "\x01\x00\x00\x00\x10\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3,
+			 "\x01\x00\x00\x00\x10\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
 	lens[3] = record(seeds[3], SD_COMCH_BYE, 0, "", 0);
 	for (int r = 0; r < ROUNDS; r++) {
 		size_t len;

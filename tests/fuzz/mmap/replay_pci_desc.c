@@ -74,10 +74,10 @@ TEST(corpus_verdicts)
 	d[OFF(hdr.magic)] ^= 0x20;
 	ASSERT_ERR(parse(d, D_LEN), DOCA_ERROR_INVALID_VALUE);
 	d[OFF(hdr.magic)] ^= 0x20;
-	d[OFF(pid) + 3] = 0x80;	/* negative pid */
+	d[OFF(pid) + 3] = 0x80; /* negative pid */
 	ASSERT_ERR(parse(d, D_LEN), DOCA_ERROR_INVALID_VALUE);
 	d[OFF(pid) + 3] = 0;
-	d[OFF(addr) + 7] = 0xff;	/* addr + len wraps */
+	d[OFF(addr) + 7] = 0xff; /* addr + len wraps */
 	d[OFF(addr) + 6] = 0xff;
 	d[OFF(addr) + 5] = 0xff;
 	d[OFF(addr) + 4] = 0xff;
@@ -128,16 +128,16 @@ TEST(mutated_descriptors)
 			uint32_t r = next_rand();
 
 			switch (r % 4) {
-			case 0:	/* flip a bit */
+			case 0: /* flip a bit */
 				d[(r >> 8) % D_LEN] ^= (uint8_t)(1u << ((r >> 4) % 8));
 				break;
-			case 1:	/* set a byte */
+			case 1: /* set a byte */
 				d[(r >> 8) % D_LEN] = (uint8_t)(r >> 24);
 				break;
-			case 2:	/* truncate */
+			case 2: /* truncate */
 				len = (r >> 8) % (D_LEN + 1);
 				break;
-			default:	/* extend, with or without a matching total_len */
+			default: /* extend, with or without a matching total_len */
 				len = D_LEN + (r >> 8) % (sizeof(d) - D_LEN);
 				memset(d + D_LEN, (int)(r >> 24), len - D_LEN);
 				if (r & 0x80) {

@@ -27,11 +27,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fabric_cm_msg_parse(data, size, &m) != DOCA_SUCCESS)
 		return 0;
 	/* accepted: every part inside the input, and the bytes are canonical */
-	if (m.priv < data || m.desc < m.priv || m.desc + m.desc_len != data + size ||
-	    m.priv + m.priv_len != m.desc || m.token == 0)
+	if (m.priv < data || m.desc < m.priv || m.desc + m.desc_len != data + size || m.priv + m.priv_len != m.desc ||
+	    m.token == 0)
 		abort();
-	len = fabric_cm_msg_build(rebuilt, sizeof(rebuilt), m.type, m.token, m.conn_id, m.reason, m.priv,
-				  m.priv_len, m.desc, m.desc_len);
+	len = fabric_cm_msg_build(rebuilt, sizeof(rebuilt), m.type, m.token, m.conn_id, m.reason, m.priv, m.priv_len,
+				  m.desc, m.desc_len);
 	if (len != size || memcmp(rebuilt, data, size) != 0)
 		abort();
 	return 0;
@@ -53,7 +53,7 @@ int
 main(void)
 {
 	static uint8_t seeds[8][FABRIC_CM_MSG_MAX], buf[FABRIC_CM_MSG_MAX + 64];
-	static const uint8_t types[] = {FABRIC_CM_MSG_REQUEST, FABRIC_CM_MSG_ACCEPT, FABRIC_CM_MSG_REJECT,
+	static const uint8_t types[] = {FABRIC_CM_MSG_REQUEST, FABRIC_CM_MSG_ACCEPT,	 FABRIC_CM_MSG_REJECT,
 					FABRIC_CM_MSG_RTU,     FABRIC_CM_MSG_DISCONNECT, FABRIC_CM_MSG_PING};
 	size_t seed_len[8];
 	uint8_t priv[255], desc[512];
@@ -66,11 +66,12 @@ main(void)
 		uint8_t t = types[i];
 		bool carries = t == FABRIC_CM_MSG_REQUEST || t == FABRIC_CM_MSG_ACCEPT;
 
-		seed_len[n_seeds] = fabric_cm_msg_build(seeds[n_seeds], sizeof(seeds[0]), t, 0x1234 + i, i,
-							t == FABRIC_CM_MSG_REJECT ? FABRIC_CM_REJ_FULL : 0,
-							carries ? priv : NULL, carries ? 200 : 0,
-							carries ? desc : NULL, carries ? 300 : 0);
-		if (seed_len[n_seeds] == 0 || fabric_cm_msg_parse(seeds[n_seeds], seed_len[n_seeds], &m) != DOCA_SUCCESS) {
+		seed_len[n_seeds] =
+			fabric_cm_msg_build(seeds[n_seeds], sizeof(seeds[0]), t, 0x1234 + i, i,
+					    t == FABRIC_CM_MSG_REJECT ? FABRIC_CM_REJ_FULL : 0, carries ? priv : NULL,
+					    carries ? 200 : 0, carries ? desc : NULL, carries ? 300 : 0);
+		if (seed_len[n_seeds] == 0 ||
+		    fabric_cm_msg_parse(seeds[n_seeds], seed_len[n_seeds], &m) != DOCA_SUCCESS) {
 			printf("not ok 1 - seed of type %u does not round-trip\n", t);
 			return 1;
 		}

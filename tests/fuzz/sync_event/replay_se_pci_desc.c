@@ -79,7 +79,7 @@ TEST(forgeries_refused)
 		doca_error_t want;
 	} cases[] = {
 		{0, 'X', DOCA_ERROR_INVALID_VALUE},	/* magic */
-		{4, 2, DOCA_ERROR_UNSUPPORTED_VERSION},	/* version */
+		{4, 2, DOCA_ERROR_UNSUPPORTED_VERSION}, /* version */
 		{6, 1, DOCA_ERROR_INVALID_VALUE},	/* reserved */
 		{8, 47, DOCA_ERROR_INVALID_VALUE},	/* total_len */
 		{20, 1, DOCA_ERROR_INVALID_VALUE},	/* reserved */
@@ -95,7 +95,7 @@ TEST(forgeries_refused)
 		ASSERT_ERR(check_input(d, sizeof(d)), cases[i].want);
 	}
 	valid(d);
-	memset(d + 12, 0, 4);					/* pid 0 */
+	memset(d + 12, 0, 4); /* pid 0 */
 	ASSERT_ERR(check_input(d, sizeof(d)), DOCA_ERROR_INVALID_VALUE);
 	valid(d);
 	ASSERT_ERR(check_input(d, sizeof(d) - 1), DOCA_ERROR_INVALID_VALUE);
@@ -122,7 +122,7 @@ TEST(random_and_mutated_inputs)
 		}
 		accepted += check_input(buf, len) == DOCA_SUCCESS;
 	}
-	ASSERT(accepted > 0);	/* mutations of the key and pid/fd bytes stay valid */
+	ASSERT(accepted > 0); /* mutations of the key and pid/fd bytes stay valid */
 }
 
 int

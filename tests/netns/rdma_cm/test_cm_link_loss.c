@@ -36,11 +36,11 @@ now_ms(void)
 }
 
 /* Run a shell command built from a literal format. */
-#define SH(...) \
-	({ \
-		char sh_cmd_[512]; \
-		snprintf(sh_cmd_, sizeof(sh_cmd_), __VA_ARGS__); \
-		system(sh_cmd_); \
+#define SH(...)                                                                                                        \
+	({                                                                                                             \
+		char sh_cmd_[512];                                                                                     \
+		snprintf(sh_cmd_, sizeof(sh_cmd_), __VA_ARGS__);                                                       \
+		system(sh_cmd_);                                                                                       \
 	})
 
 static void

@@ -424,15 +424,12 @@ def multi_conn(s, n, text, a=None, b=None):
 # ------------------------------------------------------------------ RDMA-CM
 
 CM_LISTEN = r"Server is listening on RDMA-CM port"
-CM_NOT_SUPPORTED = r"Failed to start listening on RDMA-CM port \d+: .*\(DOCA_ERROR_NOT_SUPPORTED\)"
 
 
 def cm_server(s, side, sample, port, *args):
-    """Start an RDMA-CM server and wait until it listens.  Skips only when listening is NOT_SUPPORTED."""
+    """Start an RDMA-CM server and wait until it listens (a failure to listen fails the case)."""
     p = s.start(side, sample, "-cm", "-lp", port, *args)
-    if p.wait_any([CM_LISTEN, CM_NOT_SUPPORTED]) == 1:
-        p.finish()
-        raise Skip("RDMA-CM not implemented yet (doca_rdma_start_listen_to_port returned NOT_SUPPORTED)")
+    p.wait_any([CM_LISTEN])
     return p
 
 

@@ -159,7 +159,7 @@ contract_tail(const struct sd_dma_engine_ops *ops)
 
 	fill_pattern(src, sizeof(src), 2);
 	memset(dst, GUARD, sizeof(dst));
-	memset(dst + 16, 0x11, 10);	/* existing data: [16, 26) */
+	memset(dst + 16, 0x11, 10); /* existing data: [16, 26) */
 	buf_init(&s, &local_mmap, src, sizeof(src), 0, sizeof(src));
 	buf_init(&d, &local_mmap, dst + 8, 200, 8, 10);
 	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = 100};
@@ -186,7 +186,7 @@ static void
 contract_lists(const struct sd_dma_engine_ops *ops)
 {
 	static const size_t src_lens[] = {7, 0, 1000, 33, 4096, 1};
-	static const size_t dst_room[] = {500, 1, 3000, 1637, 100};	/* sum 5238 >= 5137 */
+	static const size_t dst_room[] = {500, 1, 3000, 1637, 100}; /* sum 5238 >= 5137 */
 	struct sd_dma_engine *eng = engine_open(ops, 8);
 	uint8_t srcmem[6][4096], dstmem[5][3100], expect[8192];
 	struct doca_buf s[6], d[5];
@@ -359,13 +359,31 @@ contract_many_segments(const struct sd_dma_engine_ops *ops)
 	free(dst);
 }
 
-#define ENGINE_TESTS(name, ops) \
-	TEST(name##_single) { contract_single(ops); } \
-	TEST(name##_tail_placement) { contract_tail(ops); } \
-	TEST(name##_lists) { contract_lists(ops); } \
-	TEST(name##_fifo_and_depth) { contract_fifo_depth(ops); } \
-	TEST(name##_flush_and_quiesce) { contract_flush(ops); } \
-	TEST(name##_many_segments) { contract_many_segments(ops); }
+#define ENGINE_TESTS(name, ops)                                                                                        \
+	TEST(name##_single)                                                                                            \
+	{                                                                                                              \
+		contract_single(ops);                                                                                  \
+	}                                                                                                              \
+	TEST(name##_tail_placement)                                                                                    \
+	{                                                                                                              \
+		contract_tail(ops);                                                                                    \
+	}                                                                                                              \
+	TEST(name##_lists)                                                                                             \
+	{                                                                                                              \
+		contract_lists(ops);                                                                                   \
+	}                                                                                                              \
+	TEST(name##_fifo_and_depth)                                                                                    \
+	{                                                                                                              \
+		contract_fifo_depth(ops);                                                                              \
+	}                                                                                                              \
+	TEST(name##_flush_and_quiesce)                                                                                 \
+	{                                                                                                              \
+		contract_flush(ops);                                                                                   \
+	}                                                                                                              \
+	TEST(name##_many_segments)                                                                                     \
+	{                                                                                                              \
+		contract_many_segments(ops);                                                                           \
+	}
 
 ENGINE_TESTS(inline, &sd_dma_engine_inline_ops)
 ENGINE_TESTS(worker, &sd_dma_engine_worker_ops)
@@ -513,8 +531,8 @@ TEST(worker_wake_moderation)
 	/* One job at a time: every completion leaves the worker idle and wakes. */
 	for (unsigned i = 0; i < 3; i++) {
 		buf_init(&d[0], &local_mmap, dst, MOD_BYTES, 0, 0);
-		mod_jobs[0] = (struct sd_dma_job){.src = &s, .dst = &d[0], .len = MOD_BYTES,
-						  .status = DOCA_ERROR_UNKNOWN};
+		mod_jobs[0] =
+			(struct sd_dma_job){.src = &s, .dst = &d[0], .len = MOD_BYTES, .status = DOCA_ERROR_UNKNOWN};
 		run_one(eng, &mod_jobs[0]);
 		ASSERT_EQ(atomic_load(&mod_wakes), i + 1);
 	}
@@ -524,8 +542,8 @@ TEST(worker_wake_moderation)
 	sd_dma_jobq_init(&done);
 	for (unsigned i = 0; i < MOD_JOBS; i++) {
 		buf_init(&d[i], &local_mmap, dst + (size_t)i * MOD_BYTES, MOD_BYTES, 0, 0);
-		mod_jobs[i] = (struct sd_dma_job){.src = &s, .dst = &d[i], .len = MOD_BYTES,
-						  .status = DOCA_ERROR_UNKNOWN};
+		mod_jobs[i] =
+			(struct sd_dma_job){.src = &s, .dst = &d[i], .len = MOD_BYTES, .status = DOCA_ERROR_UNKNOWN};
 	}
 	for (unsigned i = 0; i < MOD_JOBS; i++)
 		ASSERT_OK(eng->ops->enqueue(eng, &mod_jobs[i]));
@@ -544,8 +562,8 @@ TEST(worker_wake_moderation)
 
 struct child {
 	pid_t pid;
-	uint8_t *addr;	/* in the child */
-	int to_child;	/* write a byte: child exits */
+	uint8_t *addr; /* in the child */
+	int to_child;  /* write a byte: child exits */
 };
 
 /*
@@ -651,7 +669,7 @@ TEST(xproc_write_to_child_and_back)
 	fill_pattern(src, LEN, 77);
 	remote_mmap_init(&rm, &c, LEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	buf_init(&s, &local_mmap, src, LEN, 0, LEN - 10);
-	buf_init(&d, &rm, c.addr, LEN, 10, 0);	/* tail room starts 10 bytes in */
+	buf_init(&d, &rm, c.addr, LEN, 10, 0); /* tail room starts 10 bytes in */
 	job = (struct sd_dma_job){.src = &s, .dst = &d, .len = LEN - 10};
 	run_one(eng, &job);
 	ASSERT_ERR(job.status, DOCA_SUCCESS);
@@ -663,7 +681,7 @@ TEST(xproc_write_to_child_and_back)
 	run_one(eng, &job);
 	ASSERT_ERR(job.status, DOCA_SUCCESS);
 	ASSERT_MEM_EQ(back + 10, src, LEN - 10);
-	fill_pattern(src, 10, 1);	/* the child's first 10 bytes are its own pattern */
+	fill_pattern(src, 10, 1); /* the child's first 10 bytes are its own pattern */
 	ASSERT_MEM_EQ(back, src, 10);
 	reap(&c);
 	eng->ops->destroy(eng);
@@ -672,7 +690,7 @@ TEST(xproc_write_to_child_and_back)
 /* Remote to remote (two children) goes through the bounce buffer. */
 TEST(xproc_child_to_child)
 {
-	enum { LEN = (5 << 20) / 2 };	/* 2.5 chunks of the bounce buffer */
+	enum { LEN = (5 << 20) / 2 }; /* 2.5 chunks of the bounce buffer */
 	struct child a = spawn_exporter(LEN, 4), b = spawn_exporter(LEN, 5);
 	struct sd_dma_engine *eng = engine_open(&sd_dma_engine_xproc_ops, 4);
 	uint8_t *expect = malloc(LEN), *back = malloc(LEN);
@@ -756,9 +774,9 @@ TEST(sg_cursor_iov_and_advance)
 	size_t bytes;
 	int n;
 
-	buf_init(&b[0], &local_mmap, mem, 10, 2, 5);	/* data [2,7) tail [7,10) */
-	buf_init(&b[1], &local_mmap, mem + 10, 20, 0, 0);	/* data empty, tail [10,30) */
-	buf_init(&b[2], &local_mmap, mem + 30, 30, 0, 30);	/* data [30,60) tail empty */
+	buf_init(&b[0], &local_mmap, mem, 10, 2, 5);	   /* data [2,7) tail [7,10) */
+	buf_init(&b[1], &local_mmap, mem + 10, 20, 0, 0);  /* data empty, tail [10,30) */
+	buf_init(&b[2], &local_mmap, mem + 30, 30, 0, 30); /* data [30,60) tail empty */
 	buf_chain(b, 3);
 
 	sd_dma_sg_cur_init(&cur, b, false);
@@ -777,7 +795,7 @@ TEST(sg_cursor_iov_and_advance)
 	sd_dma_sg_cur_init(&cur, b, true);
 	n = sd_dma_sg_cur_iov(&cur, 10, iov, 1, &bytes);
 	ASSERT_EQ(n, 1);
-	ASSERT_EQ(bytes, 3);	/* limited by max iovecs */
+	ASSERT_EQ(bytes, 3); /* limited by max iovecs */
 	ASSERT_PTR_EQ(iov[0].iov_base, mem + 7);
 	sd_dma_sg_cur_advance(&cur, 3);
 	n = sd_dma_sg_cur_iov(&cur, 100, iov, 4, &bytes);

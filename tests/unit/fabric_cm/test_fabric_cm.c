@@ -25,23 +25,23 @@
 #include "sd_util.h"
 
 /* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__, \
-				#cond); \
-			_exit(100); \
-		} \
+#define CHECK(cond)                                                                                                    \
+	do {                                                                                                           \
+		if (!(cond)) {                                                                                         \
+			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__,       \
+				#cond);                                                                                \
+			_exit(100);                                                                                    \
+		}                                                                                                      \
 	} while (0)
 
-#define CHECK_ERR(expr, exp) \
-	do { \
-		doca_error_t e_ = (expr); \
-		if (e_ != (exp)) { \
-			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__, \
-				#expr, doca_error_get_name(e_), doca_error_get_name(exp)); \
-			_exit(101); \
-		} \
+#define CHECK_ERR(expr, exp)                                                                                           \
+	do {                                                                                                           \
+		doca_error_t e_ = (expr);                                                                              \
+		if (e_ != (exp)) {                                                                                     \
+			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__,   \
+				#expr, doca_error_get_name(e_), doca_error_get_name(exp));                             \
+			_exit(101);                                                                                    \
+		}                                                                                                      \
 	} while (0)
 
 static uint64_t
@@ -185,8 +185,8 @@ pump_for(struct fabric_cm *cm, uint64_t ms)
 static struct fabric_cm *
 make_cm(struct rec *r, uint32_t request_timeout_ms, uint32_t liveness_ms)
 {
-	struct fabric_cm_attr a = {.cb = on_event, .user = r, .request_timeout_ms = request_timeout_ms,
-				   .liveness_ms = liveness_ms};
+	struct fabric_cm_attr a = {
+		.cb = on_event, .user = r, .request_timeout_ms = request_timeout_ms, .liveness_ms = liveness_ms};
 	struct fabric_cm *cm = NULL;
 
 	CHECK_ERR(sd_fabric_cm_create(&a, &cm), DOCA_SUCCESS);
@@ -257,8 +257,7 @@ client_connect(struct fabric_cm *cm, uint16_t port, uint32_t id)
 	struct sockaddr_in a = loopback(port);
 	struct fabric_cm_conn *c = NULL;
 
-	ASSERT_OK(sd_fabric_cm_connect(cm, (struct sockaddr *)&a, sizeof(a), id, cli_desc, sizeof(cli_desc), NULL,
-				       &c));
+	ASSERT_OK(sd_fabric_cm_connect(cm, (struct sockaddr *)&a, sizeof(a), id, cli_desc, sizeof(cli_desc), NULL, &c));
 	ASSERT_NOT_NULL(c);
 	return c;
 }
@@ -296,13 +295,13 @@ TEST(proto_roundtrip_and_refusals)
 				      FABRIC_CM_DESC_MAX + 1),
 		  0);
 
-#define MUTATE(field, value, expect) \
-	do { \
-		len = fabric_cm_msg_build(buf, sizeof(buf), FABRIC_CM_MSG_REQUEST, 9, 1, 0, NULL, 0, desc, 16); \
-		memcpy(&h, buf, sizeof(h)); \
-		h.field = value; \
-		memcpy(buf, &h, sizeof(h)); \
-		ASSERT_ERR(fabric_cm_msg_parse(buf, len, &m), expect); \
+#define MUTATE(field, value, expect)                                                                                   \
+	do {                                                                                                           \
+		len = fabric_cm_msg_build(buf, sizeof(buf), FABRIC_CM_MSG_REQUEST, 9, 1, 0, NULL, 0, desc, 16);        \
+		memcpy(&h, buf, sizeof(h));                                                                            \
+		h.field = value;                                                                                       \
+		memcpy(buf, &h, sizeof(h));                                                                            \
+		ASSERT_ERR(fabric_cm_msg_parse(buf, len, &m), expect);                                                 \
 	} while (0)
 	MUTATE(magic, 0x12345678, DOCA_ERROR_INVALID_VALUE);
 	MUTATE(version, 2, DOCA_ERROR_UNSUPPORTED_VERSION);
@@ -349,8 +348,7 @@ body_accept_then_disconnect(struct fabric_cm *cm, struct rec *r)
 	CHECK(r->ev[2].status == DOCA_SUCCESS || r->ev[2].status == DOCA_ERROR_CONNECTION_RESET);
 	/* disconnect of an ended connection: SUCCESS, no event */
 	CHECK_ERR(sd_fabric_cm_disconnect(r->ev[0].conn), DOCA_SUCCESS);
-	CHECK_ERR(sd_fabric_cm_accept(r->ev[0].conn, 1, NULL, 0, srv_desc, sizeof(srv_desc)),
-		  DOCA_ERROR_NOT_CONNECTED);
+	CHECK_ERR(sd_fabric_cm_accept(r->ev[0].conn, 1, NULL, 0, srv_desc, sizeof(srv_desc)), DOCA_ERROR_NOT_CONNECTED);
 	priv_pattern(priv, sizeof(priv));
 	sd_fabric_cm_conn_destroy(r->ev[0].conn);
 }
@@ -449,8 +447,7 @@ TEST(nobody_listening)
 	close(s);
 	cm = make_cm(&r, 3000, 0);
 	t0 = now_ms();
-	ASSERT_OK(sd_fabric_cm_connect(cm, (struct sockaddr *)&a, sizeof(a), 1, cli_desc, sizeof(cli_desc), NULL,
-				       &c));
+	ASSERT_OK(sd_fabric_cm_connect(cm, (struct sockaddr *)&a, sizeof(a), 1, cli_desc, sizeof(cli_desc), NULL, &c));
 	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_FAILURE, 1, 5000), 1);
 	ASSERT_ERR(r.ev[0].status, DOCA_ERROR_NOT_CONNECTED);
 	fprintf(stderr, "# nobody listening: failure after %llu ms\n", (unsigned long long)(now_ms() - t0));
@@ -466,8 +463,7 @@ body_ignore(struct fabric_cm *cm, struct rec *r)
 	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_REQUEST, 1, 5000) == 1);
 	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_FAILURE, 1, 5000) == 1);
 	CHECK(r->ev[1].conn == r->ev[0].conn);
-	CHECK_ERR(sd_fabric_cm_accept(r->ev[0].conn, 1, NULL, 0, srv_desc, sizeof(srv_desc)),
-		  DOCA_ERROR_NOT_CONNECTED);
+	CHECK_ERR(sd_fabric_cm_accept(r->ev[0].conn, 1, NULL, 0, srv_desc, sizeof(srv_desc)), DOCA_ERROR_NOT_CONNECTED);
 	sd_fabric_cm_conn_destroy(r->ev[0].conn);
 }
 
@@ -541,11 +537,9 @@ body_many(struct fabric_cm *cm, struct rec *r)
 {
 	int i;
 
-	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_ESTABLISHED, N_PROCS * N_PER_PROC, 20000) ==
-	      N_PROCS * N_PER_PROC);
+	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_ESTABLISHED, N_PROCS * N_PER_PROC, 20000) == N_PROCS * N_PER_PROC);
 	CHECK(count(r, FABRIC_CM_EVENT_REQUEST) == N_PROCS * N_PER_PROC);
-	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_DISCONNECT, N_PROCS * N_PER_PROC, 20000) ==
-	      N_PROCS * N_PER_PROC);
+	CHECK(pump_until(cm, r, FABRIC_CM_EVENT_DISCONNECT, N_PROCS * N_PER_PROC, 20000) == N_PROCS * N_PER_PROC);
 	CHECK(count(r, FABRIC_CM_EVENT_FAILURE) == 0);
 	for (i = 0; i < r->n; i++)
 		if (r->ev[i].type == FABRIC_CM_EVENT_REQUEST)
@@ -807,8 +801,7 @@ body_hostile(struct fabric_cm *cm, struct rec *r)
 static int raw_reason;
 
 static ucs_status_t
-raw_am(void *arg, const void *header, size_t header_length, void *data, size_t length,
-       const ucp_am_recv_param_t *param)
+raw_am(void *arg, const void *header, size_t header_length, void *data, size_t length, const ucp_am_recv_param_t *param)
 {
 	struct fabric_cm_msg m;
 
@@ -861,7 +854,8 @@ TEST(hostile_handshake_refused)
 	{
 		/* UCX 1.13 crashes on a reply to an AM id nobody registered */
 		ucp_am_handler_param_t am = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
-							   UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+							   UCP_AM_HANDLER_PARAM_FIELD_CB |
+							   UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
 					     .id = FABRIC_CM_AM_ID,
 					     .flags = UCP_AM_FLAG_WHOLE_MSG,
 					     .cb = raw_am};

@@ -20,21 +20,21 @@
 /* --- fake backend ---------------------------------------------------------------- */
 
 struct fake_task {
-	struct doca_task task;	/* first, as the contract requires */
-	int value;		/* < 0: validate refuses; */
-	bool fail;		/* complete with DOCA_ERROR_INVALID_VALUE */
+	struct doca_task task; /* first, as the contract requires */
+	int value;	       /* < 0: validate refuses; */
+	bool fail;	       /* complete with DOCA_ERROR_INVALID_VALUE */
 };
 
 struct fake {
 	struct doca_ctx ctx;
 	struct sd_task_pool *pool;
-	struct sd_list queue;		/* submitted, completed by progress */
+	struct sd_list queue; /* submitted, completed by progress */
 	unsigned queue_len;
-	unsigned max_queue;		/* submit returns AGAIN beyond this (0: unlimited) */
-	unsigned per_progress;		/* completions per progress call (0: all) */
-	bool stay_starting;		/* start enters STARTING ... */
-	bool go_running;		/* ... until progress sees this */
-	bool complete_in_submit;	/* complete inside submit (an inline engine) */
+	unsigned max_queue;	 /* submit returns AGAIN beyond this (0: unlimited) */
+	unsigned per_progress;	 /* completions per progress call (0: all) */
+	bool stay_starting;	 /* start enters STARTING ... */
+	bool go_running;	 /* ... until progress sees this */
+	bool complete_in_submit; /* complete inside submit (an inline engine) */
 	bool arm_pending;
 	unsigned flushes;
 	unsigned stopped_calls;
@@ -141,8 +141,8 @@ enum ev_kind { EV_STATE, EV_OK, EV_ERR };
 
 struct ev {
 	enum ev_kind kind;
-	long a;			/* STATE: prev; OK/ERR: task user data */
-	long b;			/* STATE: next; OK/ERR: status */
+	long a; /* STATE: prev; OK/ERR: task user data */
+	long b; /* STATE: next; OK/ERR: status */
 };
 
 static struct ev evs[512];
@@ -167,9 +167,18 @@ expect_events(const struct ev *exp, int n)
 	ASSERT_EQ(nev, n);
 }
 
-#define ST(p, n) {EV_STATE, DOCA_CTX_STATE_##p, DOCA_CTX_STATE_##n}
-#define OK(ud) {EV_OK, (ud), DOCA_SUCCESS}
-#define ERR(ud, st) {EV_ERR, (ud), (st)}
+#define ST(p, n)                                                                                                       \
+	{                                                                                                              \
+		EV_STATE, DOCA_CTX_STATE_##p, DOCA_CTX_STATE_##n                                                       \
+	}
+#define OK(ud)                                                                                                         \
+	{                                                                                                              \
+		EV_OK, (ud), DOCA_SUCCESS                                                                              \
+	}
+#define ERR(ud, st)                                                                                                    \
+	{                                                                                                              \
+		EV_ERR, (ud), (st)                                                                                     \
+	}
 
 /* Per-test behaviour of the callbacks: default frees the task. */
 static void (*on_task)(struct doca_task *task, bool ok);
@@ -199,8 +208,7 @@ error_cb(struct doca_task *task, union doca_data tud, union doca_data cud)
 }
 
 static void
-state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev,
-	 enum doca_ctx_states next)
+state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next)
 {
 	record(EV_STATE, prev, next);
 	last_ctx_user_data = user_data;
@@ -220,8 +228,8 @@ fake_new(struct doca_pe *pe, uint32_t num_tasks)
 	sd_list_init(&f->queue);
 	ASSERT_OK(doca_ctx_set_state_changed_cb(&f->ctx, state_cb));
 	ASSERT_OK(doca_ctx_set_user_data(&f->ctx, (union doca_data){.u64 = 0xC7C7}));
-	ASSERT_OK(sd_task_pool_configure(&f->ctx, &f->pool, "fake", sizeof(struct fake_task), num_tasks, 64,
-					 success_cb, error_cb, "test_set_conf"));
+	ASSERT_OK(sd_task_pool_configure(&f->ctx, &f->pool, "fake", sizeof(struct fake_task), num_tasks, 64, success_cb,
+					 error_cb, "test_set_conf"));
 	if (pe != NULL)
 		ASSERT_OK(doca_pe_connect_ctx(pe, &f->ctx));
 	return f;
@@ -551,7 +559,7 @@ TEST(sd_ctx_fail_flushes_and_goes_idle)
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 8);
 	static const struct ev exp[] = {
-		ST(IDLE, RUNNING), ST(RUNNING, STOPPING), ERR(1, DOCA_ERROR_IO_FAILED), ERR(2, DOCA_ERROR_IO_FAILED),
+		ST(IDLE, RUNNING),  ST(RUNNING, STOPPING), ERR(1, DOCA_ERROR_IO_FAILED), ERR(2, DOCA_ERROR_IO_FAILED),
 		ST(STOPPING, IDLE),
 	};
 
@@ -664,8 +672,13 @@ TEST(stop_from_completion_callback)
 	struct fake *f = fake_new(pe, 8);
 	int rounds = 0;
 	static const struct ev exp[] = {
-		ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, STOPPING), ERR(2, DOCA_ERROR_IO_FAILED),
-		ERR(3, DOCA_ERROR_IO_FAILED), ST(STOPPING, IDLE),
+		ST(IDLE, RUNNING),
+		OK(0),
+		OK(1),
+		ST(RUNNING, STOPPING),
+		ERR(2, DOCA_ERROR_IO_FAILED),
+		ERR(3, DOCA_ERROR_IO_FAILED),
+		ST(STOPPING, IDLE),
 	};
 
 	/* pe_async_stop: stop from a callback while others are in flight. */
@@ -709,8 +722,13 @@ TEST(completed_but_unreported_tasks_are_flushed_by_stop)
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 8);
 	static const struct ev exp[] = {
-		ST(IDLE, RUNNING), OK(0), OK(1), ST(RUNNING, STOPPING), ERR(2, DOCA_ERROR_IO_FAILED),
-		ERR(3, DOCA_ERROR_IO_FAILED), ST(STOPPING, IDLE),
+		ST(IDLE, RUNNING),
+		OK(0),
+		OK(1),
+		ST(RUNNING, STOPPING),
+		ERR(2, DOCA_ERROR_IO_FAILED),
+		ERR(3, DOCA_ERROR_IO_FAILED),
+		ST(STOPPING, IDLE),
 	};
 
 	/* All four completed by one backend poll; stop at the second report (pe_async_stop). */
@@ -817,14 +835,13 @@ TEST(pool_exhaustion_and_configuration_rules)
 					 error_cb, "t"));
 	ASSERT_PTR_EQ(f->pool, keep);
 	ASSERT_EQ(f->pool->num_tasks, 3);
-	ASSERT_ERR(sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 0, 64, success_cb,
-					  error_cb, "t"),
-		   DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 65, 64, success_cb,
-					  error_cb, "t"),
-		   DOCA_ERROR_INVALID_VALUE);
-	ASSERT_ERR(sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 1, 64, NULL, error_cb,
+	ASSERT_ERR(
+		sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 0, 64, success_cb, error_cb, "t"),
+		DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 65, 64, success_cb, error_cb,
 					  "t"),
+		   DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(sd_task_pool_configure(&f->ctx, &none, "x", sizeof(struct fake_task), 1, 64, NULL, error_cb, "t"),
 		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_PTR_EQ(none, NULL);
 	ASSERT_OK(doca_ctx_start(&f->ctx));
@@ -907,7 +924,7 @@ TEST(recursive_progress_refused_destroy_of_idle_peer_allowed)
 
 	the_pe = pe;
 	nested_fini_result = DOCA_ERROR_UNKNOWN;
-	idle_peer = fake_new(pe, 1);	/* after f in the PE's list: the walk must skip it */
+	idle_peer = fake_new(pe, 1); /* after f in the PE's list: the walk must skip it */
 	on_task = progress_inside_callback;
 	ASSERT_OK(doca_ctx_start(&f->ctx));
 	submit_n(f, 2, 0);
@@ -937,7 +954,7 @@ TEST(ctx_destroyed_from_its_own_idle_callback_inside_progress)
 {
 	struct doca_pe *pe = pe_new();
 	struct fake *f = fake_new(pe, 4);
-	struct fake *after = fake_new(pe, 4);	/* visited after f in the same progress call */
+	struct fake *after = fake_new(pe, 4); /* visited after f in the same progress call */
 	int rounds = 0;
 
 	self_destroying = f;
