@@ -36,7 +36,7 @@
  * Liveness: every live connection sends a PING every liveness/5 from the
  * CM's own service thread (so a peer blocked in getchar() keeps its
  * connections), and a connection that hears nothing for the liveness timeout
- * (SD_RDMA_CM_LIVENESS_MS, default 1500 ms) ends with TIME_OUT.  A peer whose
+ * (SOFTDOCA_RDMA_CM_LIVENESS_MS, default 1500 ms) ends with TIME_OUT.  A peer whose
  * process dies is seen at once through the TCP connection's reset.
  *
  * Threading: every function is thread-safe; events run only inside
@@ -89,7 +89,7 @@ struct fabric_cm_attr {
 	fabric_cm_event_cb cb; /* required */
 	void *user;
 	uint32_t request_timeout_ms; /* client: connect() to the server's answer (0: 5000) */
-	uint32_t liveness_ms;	     /* 0: SD_RDMA_CM_LIVENESS_MS from the environment, else 1500 */
+	uint32_t liveness_ms;	     /* 0: SOFTDOCA_RDMA_CM_LIVENESS_MS from the environment, else 1500 */
 };
 
 doca_error_t sd_fabric_cm_create(const struct fabric_cm_attr *attr, struct fabric_cm **cm);
@@ -103,7 +103,7 @@ int sd_fabric_cm_get_event_fd(struct fabric_cm *cm);
 
 /*
  * Listen on addr, or with addr NULL on every local IPv4 address (0.0.0.0;
- * SD_RDMA_CM_LISTEN=ipv6: [::] instead; UCX 1.13 cannot serve both on one
+ * SOFTDOCA_RDMA_CM_LISTEN=ipv6: [::] instead; UCX 1.13 cannot serve both on one
  * port) at port *port.  Port 0: any free port.
  * *port (may be NULL with an addr) gets the bound port.  IN_USE when the port
  * is taken (by anyone), ALREADY_EXIST when this cm listens on it already.

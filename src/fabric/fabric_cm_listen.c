@@ -186,7 +186,7 @@ sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t
 		/*
 		 * UCX 1.13 cannot complete IPv4 clients on a [::] listener (measured:
 		 * "Endpoint is not connected") and refuses [::] next to 0.0.0.0 on
-		 * one port, so the default is IPv4; SD_RDMA_CM_LISTEN=ipv6 picks [::].
+		 * one port, so the default is IPv4; SOFTDOCA_RDMA_CM_LISTEN=ipv6 picks [::].
 		 */
 		any4.sin_port = htons(want);
 		err = listen_one(cm, (const struct sockaddr *)&any4, sizeof(any4), l);

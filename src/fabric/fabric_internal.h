@@ -65,7 +65,7 @@ struct fabric_dev {
 	uint32_t recs_pid; /* the process that made the table: a fork child has none (MADV_DONTFORK) */
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
-	bool direct_enabled;	   /* SD_FABRIC_CMA is not 0 (fabric_direct.c) */
+	bool direct_enabled;	   /* SOFTDOCA_FABRIC_CMA is not off (fabric_direct.c) */
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */

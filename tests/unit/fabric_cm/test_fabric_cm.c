@@ -513,7 +513,7 @@ TEST(slow_accept_beyond_liveness)
 	uint16_t port;
 	pid_t pid;
 
-	unsetenv("SD_RDMA_CM_LIVENESS_MS");
+	unsetenv("SOFTDOCA_RDMA_CM_LIVENESS_MS");
 	pid = fork_server(SRV_IGNORE, 0, body_slow_accept, &port);
 	cm = make_cm(&r, 5000, 0);
 	c = client_connect(cm, port, 8);
@@ -644,7 +644,7 @@ TEST(silent_peer_times_out_within_2s)
 	uint16_t port;
 	pid_t pid;
 
-	unsetenv("SD_RDMA_CM_LIVENESS_MS");
+	unsetenv("SOFTDOCA_RDMA_CM_LIVENESS_MS");
 	pid = fork_server(SRV_ACCEPT, 0, body_forever, &port);
 	cm = make_cm(&r, 3000, 0);
 	ASSERT_EQ(sd_fabric_cm_liveness_ms(cm), 1500);
@@ -670,11 +670,11 @@ TEST(liveness_env_knob)
 	struct rec r = {0};
 	struct fabric_cm *cm;
 
-	setenv("SD_RDMA_CM_LIVENESS_MS", "400", 1);
+	setenv("SOFTDOCA_RDMA_CM_LIVENESS_MS", "400", 1);
 	cm = make_cm(&r, 0, 0);
 	ASSERT_EQ(sd_fabric_cm_liveness_ms(cm), 400);
 	sd_fabric_cm_destroy(cm);
-	setenv("SD_RDMA_CM_LIVENESS_MS", "banana", 1);
+	setenv("SOFTDOCA_RDMA_CM_LIVENESS_MS", "banana", 1);
 	cm = make_cm(&r, 0, 0);
 	ASSERT_EQ(sd_fabric_cm_liveness_ms(cm), 1500);
 	sd_fabric_cm_destroy(cm);
