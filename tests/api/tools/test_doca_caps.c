@@ -181,7 +181,7 @@ TEST(list_devs_json_describes_the_builtin_topology)
 {
 	static const char *const pci[] = {"0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0", "0000:03:00.1"};
 	static const char *const ibdev[] = {"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"};
-	struct json_object *root, *devs;
+	struct json_object *root = NULL, *devs = NULL;
 	struct run *r;
 	size_t i;
 
