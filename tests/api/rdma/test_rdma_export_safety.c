@@ -200,7 +200,13 @@ TEST(free_malloc_while_exported)
 	free(mem);
 	again = malloc(len);
 	ASSERT(again != NULL);
-	ASSERT_EQ((uintptr_t)again, addr); /* the scenario: the same chunk, still exported */
+	if ((uintptr_t)again != addr) {
+		/* ASan's quarantine, for one, never hands a freed chunk straight out again */
+		ASSERT_OK(doca_mmap_destroy(m));
+		free(again);
+		ASSERT_OK(doca_dev_close(dev));
+		SKIP("this allocator did not hand the freed chunk out again: the scenario cannot be set up");
+	}
 	memset(again, 0x44, len);
 	fork_is_private(again, len);
 	memset(again, 0x44, len);
