@@ -20,6 +20,7 @@
 
 #include "../core/sd_log.h"
 #include "comch_internal.h"
+#include "../util/sd_time.h"
 
 SD_LOG_REGISTER(comch.client);
 
@@ -88,7 +89,7 @@ client_handshake(struct sd_comch_ep *ep, struct doca_comch_connection *conn, con
 			/* Another service hashed to our socket name: keep waiting for ours. */
 			DOCA_LOG_DBG("Comch client \"%s\": the socket belongs to another service", ep->name);
 			conn->state = SD_COMCH_CONN_HANDSHAKE;
-			c->next_retry_ns = sd_comch_now_ns() + SD_COMCH_RETRY_NS;
+			c->next_retry_ns = sd_now_ns() + SD_COMCH_RETRY_NS;
 			return 0;
 		}
 		DOCA_LOG_ERR("Comch client \"%s\": the server refused the connection: %s", ep->name,
@@ -125,7 +126,7 @@ should_retry(struct doca_comch_client *c)
 	if (c->inotify_fd >= 0)
 		while (read(c->inotify_fd, buf, sizeof(buf)) > 0)
 			changed = true;
-	if (!changed && c->next_retry_ns != 0 && sd_comch_now_ns() >= c->next_retry_ns)
+	if (!changed && c->next_retry_ns != 0 && sd_now_ns() >= c->next_retry_ns)
 		changed = true;
 	return changed;
 }
@@ -142,7 +143,7 @@ try_connect(struct doca_comch_client *c)
 	if (err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_AGAIN) {
 		/* No server (yet): inotify tells when one appears; else, or if busy, retry later. */
 		if (err == DOCA_ERROR_AGAIN || c->inotify_fd < 0)
-			c->next_retry_ns = sd_comch_now_ns() + SD_COMCH_RETRY_NS;
+			c->next_retry_ns = sd_now_ns() + SD_COMCH_RETRY_NS;
 		return 0;
 	}
 	if (err != DOCA_SUCCESS) {

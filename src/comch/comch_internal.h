@@ -161,7 +161,6 @@ doca_error_t sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg,
  * AGAIN (nothing to read), CONNECTION_RESET (peer gone, or a malformed record: logged).
  */
 doca_error_t sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg);
-uint64_t sd_comch_now_ns(void);
 
 /* --- comch_ep.c: what servers and clients share --- */
 

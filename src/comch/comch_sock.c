@@ -24,15 +24,6 @@
 
 SD_LOG_REGISTER(comch.sock);
 
-uint64_t
-sd_comch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* mkdir dir 0700 if missing; refuse a directory another user owns or others may write. */
 static doca_error_t
 make_private_dir(const char *dir)
