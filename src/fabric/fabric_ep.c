@@ -39,6 +39,14 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 {
 	struct fabric_ctx *ctx = ep->ctx;
 	struct sd_list *pos, *tmp;
+	/*
+	 * A fault of one op (access refused, message too long) carries its own
+	 * status already; the others are flushed, as the work requests behind an
+	 * error on an RC QP.  A lost connection is every op's error.
+	 */
+	doca_error_t flush = err == DOCA_ERROR_NOT_PERMITTED || err == DOCA_ERROR_INVALID_VALUE
+				     ? DOCA_ERROR_CONNECTION_ABORTED
+				     : err;
 
 	if (ep->state == FABRIC_EP_ERROR)
 		return;
@@ -59,15 +67,15 @@ fabric_ep_fail(struct fabric_ep *ep, doca_error_t err)
 			ep->n_requests--;
 		}
 		if (op->status == DOCA_SUCCESS)
-			op->status = err;
+			op->status = flush;
 		if (op->pending == 0) {
 			sd_list_del(&op->node);
 			fabric_complete(op, op->status);
 		}
 	}
-	fabric_direct_drop(ep, err);
+	fabric_direct_drop(ep, flush);
 	while ((pos = sd_list_pop_head(&ep->deferred)) != NULL)
-		fabric_complete(sd_container_of(pos, struct fabric_op, node), err);
+		fabric_complete(sd_container_of(pos, struct fabric_op, node), flush);
 	sd_list_for_each_safe(pos, tmp, &ctx->unexpected)
 	{
 		struct fabric_unexp *u = sd_container_of(pos, struct fabric_unexp, node);

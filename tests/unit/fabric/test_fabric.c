@@ -572,7 +572,16 @@ run_access_refused(int tcp)
 	blob_ro[32] |= FABRIC_PERM_REMOTE_WRITE; /* fabric_mr_blob.perms */
 	ASSERT_OK(sd_fabric_rmr_import(s.dev, blob_ro, blen_ro, &forged));
 	ASSERT_OK(sd_fabric_ep_write(s.ep, &op, src, 64, forged, raddr_ro));
-	ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_NOT_PERMITTED);
+	{
+		/* a send posted behind it is flushed, not blamed for the access */
+		struct fabric_op behind = {.cb = op_done};
+		int bd = 0;
+
+		behind.user = &bd;
+		ASSERT_OK(sd_fabric_ep_send(s.ep, &behind, "x", 1));
+		ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_NOT_PERMITTED);
+		ASSERT_ERR(wait_op(&s, &behind, &bd), DOCA_ERROR_CONNECTION_ABORTED);
+	}
 	wait_flag(&s, &s.ep_errs, 1, NULL, 2.0);
 	ASSERT_EQ(s.ep_errs, 1);
 	sync_send(s.sock);
