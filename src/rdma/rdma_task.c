@@ -725,10 +725,14 @@ sd_rdma_task_submit(struct doca_task *task)
 			err = t->conn->err;
 		if (!(rdma->logged_refusals & (1ull << 63))) {
 			rdma->logged_refusals |= 1ull << 63;
-			DOCA_LOG_ERR("doca_task_submit: %s task refused by the remote access check: %s (%s); stay "
-				     "inside the exported range and ask the exporter for the permission "
-				     "(doca_mmap_set_permissions before doca_mmap_export_rdma)",
-				     type_names[t->type], doca_error_get_name(err), doca_error_get_descr(err));
+			if (err == DOCA_ERROR_NOT_PERMITTED || err == DOCA_ERROR_INVALID_VALUE)
+				DOCA_LOG_ERR("doca_task_submit: %s task refused by the remote access check: %s (%s); "
+					     "stay inside the exported range and ask the exporter for the permission "
+					     "(doca_mmap_set_permissions before doca_mmap_export_rdma)",
+					     type_names[t->type], doca_error_get_name(err), doca_error_get_descr(err));
+			else
+				DOCA_LOG_ERR("doca_task_submit: %s task could not be posted on its connection: %s (%s)",
+					     type_names[t->type], doca_error_get_name(err), doca_error_get_descr(err));
 		}
 		task_release(t);
 		sd_task_fail_in_order(task, err);
