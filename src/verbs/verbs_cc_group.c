@@ -8,13 +8,12 @@
 
 SD_LOG_REGISTER(verbs.cc_group);
 
-#define CC_WHY "congestion-control groups are a ConnectX feature softdoca does not have; leave QPs in the default group"
-
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cc_group_attr_create(struct doca_verbs_cc_group_attr **attr)
 {
 	(void)attr;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_create: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_create: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -22,7 +21,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cc_group_attr_destroy(struct doca_verbs_cc_group_attr *attr)
 {
 	(void)attr;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_destroy: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_destroy: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -32,7 +32,8 @@ doca_verbs_cc_group_attr_set_hint(struct doca_verbs_cc_group_attr *attr, const v
 	(void)attr;
 	(void)hint;
 	(void)size;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_set_hint: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_set_hint: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -42,7 +43,8 @@ doca_verbs_cc_group_attr_get_hint(const struct doca_verbs_cc_group_attr *attr, c
 	(void)attr;
 	(void)hint;
 	(void)size;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_get_hint: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_attr_get_hint: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -53,7 +55,8 @@ doca_verbs_cc_group_create(const struct doca_verbs_context *verbs_context, struc
 	(void)verbs_context;
 	(void)attr;
 	(void)cc_group;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_create: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_create: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -61,7 +64,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cc_group_destroy(struct doca_verbs_cc_group *cc_group)
 {
 	(void)cc_group;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_destroy: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_destroy: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -70,7 +74,8 @@ doca_verbs_cc_group_modify(struct doca_verbs_cc_group *cc_group, struct doca_ver
 {
 	(void)cc_group;
 	(void)attr;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_modify: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_modify: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -79,7 +84,8 @@ doca_verbs_cc_group_query(const struct doca_verbs_cc_group *cc_group, struct doc
 {
 	(void)cc_group;
 	(void)attr;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_query: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_query: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -88,7 +94,8 @@ doca_verbs_query_cc_group_caps(const struct doca_verbs_context *verbs_context, s
 {
 	(void)verbs_context;
 	(void)caps;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_query_cc_group_caps: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_query_cc_group_caps: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -96,7 +103,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cc_group_caps_free(struct doca_verbs_cc_group_caps *caps)
 {
 	(void)caps;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_free: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_free: not supported: congestion-control groups are a ConnectX "
+			     "feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -106,7 +114,8 @@ doca_verbs_cc_group_caps_get_data(const struct doca_verbs_cc_group_caps *caps, c
 	(void)caps;
 	(void)data;
 	(void)size;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_data: not supported: %s", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_data: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -114,7 +123,8 @@ DOCA_EXPERIMENTAL uint32_t
 doca_verbs_cc_group_caps_get_vendor_id(const struct doca_verbs_cc_group_caps *caps)
 {
 	(void)caps;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_vendor_id: not supported: %s; returning 0", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_vendor_id: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group; returning 0");
 	return 0;
 }
 
@@ -122,6 +132,7 @@ DOCA_EXPERIMENTAL uint32_t
 doca_verbs_cc_group_caps_get_format_id(const struct doca_verbs_cc_group_caps *caps)
 {
 	(void)caps;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_format_id: not supported: %s; returning 0", CC_WHY);
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cc_group_caps_get_format_id: not supported: congestion-control groups are a "
+			     "ConnectX feature softdoca does not have; leave QPs in the default group; returning 0");
 	return 0;
 }
