@@ -13,8 +13,10 @@ SD_LOG_REGISTER(verbs.cq_attr);
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cq_attr_create(struct doca_verbs_cq_attr **a)
 {
-	if (a == NULL)
-		return SD_VERBS_NULL_OBJ(__func__, "the output pointer");
+	if (a == NULL) {
+		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	*a = calloc(1, sizeof(**a));
 	if (*a == NULL) {
 		DOCA_LOG_ERR("doca_verbs_cq_attr_create: out of memory");

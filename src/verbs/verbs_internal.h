@@ -217,7 +217,7 @@ SD_EXPORT doca_error_t sd_verbs_async_event_post(struct doca_verbs_context *ctx,
 	SD_VERBS_SETTER(obj, name, type, field)                                                                        \
 	SD_VERBS_GETTER(obj, name, type, field)
 
-/* Log a hardware-only refusal once per process per call site (verbs_context.c). */
+/* Log a hardware-only refusal once per process per call site (the reason never changes). */
 #define SD_VERBS_REFUSE_ONCE(...)                                                                                      \
 	do {                                                                                                           \
 		static int sd_logged_;                                                                                 \
