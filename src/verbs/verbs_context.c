@@ -247,6 +247,25 @@ sd_verbs_async_event_post(struct doca_verbs_context *ctx, int event_type, void *
 	return DOCA_SUCCESS;
 }
 
+void
+sd_verbs_async_forget(struct doca_verbs_context *ctx, const void *element)
+{
+	struct sd_list *l = ctx->async_events.next;
+	uint64_t drain;
+
+	while (l != &ctx->async_events) {
+		struct sd_verbs_async_node *node = sd_container_of(l, struct sd_verbs_async_node, link);
+
+		l = l->next;
+		if (node->event.element.reserved == element) {
+			sd_list_del(&node->link);
+			free(node);
+		}
+	}
+	if (sd_list_empty(&ctx->async_events) && read(ctx->async_fd, &drain, sizeof(drain)) < 0)
+		drain = 0;
+}
+
 DOCA_EXPERIMENTAL doca_event_handle_t
 doca_verbs_get_async_event_handle(struct doca_verbs_context *ctx)
 {

@@ -91,6 +91,7 @@ doca_verbs_cq_destroy(struct doca_verbs_cq *cq)
 			cq->attr.comp_channel->users--;
 		if (cq->event_queued)
 			sd_list_del(&cq->event_link); /* queued, never fetched: nothing to acknowledge */
+		sd_verbs_async_forget(ctx, cq);
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (users != 0) {

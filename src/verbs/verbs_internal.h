@@ -217,6 +217,12 @@ SD_EXPORT doca_error_t sd_verbs_async_event_post(struct doca_verbs_context *ctx,
 	SD_VERBS_SETTER(obj, name, type, field)                                                                        \
 	SD_VERBS_GETTER(obj, name, type, field)
 
+/*
+ * Drop the queued, not yet fetched async events that name element (a QP or CQ
+ * being destroyed), so no event hands out a freed object.  ctx->lock held.
+ */
+void sd_verbs_async_forget(struct doca_verbs_context *ctx, const void *element);
+
 /* Log a hardware-only refusal once per process per call site (the reason never changes). */
 #define SD_VERBS_REFUSE_ONCE(...)                                                                                      \
 	do {                                                                                                           \

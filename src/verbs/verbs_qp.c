@@ -243,6 +243,7 @@ doca_verbs_qp_destroy(struct doca_verbs_qp *qp)
 	pthread_mutex_lock(&ctx->lock);
 	qp_hold(&qp->init, -1);
 	ctx->num_qps--;
+	sd_verbs_async_forget(ctx, qp);
 	pthread_mutex_unlock(&ctx->lock);
 	free(qp);
 	return DOCA_SUCCESS;

@@ -293,7 +293,12 @@ TEST(async_events)
 	doca_verbs_ack_async_event(&ev);
 	ASSERT(!readable(fd));
 	ASSERT_ERR(doca_verbs_get_async_event(ctx, &ev), DOCA_ERROR_AGAIN);
+	/* an event of a destroyed QP is dropped, never handed out */
+	ASSERT_OK(sd_verbs_async_event_post(ctx, DOCA_VERBS_EVENT_QP_REQ_ERR, qp));
+	ASSERT(readable(fd));
 	ASSERT_OK(doca_verbs_qp_destroy(qp));
+	ASSERT(!readable(fd));
+	ASSERT_ERR(doca_verbs_get_async_event(ctx, &ev), DOCA_ERROR_AGAIN);
 	ASSERT_OK(doca_verbs_cq_destroy(cq));
 	ASSERT_OK(doca_verbs_pd_destroy(pd));
 	ASSERT_OK(doca_verbs_context_destroy(ctx));
