@@ -83,6 +83,10 @@ def status(body):
     body = re.sub(r'"\s*\n\s*"', '', body)
     returns = re.findall(r'return\s+([^;]+);', body)
     refuses = returns and all('NOT_SUPPORTED' in r or 'sd_refuse_unsupported' in r for r in returns)
+    # A getter that cannot return an error (void, pointer, handle) refuses by logging
+    # "not supported" and handing out nothing: NULL, 0 or -1.
+    if 'not supported:' in body and all(r.strip() in ('NULL', '0', '-1') for r in returns):
+        refuses = True
     if refuses or ('NOT_SUPPORTED' in body and len(body.splitlines()) <= 6 and 'SUCCESS' not in body):
         msgs = [m for m in re.findall(r'"([^"]*)"', body) if len(m) > 20]
         return 'NOT_SUPPORTED', (max(msgs, key=len).strip() if msgs else '')

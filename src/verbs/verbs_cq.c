@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion queues: creation checks (64-byte entries, depth within the
+ * device's limit, a channel of the same context, no external datapath), the
+ * CQ number, arming for a channel event, and the hardware-ring getters that
+ * software cannot fill.  Completions themselves come with the datapath.
+ */
+#include <stdlib.h>
+
+#include "verbs_internal.h"
+
+SD_LOG_REGISTER(verbs.cq);
+
+static doca_error_t
+cq_check_attr(const struct doca_verbs_context *ctx, const struct doca_verbs_cq_attr *attr)
+{
+	if (attr->entry_size != DOCA_VERBS_CQ_ENTRY_SIZE_64) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: 128-byte CQ entries are not supported: softdoca's completions "
+			     "are 64-byte entries; set DOCA_VERBS_CQ_ENTRY_SIZE_64");
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (attr->cq_size == 0 || attr->cq_size > SD_VERBS_MAX_CQE) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: cq_size %u is out of range (1 .. %u, "
+			     "doca_verbs_device_attr_get_max_cqe); set it with doca_verbs_cq_attr_set_cq_size()",
+			     attr->cq_size, SD_VERBS_MAX_CQE);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (attr->comp_channel != NULL && attr->comp_channel->ctx != ctx) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: the completion channel belongs to another context; create it on "
+			     "this one");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (attr->external_datapath_en != 0) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: external datapath is not supported: it needs a hardware CQ ring "
+			     "(DPA / GPU); leave external_datapath_en 0 and poll with doca_verbs_bridge_poll_cq()");
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *attr, struct doca_verbs_cq **verbs_cq)
+{
+	struct doca_verbs_cq *cq;
+	doca_error_t err;
+
+	if (ctx == NULL || attr == NULL || verbs_cq == NULL) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: NULL argument (verbs_context %p, cq_attr %p, verbs_cq %p)",
+			     (void *)ctx, (void *)attr, (void *)verbs_cq);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = cq_check_attr(ctx, attr);
+	if (err != DOCA_SUCCESS)
+		return err;
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	cq->ctx = ctx;
+	cq->attr = *attr;
+	cq->cqn = sd_verbs_next_num();
+	sd_list_init(&cq->event_link);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->num_cqs++;
+	if (attr->comp_channel != NULL)
+		attr->comp_channel->users++;
+	pthread_mutex_unlock(&ctx->lock);
+	*verbs_cq = cq;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_verbs_cq_destroy(struct doca_verbs_cq *cq)
+{
+	struct doca_verbs_context *ctx;
+	uint64_t unacked;
+	uint32_t users;
+
+	if (cq == NULL) {
+		DOCA_LOG_ERR("doca_verbs_cq_destroy: verbs_cq is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ctx = cq->ctx;
+	pthread_mutex_lock(&ctx->lock);
+	users = cq->users;
+	unacked = cq->events_delivered - cq->events_acked;
+	if (users == 0 && unacked == 0) {
+		ctx->num_cqs--;
+		if (cq->attr.comp_channel != NULL)
+			cq->attr.comp_channel->users--;
+		if (cq->event_queued)
+			sd_list_del(&cq->event_link); /* queued, never fetched: nothing to acknowledge */
+		sd_verbs_async_forget(ctx, cq);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (users != 0) {
+		DOCA_LOG_ERR("doca_verbs_cq_destroy: CQ %u is used by %u QP(s); destroy them first", cq->cqn, users);
+		return DOCA_ERROR_IN_USE;
+	}
+	if (unacked != 0) {
+		DOCA_LOG_ERR("doca_verbs_cq_destroy: CQ %u has %llu event(s) from doca_verbs_get_cq_event() not "
+			     "acknowledged; call doca_verbs_ack_cq_events() first",
+			     cq->cqn, (unsigned long long)unacked);
+		return DOCA_ERROR_IN_USE;
+	}
+	free(cq);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_verbs_cq_get_cqn(const struct doca_verbs_cq *cq)
+{
+	return cq == NULL ? 0 : cq->cqn;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_verbs_req_notify_cq(struct doca_verbs_cq *cq, int solicited_only)
+{
+	if (cq == NULL) {
+		DOCA_LOG_ERR("doca_verbs_req_notify_cq: verbs_cq is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (cq->attr.comp_channel == NULL) {
+		DOCA_LOG_ERR("doca_verbs_req_notify_cq: CQ %u has no completion channel to deliver the event; set "
+			     "one with doca_verbs_cq_attr_set_comp_channel() before doca_verbs_cq_create()",
+			     cq->cqn);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	pthread_mutex_lock(&cq->ctx->lock);
+	/* Arming again only widens a solicited-only arm, as on hardware. */
+	cq->solicited_only = cq->armed ? cq->solicited_only && solicited_only != 0 : solicited_only != 0;
+	cq->armed = true;
+	pthread_mutex_unlock(&cq->ctx->lock);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL void
+doca_verbs_ack_cq_events(struct doca_verbs_cq *cq, unsigned int nevents)
+{
+	uint64_t unacked;
+
+	if (cq == NULL) {
+		DOCA_LOG_ERR("doca_verbs_ack_cq_events: verbs_cq is NULL");
+		return;
+	}
+	pthread_mutex_lock(&cq->ctx->lock);
+	unacked = cq->events_delivered - cq->events_acked;
+	cq->events_acked += SD_MIN((uint64_t)nevents, unacked);
+	pthread_mutex_unlock(&cq->ctx->lock);
+	if (nevents > unacked)
+		DOCA_LOG_WARN("doca_verbs_ack_cq_events: CQ %u: %u event(s) acknowledged but only %llu were "
+			      "delivered; acknowledge what doca_verbs_get_cq_event() returned",
+			      cq->cqn, nevents, (unsigned long long)unacked);
+}
+
+DOCA_EXPERIMENTAL void
+doca_verbs_cq_get_wq(struct doca_verbs_cq *cq, void **cq_buf, uint32_t *cq_num_entries, uint8_t *cq_entry_size)
+{
+	(void)cq;
+	if (cq_buf != NULL)
+		*cq_buf = NULL;
+	if (cq_num_entries != NULL)
+		*cq_num_entries = 0;
+	if (cq_entry_size != NULL)
+		*cq_entry_size = 0;
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cq_get_wq: not supported: softdoca CQs have no hardware ring a program "
+			     "could read; poll them with doca_verbs_bridge_poll_cq()");
+}
+
+DOCA_EXPERIMENTAL void
+doca_verbs_cq_get_dbr_addr(struct doca_verbs_cq *cq, uint64_t **uar_db_reg, uint32_t **ci_dbr, uint32_t **arm_dbr)
+{
+	(void)cq;
+	if (uar_db_reg != NULL)
+		*uar_db_reg = NULL;
+	if (ci_dbr != NULL)
+		*ci_dbr = NULL;
+	if (arm_dbr != NULL)
+		*arm_dbr = NULL;
+	SD_VERBS_REFUSE_ONCE("doca_verbs_cq_get_dbr_addr: not supported: softdoca CQs have no doorbell records; "
+			     "arm them with doca_verbs_req_notify_cq()");
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libdoca_verbs internals: the objects behind doca_verbs.h and the helpers the
+ * per-object files share.  Control plane only: no object here moves data yet.
+ *
+ * Ownership: a context counts the objects made on it (PDs, CQs, QPs, SRQs, AH
+ * attributes, completion channels) and refuses to go while any remains; a PD
+ * counts the QPs and SRQs on it, a CQ the QPs using it, an SRQ its QPs, a
+ * channel its CQs.  Counters change under the context's lock, so objects of one
+ * context may be created and destroyed from several threads.
+ */
+#ifndef SD_VERBS_INTERNAL_H_
+#define SD_VERBS_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_verbs.h>
+
+#include "../core/dev_internal.h"
+#include "../core/sd_log.h"
+#include "../util/sd_util.h"
+
+/* Software limits (doca_verbs_query_device reports them; docs/verbs.md). */
+#define SD_VERBS_MAX_QP 65536u
+#define SD_VERBS_MAX_CQ 65536u
+#define SD_VERBS_MAX_CQE 65536u
+#define SD_VERBS_MAX_MR 1048576u
+#define SD_VERBS_MAX_PD 65536u
+#define SD_VERBS_MAX_AH 65536u
+#define SD_VERBS_MAX_SRQ 65536u
+#define SD_VERBS_MAX_PKEYS 1u
+#define SD_VERBS_MAX_RD_ATOM 16u
+#define SD_VERBS_MAX_INLINE_DATA 1024u
+#define SD_VERBS_CLOCK_HZ 1000000000u /* the free-running clock counts nanoseconds */
+#define SD_VERBS_PORT 1u
+#define SD_VERBS_NUM_MASK 0xffffffu /* QPN, PSN: 24 bits */
+
+struct sd_verbs_async_node {
+	struct sd_list link;
+	struct doca_verbs_async_event event;
+};
+
+struct doca_verbs_context {
+	struct doca_devinfo *devinfo; /* lives as long as the process (dev_internal.h) */
+	pthread_mutex_t lock;	      /* counters below, the async queue */
+	uint32_t num_pds, num_cqs, num_qps, num_srqs, num_ahs, num_channels;
+	int async_fd;		     /* eventfd: readable while async_events is not empty */
+	struct sd_list async_events; /* struct sd_verbs_async_node */
+	uint32_t async_unacked;	     /* events handed out, not yet acknowledged */
+};
+
+struct doca_verbs_pd {
+	struct doca_verbs_context *ctx;
+	uint32_t users; /* QPs and SRQs (ctx->lock) */
+};
+
+struct doca_verbs_ah_attr {
+	struct doca_verbs_context *ctx; /* NULL for the copy a QP keeps */
+	struct doca_verbs_gid gid;
+	enum doca_verbs_addr_type addr_type;
+	uint32_t dlid;
+	uint8_t sl, sgid_index, static_rate, hop_limit, traffic_class;
+};
+
+struct doca_verbs_cq_attr {
+	enum doca_verbs_cq_entry_size entry_size;
+	uint32_t cq_size;
+	uint8_t cq_overrun;
+	struct doca_verbs_comp_channel *comp_channel;
+	void *cq_context;
+	struct doca_umem *umem;
+	uint64_t umem_offset;
+	struct doca_uar *uar;
+	uint32_t dpa_thread_id;
+	uint8_t external_datapath_en;
+};
+
+struct doca_verbs_comp_channel {
+	struct doca_verbs_context *ctx;
+	int fd;		       /* eventfd: readable while events is not empty */
+	struct sd_list events; /* CQs with an event queued (cq->event_link), under ctx->lock */
+	uint32_t users;	       /* CQs (ctx->lock) */
+};
+
+struct doca_verbs_cq {
+	struct doca_verbs_context *ctx;
+	struct doca_verbs_cq_attr attr; /* as created */
+	uint32_t cqn;
+	uint32_t users; /* QPs (ctx->lock) */
+	/* Notification (ctx->lock): armed by doca_verbs_req_notify_cq, one event per arm. */
+	bool armed, solicited_only, event_queued;
+	struct sd_list event_link;
+	uint64_t events_delivered, events_acked;
+};
+
+struct doca_verbs_srq_init_attr {
+	uint32_t srq_wr, receive_max_sges;
+	enum doca_verbs_srq_type type;
+	struct doca_verbs_pd *pd;
+	uint8_t external_datapath_en;
+	struct doca_umem *umem, *dbr_umem;
+	uint64_t umem_offset, dbr_umem_offset;
+	struct doca_dpa *dpa;
+};
+
+struct doca_verbs_srq {
+	struct doca_verbs_context *ctx;
+	struct doca_verbs_srq_init_attr attr;
+	uint32_t srqn;
+	uint32_t users; /* QPs (ctx->lock) */
+};
+
+struct doca_verbs_qp_init_attr {
+	struct doca_verbs_pd *pd;
+	struct doca_verbs_cq *send_cq, *receive_cq;
+	struct doca_verbs_srq *srq;
+	int sq_sig_all;
+	uint32_t sq_wr, rq_wr, send_max_sges, receive_max_sges, max_inline_data, user_index, qp_type;
+	struct doca_umem *umem, *dbr_umem;
+	uint64_t umem_offset, dbr_umem_offset;
+	struct doca_uar *uar;
+	uint8_t core_direct_master, external_datapath_en;
+	void *qp_context;
+	struct doca_dpa *dpa;
+	struct doca_dpa_completion *send_dpa_comp, *receive_dpa_comp;
+	uint32_t dbr_umem_id, wq_umem_id, uar_id, pdn;
+	uint64_t dbr_umem_id_offset, wq_umem_offset;
+	enum doca_verbs_qp_scatter_to_cqe cqe_inline;
+	enum doca_verbs_qp_send_dbr_mode send_dbr_mode;
+};
+
+struct doca_verbs_qp_attr {
+	enum doca_verbs_qp_state next_state, current_state;
+	enum doca_mtu_size path_mtu;
+	uint32_t rq_psn, sq_psn, dest_qp_num;
+	int allow_remote_write, allow_remote_read;
+	enum doca_verbs_qp_atomic_mode atomic_mode;
+	uint8_t max_rd_atomic, max_dest_rd_atomic;
+	struct doca_verbs_ah_attr *ah_attr;
+	uint16_t pkey_index, port_num, ack_timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	struct doca_verbs_cc_group *cc_group;
+};
+
+/*
+ * A queue pair.  attr holds the current attributes (defaults until a modify
+ * sets them), attr.ah_attr points at ah, the QP's own copy of the address
+ * given at INIT -> RTR.  The remote GID (ah.gid) and QPN (attr.dest_qp_num)
+ * are what the datapath will use to reach the peer's fabric queue pair
+ * (docs/architecture.md section 6): it attaches at the RTR transition in
+ * verbs_qp.c, qp_enter_rtr().
+ */
+struct doca_verbs_qp {
+	struct doca_verbs_context *ctx;
+	struct doca_verbs_qp_init_attr init; /* as created */
+	uint32_t qpn;
+	enum doca_verbs_qp_state state;
+	struct doca_verbs_qp_attr attr;
+	struct doca_verbs_ah_attr ah;
+	int valid_mask; /* attributes valid in the current state (doca_verbs_qp_query) */
+};
+
+/* The device's queue limits, as doca_verbs_query_device reports them. */
+static inline uint32_t
+sd_verbs_max_qp_wr(const struct doca_verbs_context *ctx)
+{
+	return SD_MIN(ctx->devinfo->caps.rdma_max_send_queue_size, ctx->devinfo->caps.rdma_max_recv_queue_size);
+}
+
+static inline uint32_t
+sd_verbs_max_sge(const struct doca_verbs_context *ctx)
+{
+	return SD_MIN(ctx->devinfo->caps.rdma_max_send_buf_list_len, ctx->devinfo->caps.rdma_max_recv_buf_list_len);
+}
+
+/* Context helpers (verbs_context.c). */
+void sd_verbs_ctx_count(struct doca_verbs_context *ctx, uint32_t *counter, int delta);
+
+/*
+ * The next number for a CQ, QP or SRQ: 24-bit, never 0, unique in the process
+ * until 2^24 - 1 numbers were handed out (verbs_context.c).
+ */
+uint32_t sd_verbs_next_num(void);
+
+/*
+ * Datapath entry points, called by the datapath when it lands (and by tests now):
+ * a completion was written to cq (queues one channel event if the CQ is armed);
+ * an async event happened on a QP or CQ of ctx.
+ */
+SD_EXPORT void sd_verbs_cq_completion_added(struct doca_verbs_cq *cq, bool solicited);
+SD_EXPORT doca_error_t sd_verbs_async_event_post(struct doca_verbs_context *ctx, int event_type, void *element);
+
+/*
+ * Attribute accessors.  A setter refuses a NULL object (INVALID_VALUE, logged
+ * under the including file's source); a getter returns 0 / NULL for one.
+ */
+#define SD_VERBS_NULL_OBJ(func, what)                                                                                  \
+	(DOCA_LOG_ERR("%s: %s is NULL; create it first", (func), (what)), DOCA_ERROR_INVALID_VALUE)
+
+#define SD_VERBS_SETTER(obj, name, type, field)                                                                        \
+	DOCA_EXPERIMENTAL doca_error_t doca_verbs_##obj##_set_##name(struct doca_verbs_##obj *a, type v)               \
+	{                                                                                                              \
+		if (a == NULL)                                                                                         \
+			return SD_VERBS_NULL_OBJ(__func__, #obj);                                                      \
+		a->field = v;                                                                                          \
+		return DOCA_SUCCESS;                                                                                   \
+	}
+
+#define SD_VERBS_GETTER(obj, name, type, field)                                                                        \
+	DOCA_EXPERIMENTAL type doca_verbs_##obj##_get_##name(const struct doca_verbs_##obj *a)                         \
+	{                                                                                                              \
+		return a == NULL ? (type)0 : (type)a->field;                                                           \
+	}
+
+#define SD_VERBS_FIELD(obj, name, type, field)                                                                         \
+	SD_VERBS_SETTER(obj, name, type, field)                                                                        \
+	SD_VERBS_GETTER(obj, name, type, field)
+
+/*
+ * Drop the queued, not yet fetched async events that name element (a QP or CQ
+ * being destroyed), so no event hands out a freed object.  ctx->lock held.
+ */
+void sd_verbs_async_forget(struct doca_verbs_context *ctx, const void *element);
+
+/* Log a hardware-only refusal once per process per call site (the reason never changes). */
+#define SD_VERBS_REFUSE_ONCE(...)                                                                                      \
+	do {                                                                                                           \
+		static int sd_logged_;                                                                                 \
+		if (__atomic_exchange_n(&sd_logged_, 1, __ATOMIC_RELAXED) == 0)                                        \
+			DOCA_LOG_ERR(__VA_ARGS__);                                                                     \
+	} while (0)
+
+#endif /* SD_VERBS_INTERNAL_H_ */
