@@ -244,6 +244,20 @@ void sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, u
 /* ---- memory (fabric_mem.c) ---- */
 
 /*
+ * A peer's range as its blob (or an rkey) describes it; the peer's record has
+ * the last word.  Public so a caller may embed one next to its op (rkey
+ * addressing); fields are the fabric's.
+ */
+struct fabric_rmr {
+	struct fabric_dev *dev;
+	uint64_t addr;
+	uint64_t len;
+	uint32_t perms;
+	uint32_t mr_id;
+	uint8_t key[16];
+};
+
+/*
  * Told that a peer's atomic changed the registered range (see
  * sd_fabric_ep_notify_changed).  Runs on any thread with the device lock
  * held: it must only signal (e.g. wake a PE), never call the fabric.
@@ -261,6 +275,21 @@ doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t
 /* Parse a peer's mr blob (INVALID_VALUE if malformed, UNSUPPORTED_VERSION if newer). */
 doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struct fabric_rmr **rmr);
 void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
+/*
+ * Register for rkey addressing (RDMA Verbs): the range's key is derived from
+ * the 32-bit *rkey returned (region id << 8 | an 8-bit random tag), so a peer
+ * that knows only (rkey, address) reaches it through sd_fabric_rmr_init_rkey().
+ * The owner's record decides every access exactly as for a blob: range,
+ * permissions, and a tag that no longer matches once the range is deregistered
+ * and its region id reused.
+ */
+doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
+					struct fabric_mr **mr, uint32_t *rkey);
+/*
+ * Fill *rmr (the caller's storage) as the peer range named by rkey: it claims
+ * every address and permission, so only the target's check decides.
+ */
+void sd_fabric_rmr_init_rkey(struct fabric_rmr *rmr, struct fabric_dev *dev, uint32_t rkey);
 void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len, uint32_t *perms);
 
 #endif /* SD_FABRIC_H_ */

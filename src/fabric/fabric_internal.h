@@ -172,6 +172,9 @@ struct fabric_ep {
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
+/* Region ids an rkey can carry (24 bits: rkey = id << 8 | tag). */
+#define FABRIC_RKEY_MAX_ID 0xffffffu
+
 struct fabric_mr {
 	struct fabric_dev *dev;
 	uint32_t id;
@@ -182,16 +185,6 @@ struct fabric_mr {
 	struct fabric_mr_blob blob;
 	fabric_mr_notify_cb notify; /* called (dev->lock held) on FABRIC_AM_CHANGED */
 	void *notify_arg;
-};
-
-/* A peer's range as its blob describes it; the peer's record has the last word. */
-struct fabric_rmr {
-	struct fabric_dev *dev;
-	uint64_t addr;
-	uint64_t len;
-	uint32_t perms;
-	uint32_t mr_id;
-	uint8_t key[16];
 };
 
 /* A message that arrived before a receive was posted. */

@@ -57,8 +57,16 @@ fabric_mr_check(struct fabric_dev *dev, const struct fabric_am_rma *rma, uint64_
 	return NULL;
 }
 
-doca_error_t
-sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out)
+/* The key of an rkey-addressed range: the rkey, then zeros (a random key matches it with odds 2^-96). */
+static void
+rkey_to_key(uint32_t rkey, uint8_t key[16])
+{
+	memset(key, 0, 16);
+	memcpy(key, &rkey, sizeof(rkey));
+}
+
+static doca_error_t
+mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out, uint32_t *rkey)
 {
 	struct fabric_mr_blob *b;
 	struct fabric_mr *mr;
@@ -80,6 +88,16 @@ sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t p
 
 	fabric_dev_lock(dev);
 	err = fabric_id_alloc((void ***)&dev->mrs, &dev->mrs_cap, mr, &mr->id);
+	if (err == DOCA_SUCCESS && rkey != NULL) {
+		if (mr->id > FABRIC_RKEY_MAX_ID) {
+			fabric_id_free((void **)dev->mrs, dev->mrs_cap, mr->id);
+			err = DOCA_ERROR_FULL;
+		} else {
+			/* the random key's first byte becomes the tag; never 0, so no rkey is 0 */
+			*rkey = mr->id << 8 | (mr->key[0] != 0 ? mr->key[0] : 1u);
+			rkey_to_key(*rkey, mr->key);
+		}
+	}
 	if (err == DOCA_SUCCESS)
 		fabric_rec_publish(dev, mr);
 	fabric_dev_unlock(dev);
@@ -102,6 +120,32 @@ sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t p
 cleanup_mr:
 	free(mr);
 	return err;
+}
+
+doca_error_t
+sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out)
+{
+	return mr_register(dev, addr, len, perms, out, NULL);
+}
+
+doca_error_t
+sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out,
+			   uint32_t *rkey)
+{
+	if (rkey == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return mr_register(dev, addr, len, perms, out, rkey);
+}
+
+void
+sd_fabric_rmr_init_rkey(struct fabric_rmr *rmr, struct fabric_dev *dev, uint32_t rkey)
+{
+	rmr->dev = dev;
+	rmr->addr = 0;
+	rmr->len = UINT64_MAX;
+	rmr->perms = FABRIC_PERM_ALL;
+	rmr->mr_id = rkey >> 8;
+	rkey_to_key(rkey, rmr->key);
 }
 
 void

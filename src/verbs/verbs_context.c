@@ -80,6 +80,15 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 		free(ctx);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	/* the soft NIC of the device's netdev: QPs and registered memory live on it */
+	err = sd_fabric_dev_open(devinfo->netdev, &ctx->fdev);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s",
+			     devinfo->ibdev_name, devinfo->netdev, doca_error_get_descr(err));
+		close(ctx->async_fd);
+		free(ctx);
+		return err;
+	}
 	pthread_mutex_init(&ctx->lock, NULL);
 	sd_list_init(&ctx->async_events);
 	ctx->devinfo = devinfo;
@@ -118,6 +127,7 @@ doca_verbs_context_destroy(struct doca_verbs_context *ctx)
 		free(sd_container_of(l, struct sd_verbs_async_node, link));
 	}
 	close(ctx->async_fd);
+	sd_fabric_dev_close(ctx->fdev);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return DOCA_SUCCESS;

@@ -20,6 +20,7 @@
 
 #include "../core/dev_internal.h"
 #include "../core/sd_log.h"
+#include "../fabric/fabric.h"
 #include "../util/sd_util.h"
 
 /* Software limits (doca_verbs_query_device reports them; docs/verbs.md). */
@@ -44,6 +45,7 @@ struct sd_verbs_async_node {
 
 struct doca_verbs_context {
 	struct doca_devinfo *devinfo; /* lives as long as the process (dev_internal.h) */
+	struct fabric_dev *fdev;      /* the soft NIC of devinfo's netdev (src/fabric) */
 	pthread_mutex_t lock;	      /* counters below, the async queue */
 	uint32_t num_pds, num_cqs, num_qps, num_srqs, num_ahs, num_channels;
 	int async_fd;		     /* eventfd: readable while async_events is not empty */
