@@ -178,6 +178,11 @@ int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
  * connection can fill them any more.
  */
 void sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err);
+/*
+ * How long a message may wait for a receive from now on (UINT64_MAX: for
+ * ever, as an RNR retry count of 7); messages already waiting keep theirs.
+ */
+void sd_fabric_ctx_set_rnr_timeout(struct fabric_ctx *ctx, uint64_t timeout_ns);
 /* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */
 doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len);
 

@@ -129,7 +129,8 @@ fabric_timers_run(struct fabric_dev *dev)
 			struct fabric_ep *ep = u->ep;
 
 			if (u->deadline_ns > now) {
-				if (next == 0 || u->deadline_ns < next)
+				/* UINT64_MAX: waits for ever (no timer) */
+				if (u->deadline_ns != UINT64_MAX && (next == 0 || u->deadline_ns < next))
 					next = u->deadline_ns;
 				continue;
 			}
@@ -260,6 +261,14 @@ sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err)
 	fabric_dev_lock(ctx->dev);
 	while ((pos = sd_list_pop_head(&ctx->posted)) != NULL)
 		fabric_complete(sd_container_of(pos, struct fabric_op, node), err);
+	fabric_dev_unlock(ctx->dev);
+}
+
+void
+sd_fabric_ctx_set_rnr_timeout(struct fabric_ctx *ctx, uint64_t timeout_ns)
+{
+	fabric_dev_lock(ctx->dev);
+	ctx->rnr_timeout_ns = timeout_ns;
 	fabric_dev_unlock(ctx->dev);
 }
 

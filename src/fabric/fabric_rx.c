@@ -189,7 +189,7 @@ rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size
 	u->ep = ep;
 	u->hdr = *h;
 	u->len = len;
-	u->deadline_ns = sd_now_ns() + ctx->rnr_timeout_ns;
+	u->deadline_ns = ctx->rnr_timeout_ns == UINT64_MAX ? UINT64_MAX : sd_now_ns() + ctx->rnr_timeout_ns;
 	if (rndv) {
 		u->rndv_desc = data;
 	} else if (len > 0) {

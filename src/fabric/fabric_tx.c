@@ -166,6 +166,25 @@ fabric_op_orphan(struct fabric_op *op)
 	}
 }
 
+/*
+ * UCX is done with the op's message (its callback ran, or the send completed
+ * inline; with the self transport the peer's answer may even have arrived
+ * inside the send call): clear the bit and finish the op if nothing else is
+ * awaited.
+ */
+static void
+ucx_done(struct fabric_op *op)
+{
+	op->pending &= (uint16_t)~FABRIC_OPP_UCX;
+	if (is_am_write_stage(op)) {
+		/* the ack may have come first; whoever is last finishes the stage */
+		if (op->pending == 0)
+			write_stage_done(op, op->status);
+		return;
+	}
+	fabric_op_done_bits(op, 0, DOCA_SUCCESS);
+}
+
 static void
 op_ucx_cb(void *request, ucs_status_t st, void *user)
 {
@@ -175,14 +194,7 @@ op_ucx_cb(void *request, ucs_status_t st, void *user)
 		return;
 	if (st != UCS_OK && op->status == DOCA_SUCCESS)
 		op->status = fabric_ucs_to_doca(st);
-	op->pending &= (uint16_t)~FABRIC_OPP_UCX;
-	if (is_am_write_stage(op)) {
-		/* the ack may have come first; whoever is last finishes the stage */
-		if (op->pending == 0)
-			write_stage_done(op, op->status);
-		return;
-	}
-	fabric_op_done_bits(op, 0, DOCA_SUCCESS);
+	ucx_done(op);
 }
 
 static void
@@ -358,7 +370,7 @@ issue_am(struct fabric_ep *ep, struct fabric_op *op, uint8_t type, const void *b
 	}
 	if (req == NULL) {
 		ticket_drop(op);
-		op->pending &= (uint16_t)~FABRIC_OPP_UCX;
+		ucx_done(op);
 	}
 	return DOCA_SUCCESS;
 }
@@ -466,7 +478,7 @@ issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 	}
 	if (req == NULL) {
 		ticket_drop(op);
-		op->pending &= (uint16_t)~FABRIC_OPP_UCX;
+		ucx_done(op);
 	}
 	return DOCA_SUCCESS;
 }

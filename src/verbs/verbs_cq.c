@@ -3,9 +3,15 @@
  * Completion queues: creation checks (64-byte entries, depth within the
  * device's limit, a channel of the same context, no external datapath), the
  * CQ number, arming for a channel event, and the hardware-ring getters that
- * software cannot fill.  Completions themselves come with the datapath.
+ * software cannot fill; then the datapath's side: the ring of ibv_wc the QPs'
+ * completions are written to, doca_verbs_bridge_poll_cq() (which progresses
+ * the soft NIC domains of the CQ's QPs first), and the waiters of wait-CQ
+ * entries, released when the producer index reaches their value.
  */
+#include <errno.h>
 #include <stdlib.h>
+
+#include <doca_verbs_bridge.h>
 
 #include "verbs_internal.h"
 
@@ -57,10 +63,19 @@ doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *
 		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	cq->ring = calloc(attr->cq_size, sizeof(*cq->ring));
+	if (cq->ring == NULL) {
+		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory for %u entries", attr->cq_size);
+		free(cq);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	cq->ctx = ctx;
 	cq->attr = *attr;
 	cq->cqn = sd_verbs_next_num();
 	sd_list_init(&cq->event_link);
+	sd_list_init(&cq->waiters);
+	pthread_mutex_init(&cq->lock, NULL);
+	pthread_rwlock_init(&cq->qps_lock, NULL);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->num_cqs++;
 	if (attr->comp_channel != NULL)
@@ -104,6 +119,10 @@ doca_verbs_cq_destroy(struct doca_verbs_cq *cq)
 			     cq->cqn, (unsigned long long)unacked);
 		return DOCA_ERROR_IN_USE;
 	}
+	pthread_rwlock_destroy(&cq->qps_lock);
+	pthread_mutex_destroy(&cq->lock);
+	free(cq->qps);
+	free(cq->ring);
 	free(cq);
 	return DOCA_SUCCESS;
 }
@@ -180,4 +199,164 @@ doca_verbs_cq_get_dbr_addr(struct doca_verbs_cq *cq, uint64_t **uar_db_reg, uint
 		*arm_dbr = NULL;
 	SD_VERBS_REFUSE_ONCE("doca_verbs_cq_get_dbr_addr: not supported: softdoca CQs have no doorbell records; "
 			     "arm them with doca_verbs_req_notify_cq()");
+}
+
+/* ---- datapath: the ring ---- */
+
+bool
+sd_verbs_cq_push(struct doca_verbs_cq *cq, const struct ibv_wc *wc)
+{
+	uint32_t size = cq->attr.cq_size;
+	bool overrun;
+
+	pthread_mutex_lock(&cq->lock);
+	overrun = cq->pi - cq->ci >= size;
+	if (!overrun) {
+		cq->ring[cq->pi % size] = *wc;
+		cq->pi++;
+	} else if (cq->attr.cq_overrun != 0) {
+		/* overrun allowed: the oldest entry is overwritten, as the hardware ring would */
+		cq->ring[cq->pi % size] = *wc;
+		cq->pi++;
+		cq->ci++;
+		overrun = false;
+	}
+	if (overrun && !cq->overrun) {
+		cq->overrun = true;
+		pthread_mutex_unlock(&cq->lock);
+		DOCA_LOG_ERR("CQ %u overrun: %u completions wait to be polled and the CQ holds %u; completions are "
+			     "lost from now on (raise cq_size or poll faster)",
+			     cq->cqn, size, size);
+		sd_verbs_async_event_post(cq->ctx, DOCA_VERBS_EVENT_CQ_ERR, cq);
+		return false;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	if (!overrun)
+		sd_verbs_cq_completion_added(cq, true);
+	return !overrun;
+}
+
+bool
+sd_verbs_cq_reached(struct doca_verbs_cq *cq, uint32_t pi, struct doca_verbs_qp *qp)
+{
+	bool reached;
+
+	pthread_mutex_lock(&cq->lock);
+	reached = (int32_t)(cq->pi - pi) >= 0;
+	if (!reached && qp != NULL && !qp->sq.waiting)
+		sd_list_insert_tail(&cq->waiters, &qp->sq.wait_link);
+	pthread_mutex_unlock(&cq->lock);
+	return reached;
+}
+
+void
+sd_verbs_cq_kick(struct doca_verbs_cq *cq)
+{
+	struct sd_list *l;
+	uint32_t n = 0;
+
+	/* the waiters present now, one at a time: a QP that still waits goes back for a later kick */
+	pthread_mutex_lock(&cq->lock);
+	for (l = cq->waiters.next; l != &cq->waiters; l = l->next)
+		n++;
+	pthread_mutex_unlock(&cq->lock);
+	while (n-- > 0) {
+		struct doca_verbs_cq *kick[2] = {NULL, NULL};
+		struct doca_verbs_qp *qp;
+
+		pthread_mutex_lock(&cq->lock);
+		l = sd_list_pop_head(&cq->waiters);
+		pthread_mutex_unlock(&cq->lock);
+		if (l == NULL)
+			return;
+		qp = sd_container_of(l, struct doca_verbs_qp, sq.wait_link);
+		pthread_mutex_lock(&qp->lock);
+		qp->sq.waiting = false;
+		sd_verbs_sq_issue(qp);
+		sd_verbs_wq_retire(qp, kick);
+		pthread_mutex_unlock(&qp->lock);
+		for (int i = 0; i < 2; i++)
+			if (kick[i] != NULL && kick[i] != cq)
+				sd_verbs_cq_kick(kick[i]);
+	}
+}
+
+void
+sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool attach)
+{
+	pthread_rwlock_wrlock(&cq->qps_lock);
+	if (attach) {
+		if (cq->n_qps == cq->cap_qps) {
+			uint32_t cap = cq->cap_qps ? cq->cap_qps * 2 : 8;
+			struct doca_verbs_qp **q = realloc(cq->qps, cap * sizeof(*q));
+
+			if (q == NULL) {
+				pthread_rwlock_unlock(&cq->qps_lock);
+				DOCA_LOG_ERR("CQ %u: out of memory attaching QP %u", cq->cqn, qp->qpn);
+				return;
+			}
+			cq->qps = q;
+			cq->cap_qps = cap;
+		}
+		cq->qps[cq->n_qps++] = qp;
+	} else {
+		for (uint32_t i = 0; i < cq->n_qps; i++) {
+			if (cq->qps[i] == qp) {
+				cq->qps[i] = cq->qps[--cq->n_qps];
+				break;
+			}
+		}
+	}
+	pthread_rwlock_unlock(&cq->qps_lock);
+}
+
+/* Progress every domain feeding the CQ (a domain another thread progresses is skipped). */
+static void
+cq_progress(struct doca_verbs_cq *cq)
+{
+	pthread_rwlock_rdlock(&cq->qps_lock);
+	for (uint32_t i = 0; i < cq->n_qps; i++) {
+		struct sd_verbs_domain *dom = cq->qps[i]->dom;
+
+		if (pthread_mutex_trylock(&dom->progress_lock) != 0)
+			continue;
+		sd_fabric_ctx_progress(dom->fctx);
+		pthread_mutex_unlock(&dom->progress_lock);
+	}
+	pthread_rwlock_unlock(&cq->qps_lock);
+}
+
+DOCA_EXPERIMENTAL int
+doca_verbs_bridge_poll_cq(struct doca_verbs_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	uint32_t size, n = 0;
+
+	if (cq == NULL || num_entries < 0 || (wc == NULL && num_entries > 0)) {
+		DOCA_LOG_ERR("doca_verbs_bridge_poll_cq: invalid argument (verbs_cq %p, num_entries %d, ibv_wc %p)",
+			     (void *)cq, num_entries, (void *)wc);
+		return -EINVAL;
+	}
+	size = cq->attr.cq_size;
+	if (__atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - cq->ci < (uint32_t)num_entries)
+		cq_progress(cq);
+	pthread_mutex_lock(&cq->lock);
+	while (n < (uint32_t)num_entries && cq->ci != cq->pi) {
+		wc[n++] = cq->ring[cq->ci % size];
+		cq->ci++;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return (int)n;
+}
+
+DOCA_EXPERIMENTAL uint32_t
+doca_verbs_bridge_get_current_cq_ci(struct doca_verbs_cq *cq)
+{
+	uint32_t ci;
+
+	if (cq == NULL)
+		return 0;
+	pthread_mutex_lock(&cq->lock);
+	ci = cq->ci;
+	pthread_mutex_unlock(&cq->lock);
+	return ci;
 }

@@ -22,6 +22,7 @@
 #include "../core/sd_log.h"
 #include "../fabric/fabric.h"
 #include "../util/sd_util.h"
+#include "verbs_wq.h"
 
 /* Software limits (doca_verbs_query_device reports them; docs/verbs.md). */
 #define SD_VERBS_MAX_QP 65536u
@@ -95,6 +96,16 @@ struct doca_verbs_cq {
 	bool armed, solicited_only, event_queued;
 	struct sd_list event_link;
 	uint64_t events_delivered, events_acked;
+	/* Datapath (verbs_cq.c): the ring under lock; pi - ci entries wait for poll_cq. */
+	pthread_mutex_t lock;
+	struct ibv_wc *ring;
+	uint32_t pi, ci;
+	bool overrun;
+	struct sd_list waiters; /* QPs whose WAIT entry waits for pi (sq.wait_link) */
+	/* QPs whose domains poll_cq progresses: changed under qps_lock (write), read while polling */
+	pthread_rwlock_t qps_lock;
+	struct doca_verbs_qp **qps;
+	uint32_t n_qps, cap_qps;
 };
 
 struct doca_verbs_srq_init_attr {
@@ -112,6 +123,11 @@ struct doca_verbs_srq {
 	struct doca_verbs_srq_init_attr attr;
 	uint32_t srqn;
 	uint32_t users; /* QPs (ctx->lock) */
+	/* Datapath: the receives the SRQ's QPs share (verbs_wq.c) */
+	struct sd_verbs_domain dom;
+	pthread_mutex_t lock; /* the pool */
+	struct sd_verbs_rwqe *pool;
+	struct sd_list free_rwqes;
 };
 
 struct doca_verbs_qp_init_attr {
@@ -149,9 +165,8 @@ struct doca_verbs_qp_attr {
  * A queue pair.  attr holds the current attributes (defaults until a modify
  * sets them), attr.ah_attr points at ah, the QP's own copy of the address
  * given at INIT -> RTR.  The remote GID (ah.gid) and QPN (attr.dest_qp_num)
- * are what the datapath will use to reach the peer's fabric queue pair
- * (docs/architecture.md section 6): it attaches at the RTR transition in
- * verbs_qp.c, qp_enter_rtr().
+ * reach the peer's fabric queue pair through the address service
+ * (verbs_addr.c): the QP's ep connects at INIT -> RTR (verbs_qp.c).
  */
 struct doca_verbs_qp {
 	struct doca_verbs_context *ctx;
@@ -161,6 +176,16 @@ struct doca_verbs_qp {
 	struct doca_verbs_qp_attr attr;
 	struct doca_verbs_ah_attr ah;
 	int valid_mask; /* attributes valid in the current state (doca_verbs_qp_query) */
+	/* Datapath (verbs_wq.h): state and queues change under lock */
+	pthread_mutex_t lock;
+	struct sd_verbs_domain own; /* the QP's domain when it has no SRQ */
+	struct sd_verbs_domain *dom;
+	struct fabric_ep *ep;
+	struct doca_verbs_cq *recv_cq; /* receive completions: the receive CQ, else (SRQ only) the send CQ */
+	struct sd_verbs_sq sq;
+	struct sd_verbs_rq rq;
+	bool reachable;	     /* the peer was resolved and the ep connected */
+	const char *err_why; /* why the QP entered ERR (for the log) */
 };
 
 /* The device's queue limits, as doca_verbs_query_device reports them. */
@@ -175,6 +200,14 @@ sd_verbs_max_sge(const struct doca_verbs_context *ctx)
 {
 	return SD_MIN(ctx->devinfo->caps.rdma_max_send_buf_list_len, ctx->devinfo->caps.rdma_max_recv_buf_list_len);
 }
+
+/* A QP on the soft NIC (verbs_qp_conn.c), called by verbs_qp.c's create, destroy and modify. */
+doca_error_t sd_verbs_qp_conn_create(struct doca_verbs_qp *qp);
+void sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp);
+void sd_verbs_qp_conn_rtr(struct doca_verbs_qp *qp);
+void sd_verbs_qp_conn_rts(struct doca_verbs_qp *qp);
+void sd_verbs_qp_conn_err(struct doca_verbs_qp *qp);
+doca_error_t sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp);
 
 /* Context helpers (verbs_context.c). */
 void sd_verbs_ctx_count(struct doca_verbs_context *ctx, uint32_t *counter, int delta);

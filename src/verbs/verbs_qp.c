@@ -125,20 +125,25 @@ qp_check_init_attr(const struct doca_verbs_context *ctx, const struct doca_verbs
 {
 	const char *missing = NULL;
 
+	/* A QP may have one work queue only (a send-only QP has no receive CQ, and the reverse). */
 	if (ia->pd == NULL)
 		missing = "pd (doca_verbs_qp_init_attr_set_pd)";
-	else if (ia->send_cq == NULL)
+	else if (ia->sq_wr == 0 && ia->rq_wr == 0 && ia->srq == NULL)
+		missing = "a work queue (doca_verbs_qp_init_attr_set_sq_wr / _set_rq_wr / _set_srq)";
+	else if (ia->sq_wr > 0 && ia->send_cq == NULL)
 		missing = "send_cq (doca_verbs_qp_init_attr_set_send_cq)";
-	else if (ia->receive_cq == NULL && ia->srq == NULL)
-		missing = "receive_cq or srq (doca_verbs_qp_init_attr_set_receive_cq / _set_srq)";
+	else if ((ia->rq_wr > 0 && ia->srq == NULL) && ia->receive_cq == NULL)
+		missing = "receive_cq (doca_verbs_qp_init_attr_set_receive_cq)";
 	if (missing != NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: %s is not set; a QP needs a PD, a send CQ and a receive CQ "
-			     "or an SRQ",
-			     missing);
+		DOCA_LOG_ERR(
+			"doca_verbs_qp_create: %s is not set; a QP needs a PD, and a CQ for each work queue it "
+			"has (send: sq_wr > 0, receive: rq_wr > 0; an SRQ's completions go to the receive CQ, else the "
+			"send CQ)",
+			missing);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (ia->pd->ctx != ctx || ia->send_cq->ctx != ctx || (ia->receive_cq != NULL && ia->receive_cq->ctx != ctx) ||
-	    (ia->srq != NULL && ia->srq->ctx != ctx)) {
+	if (ia->pd->ctx != ctx || (ia->send_cq != NULL && ia->send_cq->ctx != ctx) ||
+	    (ia->receive_cq != NULL && ia->receive_cq->ctx != ctx) || (ia->srq != NULL && ia->srq->ctx != ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: the PD, CQs and SRQ must belong to the context the QP is created "
 			     "on");
 		return DOCA_ERROR_INVALID_VALUE;
@@ -179,7 +184,8 @@ static void
 qp_hold(const struct doca_verbs_qp_init_attr *ia, int delta)
 {
 	ia->pd->users += (uint32_t)delta;
-	ia->send_cq->users += (uint32_t)delta;
+	if (ia->send_cq != NULL)
+		ia->send_cq->users += (uint32_t)delta;
 	if (ia->receive_cq != NULL)
 		ia->receive_cq->users += (uint32_t)delta;
 	if (ia->srq != NULL)
@@ -225,7 +231,15 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 		free(qp);
 		return DOCA_ERROR_FULL;
 	}
-	qp->qpn = sd_verbs_next_num();
+	err = sd_verbs_qp_conn_create(qp);
+	if (err != DOCA_SUCCESS) {
+		pthread_mutex_lock(&ctx->lock);
+		qp_hold(&qp->init, -1);
+		ctx->num_qps--;
+		pthread_mutex_unlock(&ctx->lock);
+		free(qp);
+		return err;
+	}
 	*verbs_qp = qp;
 	return DOCA_SUCCESS;
 }
@@ -240,6 +254,7 @@ doca_verbs_qp_destroy(struct doca_verbs_qp *qp)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = qp->ctx;
+	sd_verbs_qp_conn_destroy(qp);
 	pthread_mutex_lock(&ctx->lock);
 	qp_hold(&qp->init, -1);
 	ctx->num_qps--;
@@ -336,19 +351,6 @@ qp_apply(struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr *a, int mask)
 	}
 }
 
-/*
- * INIT -> RTR: the QP now knows its peer, (ah.gid, attr.dest_qp_num).  This is
- * where the datapath attaches: the Verbs QP will resolve that pair to the
- * peer's fabric queue pair (fabric_ep, docs/architecture.md section 6) and
- * start accepting receives; RTR -> RTS will open its send side.  Today the
- * pair is only recorded.
- */
-static void
-qp_enter_rtr(struct doca_verbs_qp *qp)
-{
-	DOCA_LOG_DBG("QP %u: RTR, peer QP %u", qp->qpn, qp->attr.dest_qp_num);
-}
-
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int attr_mask)
 {
@@ -405,11 +407,25 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (to == DOCA_VERBS_QP_STATE_RST) {
+		err = sd_verbs_qp_conn_reset(qp);
 		qp_defaults(qp); /* a reset QP forgets its peer and attributes */
+		return err;
+	}
+	if (to == DOCA_VERBS_QP_STATE_ERR) {
+		sd_verbs_qp_conn_err(qp);
 		return DOCA_SUCCESS;
 	}
 	qp_apply(qp, a, attr_mask);
-	qp->state = to;
+	/* INIT -> RTR: (ah.gid, dest_qp_num) reach the peer before the QP may receive from it */
+	if (from == DOCA_VERBS_QP_STATE_INIT && to == DOCA_VERBS_QP_STATE_RTR)
+		sd_verbs_qp_conn_rtr(qp);
+	if (to == DOCA_VERBS_QP_STATE_RTS)
+		sd_verbs_qp_conn_rts(qp);
+	pthread_mutex_lock(&qp->lock);
+	/* a completion error may have moved the QP to ERR meanwhile: it stays there */
+	if (qp->state != DOCA_VERBS_QP_STATE_ERR)
+		qp->state = to;
+	pthread_mutex_unlock(&qp->lock);
 	if (to == DOCA_VERBS_QP_STATE_INIT)
 		qp->valid_mask |= VALID_INIT;
 	else if (to == DOCA_VERBS_QP_STATE_RTR)
@@ -418,8 +434,6 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 		qp->valid_mask |= VALID_RTS;
 	if (qp->init.qp_type == DOCA_VERBS_QP_TYPE_UC)
 		qp->valid_mask &= ~MASK_RC_ONLY;
-	if (from == DOCA_VERBS_QP_STATE_INIT && to == DOCA_VERBS_QP_STATE_RTR)
-		qp_enter_rtr(qp);
 	return DOCA_SUCCESS;
 }
 

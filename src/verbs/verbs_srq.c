@@ -2,6 +2,8 @@
 /*
  * Shared receive queues and their init attributes.  Linked-list SRQs only:
  * a contiguous SRQ is a hardware ring layout a program writes directly.
+ * The SRQ is a soft NIC domain of its own whose posted receives its QPs'
+ * queue pairs share (verbs_wq.c); its entries come from a pool of srq_wr.
  */
 #include <stdlib.h>
 
@@ -164,6 +166,23 @@ doca_verbs_srq_create(struct doca_verbs_context *ctx, struct doca_verbs_srq_init
 		DOCA_LOG_ERR("doca_verbs_srq_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	srq->pool = calloc(init_attr->srq_wr, sizeof(*srq->pool));
+	/* messages for the SRQ's QPs wait here when it is empty: room for every QP's send queue */
+	err = srq->pool == NULL ? DOCA_ERROR_NO_MEMORY : sd_verbs_domain_init(&srq->dom, ctx->fdev, SD_VERBS_MAX_CQE);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_verbs_srq_create: cannot set up the SRQ's receive queue: %s",
+			     doca_error_get_descr(err));
+		free(srq->pool);
+		free(srq);
+		return err;
+	}
+	pthread_mutex_init(&srq->lock, NULL);
+	sd_list_init(&srq->free_rwqes);
+	for (uint32_t i = 0; i < init_attr->srq_wr; i++) {
+		srq->pool[i].srq = srq;
+		srq->pool[i].sc.sg = &srq->pool[i].sc.sg1;
+		sd_list_insert_tail(&srq->free_rwqes, &srq->pool[i].free_link);
+	}
 	srq->ctx = ctx;
 	srq->attr = *init_attr;
 	srq->srqn = sd_verbs_next_num();
@@ -198,6 +217,16 @@ doca_verbs_srq_destroy(struct doca_verbs_srq *srq)
 			     users);
 		return DOCA_ERROR_IN_USE;
 	}
+	/* receives still posted go without completions, as on hardware */
+	pthread_mutex_lock(&srq->lock);
+	sd_list_init(&srq->free_rwqes);
+	pthread_mutex_unlock(&srq->lock);
+	sd_fabric_ctx_flush_recvs(srq->dom.fctx, DOCA_ERROR_CONNECTION_ABORTED);
+	sd_verbs_domain_fini(&srq->dom);
+	for (uint32_t i = 0; i < srq->attr.srq_wr; i++)
+		sd_verbs_scatter_free(&srq->pool[i].sc);
+	pthread_mutex_destroy(&srq->lock);
+	free(srq->pool);
 	free(srq);
 	return DOCA_SUCCESS;
 }
