@@ -35,6 +35,7 @@ enum attempt {
 
 /* The calling thread's last reason (verbs_addr.h: valid until its next resolve). */
 static __thread char reason_buf[192];
+static __thread char answered_why[192];
 
 static const char *say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -47,6 +48,22 @@ say(const char *fmt, ...)
 	vsnprintf(reason_buf, sizeof(reason_buf), fmt, ap);
 	va_end(ap);
 	return reason_buf;
+}
+
+/* Sleep up to RETRY_MS, never past the deadline; false when it has passed. */
+static bool
+pause_until(uint64_t deadline_ns)
+{
+	uint64_t now = sd_now_ns(), ns;
+	struct timespec ts;
+
+	if (now >= deadline_ns)
+		return false;
+	ns = SD_MIN(deadline_ns - now, RETRY_MS * 1000000ull);
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	nanosleep(&ts, NULL);
+	return true;
 }
 
 /* Wait until fd is ready for events or deadline; 0, ETIMEDOUT, or poll's errno. */
@@ -211,6 +228,7 @@ sd_verbs_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], u
 	const char *why = NULL;
 	struct sd_verbs_addr_ip src, dst;
 	enum attempt res;
+	enum attempt answered = ATTEMPT_LOST; /* the last "no", "not ready" or refusal */
 	uint32_t got = 0;
 	doca_error_t err = DOCA_SUCCESS;
 
@@ -238,22 +256,23 @@ sd_verbs_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], u
 	sd_verbs_addr_ip_set_port(&dst, (uint16_t)(sd_verbs_addr_port_base() + sd_verbs_addr_qpn_slot(qpn)));
 	memcpy(req.src_gid, local->gid, sizeof(req.src_gid));
 	for (;;) {
-		uint64_t now;
-
 		res = attempt_once(&src, &dst, &req, buf, &got, deadline_ns, &err, &why);
 		if (res == ATTEMPT_OK || res == ATTEMPT_FATAL)
 			break;
-		now = sd_now_ns();
-		if (now >= deadline_ns)
-			break;
-		/* Sleep up to RETRY_MS, never past the deadline. */
-		{
-			uint64_t ns = SD_MIN(deadline_ns - now, RETRY_MS * 1000000ull);
-			struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
-					      .tv_nsec = (long)(ns % 1000000000ull)};
-
-			nanosleep(&ts, NULL);
+		if (res != ATTEMPT_LOST) {
+			answered = res;
+			snprintf(answered_why, sizeof(answered_why), "%s", why);
 		}
+		if (!pause_until(deadline_ns))
+			break;
+	}
+	/*
+	 * An attempt the deadline cut short says nothing new: when the owner (or
+	 * its kernel) answered before, that answer is the cause.
+	 */
+	if (res == ATTEMPT_LOST && answered != ATTEMPT_LOST) {
+		res = answered;
+		why = answered_why;
 	}
 	if (res == ATTEMPT_OK) {
 		if (got > cap) {
