@@ -224,21 +224,28 @@ listener_get(const struct sd_verbs_addr_ip *ip, struct addr_listener **out)
 
 static void *resolver_thread(void *arg);
 
-/* Start the thread (svc.life held, svc.lock not held, not running). */
+/* Start the thread (svc.life held, svc.lock not held, not running); it owns and frees clients. */
 static doca_error_t
 service_start(void)
 {
+	struct addr_client *clients = calloc(ADDR_MAX_CLIENTS, sizeof(*clients));
 	int err;
 
+	if (clients == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	for (uint32_t i = 0; i < ADDR_MAX_CLIENTS; i++)
+		clients[i].fd = -1;
 	svc.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (svc.wake_fd < 0) {
 		DOCA_LOG_ERR("Failed to start the Verbs address service: eventfd: %s", strerror(errno));
+		free(clients);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	svc.stop = false;
-	err = pthread_create(&svc.thread, NULL, resolver_thread, NULL);
+	err = pthread_create(&svc.thread, NULL, resolver_thread, clients);
 	if (err != 0) {
 		DOCA_LOG_ERR("Failed to start the Verbs address service thread: %s", strerror(err));
+		free(clients);
 		close(svc.wake_fd);
 		svc.wake_fd = -1;
 		return DOCA_ERROR_OPERATING_SYSTEM;
@@ -560,17 +567,8 @@ resolver_thread(void *arg)
 {
 	struct pollfd pfd[1 + ADDR_MAX_LISTENERS + ADDR_MAX_CLIENTS];
 	uint32_t slots[ADDR_MAX_LISTENERS];
-	struct addr_client *clients;
+	struct addr_client *clients = arg;
 
-	(void)arg;
-	clients = calloc(ADDR_MAX_CLIENTS, sizeof(*clients));
-	if (clients == NULL) {
-		DOCA_LOG_ERR(
-			"Failed to run the Verbs address thread: no memory; QPs of this process cannot be resolved");
-		return NULL;
-	}
-	for (uint32_t i = 0; i < ADDR_MAX_CLIENTS; i++)
-		clients[i].fd = -1;
 	for (;;) {
 		uint32_t nl = 0, nc = 0, ci[ADDR_MAX_CLIENTS];
 		uint64_t now = sd_now_ns(), next = now + 1000000000ull;
