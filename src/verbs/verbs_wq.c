@@ -293,6 +293,11 @@ sd_verbs_sq_issue(struct doca_verbs_qp *qp)
 		sq->issue++;
 		if (w->kind != SD_SWQE_FABRIC)
 			continue;
+		if (!qp->reachable) {
+			/* RTR found no peer: what the retries would end in, without the wait */
+			sd_verbs_swqe_local(w, IBV_WC_RETRY_EXC_ERR);
+			continue;
+		}
 		err = swqe_post(qp, w);
 		if (err != DOCA_SUCCESS) {
 			DOCA_LOG_DBG("QP %u: work request 0x%llx refused by the soft NIC: %s", qp->qpn,
