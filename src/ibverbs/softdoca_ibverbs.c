@@ -36,8 +36,7 @@ real_sym(const char *name, const char *version)
 			sym = dlvsym(lib, name, version);
 	}
 	if (sym == NULL)
-		fprintf(stderr, "libsoftdoca_ibverbs: %s@%s not found in rdma-core's libibverbs.so.1\n", name,
-			version);
+		fprintf(stderr, "libsoftdoca_ibverbs: %s@%s not found in rdma-core's libibverbs.so.1\n", name, version);
 	return sym;
 }
 
@@ -132,7 +131,8 @@ SHIM_EXPORT int
 ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	if (sd_verbs_ibv_is_context(context))
-		return index < 0 ? (errno = EINVAL, -1) : sd_verbs_ibv_query_gid(context, port_num, (uint32_t)index, gid);
+		return index < 0 ? (errno = EINVAL, -1)
+				 : sd_verbs_ibv_query_gid(context, port_num, (uint32_t)index, gid);
 	REAL(query_gid_fn, "ibv_query_gid", "IBVERBS_1.1")
 	FORWARD_OR_FAIL(-1)
 	return real_(context, port_num, index, gid);

@@ -19,7 +19,7 @@
 SD_LOG_REGISTER(verbs.bridge);
 
 #define NOT_SOFT_HINT                                                                                                  \
-	"softdoca drives only its own devices; get them from doca_verbs_bridge_get_ibv_ctx() or "                     \
+	"softdoca drives only its own devices; get them from doca_verbs_bridge_get_ibv_ctx() or "                      \
 	"doca_rdma_bridge_get_dev_pd()"
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -224,7 +224,8 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 	}
 	if ((mask & IBV_QP_AV) && verbs_qp_attr->ah_attr == NULL) {
 		DOCA_LOG_ERR("%s: IBV_QP_AV needs an AH attribute object to fill: create one with "
-			     "doca_verbs_ah_attr_create() and doca_verbs_qp_attr_set_ah_attr() first", __func__);
+			     "doca_verbs_ah_attr_create() and doca_verbs_qp_attr_set_ah_attr() first",
+			     __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Validate everything on a copy (the setters check ranges), then apply: all or nothing. */
@@ -248,9 +249,9 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 	if (mask & IBV_QP_ACCESS_FLAGS) {
 		t.allow_remote_write = (ibv_qp_attr->qp_access_flags & IBV_ACCESS_REMOTE_WRITE) != 0;
 		t.allow_remote_read = (ibv_qp_attr->qp_access_flags & IBV_ACCESS_REMOTE_READ) != 0;
-		t.atomic_mode = (ibv_qp_attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) ?
-					DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC :
-					DOCA_VERBS_QP_ATOMIC_MODE_NONE;
+		t.atomic_mode = (ibv_qp_attr->qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC)
+					? DOCA_VERBS_QP_ATOMIC_MODE_IB_SPEC
+					: DOCA_VERBS_QP_ATOMIC_MODE_NONE;
 	}
 	if (mask & IBV_QP_PKEY_INDEX)
 		t.pkey_index = ibv_qp_attr->pkey_index;
@@ -387,7 +388,8 @@ bridge_open_dev_from_pd(struct ibv_pd *pd, struct doca_dev **dev)
 	struct doca_devinfo *devinfo = sd_verbs_ibv_pd_devinfo(pd);
 
 	if (devinfo == NULL) {
-		DOCA_LOG_ERR("doca_rdma_bridge_open_dev_from_pd: not a softdoca ibv_pd (one of rdma-core's); " NOT_SOFT_HINT);
+		DOCA_LOG_ERR("doca_rdma_bridge_open_dev_from_pd: not a softdoca ibv_pd (one of "
+			     "rdma-core's); " NOT_SOFT_HINT);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return doca_dev_open(devinfo, dev);
@@ -415,8 +417,8 @@ bridge_get_mmap_mkey_from_pd(const struct doca_mmap *mmap, struct ibv_pd *pd, ui
 	doca_error_t err;
 
 	if (!sd_verbs_ibv_is_pd(pd)) {
-		DOCA_LOG_ERR("doca_rdma_bridge_get_mmap_mkey_from_pd: not a softdoca ibv_pd (one of rdma-core's); "
-			     NOT_SOFT_HINT);
+		DOCA_LOG_ERR("doca_rdma_bridge_get_mmap_mkey_from_pd: not a softdoca ibv_pd (one of "
+			     "rdma-core's); " NOT_SOFT_HINT);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	err = check_local_mmap("doca_rdma_bridge_get_mmap_mkey_from_pd", mmap);

@@ -307,7 +307,8 @@ dev_get(struct doca_devinfo *devinfo)
 	pthread_mutex_unlock(&dev_lock);
 	if (sdev == NULL)
 		DOCA_LOG_ERR("Failed to make the soft ibv_device of %s: out of memory or not a device of this "
-			     "process", devinfo != NULL ? devinfo->ibdev_name : "(NULL devinfo)");
+			     "process",
+			     devinfo != NULL ? devinfo->ibdev_name : "(NULL devinfo)");
 	return sdev;
 }
 
@@ -399,7 +400,8 @@ sd_verbs_ibv_query_gid(struct ibv_context *ctx, uint32_t port, uint32_t index, u
 
 	if (sdev == NULL || gid == NULL || port != SD_VERBS_PORT || index >= sd_verbs_ibv_gid_tbl_len(ctx)) {
 		DOCA_LOG_ERR("ibv_query_gid: %s (port %u, index %u): a softdoca device has port 1 and GID index 0 "
-			     "only", sdev == NULL || gid == NULL ? "NULL argument" : "no such entry", port, index);
+			     "only",
+			     sdev == NULL || gid == NULL ? "NULL argument" : "no such entry", port, index);
 		errno = EINVAL;
 		return -1;
 	}
@@ -739,7 +741,8 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) != 0 &&
 	    (access & IBV_ACCESS_LOCAL_WRITE) == 0) {
 		DOCA_LOG_ERR("ibv_reg_mr: access 0x%x asks for remote write or atomic without "
-			     "IBV_ACCESS_LOCAL_WRITE, which rdma-core refuses; add IBV_ACCESS_LOCAL_WRITE", access);
+			     "IBV_ACCESS_LOCAL_WRITE, which rdma-core refuses; add IBV_ACCESS_LOCAL_WRITE",
+			     access);
 		errno = EINVAL;
 		return NULL;
 	}

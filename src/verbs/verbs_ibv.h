@@ -68,8 +68,7 @@ struct doca_devinfo *sd_verbs_ibv_pd_devinfo(const struct ibv_pd *pd);
  * A soft ibv_pd for doca_verbs_pd_create (owner = the Verbs context) and its
  * release (IN_USE while MRs are registered on it or a DOCA PD imports it).
  */
-doca_error_t sd_verbs_ibv_pd_create(struct doca_devinfo *devinfo, struct doca_verbs_context *owner,
-				    struct ibv_pd **pd);
+doca_error_t sd_verbs_ibv_pd_create(struct doca_devinfo *devinfo, struct doca_verbs_context *owner, struct ibv_pd **pd);
 doca_error_t sd_verbs_ibv_pd_destroy(struct ibv_pd *pd);
 /*
  * doca_verbs_bridge_verbs_pd_import: hold pd (its dealloc / destroy is refused

@@ -51,7 +51,7 @@ struct doca_verbs_context {
 	int async_fd;		     /* eventfd: readable while async_events is not empty */
 	struct sd_list async_events; /* struct sd_verbs_async_node */
 	uint32_t async_unacked;	     /* events handed out, not yet acknowledged */
-	bool bridged; /* the device's shared bridge context (verbs_ibv.h): refcounted, see destroy */
+	bool bridged;		     /* the device's shared bridge context (verbs_ibv.h): refcounted, see destroy */
 };
 
 struct ibv_pd;
