@@ -3,7 +3,8 @@
  * Verbs context and protection domain: creation on an RDMA-capable devinfo,
  * the object counters that make destroy refuse while something is left, the
  * doca_dev a PD hands out, object numbers, and the context's async events
- * (an eventfd plus a queue the datapath fills).
+ * (an eventfd plus a queue the datapath fills).  Each PD is backed by a soft
+ * ibv_pd (verbs_ibv.c); PDs imported from an ibv_pd are made in verbs_bridge.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include <doca_dev.h>
 
+#include "verbs_ibv.h"
 #include "verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.context);
@@ -120,6 +122,15 @@ doca_verbs_context_destroy(struct doca_verbs_context *ctx)
 			     qps, srqs, cqs, chans, ahs, pds);
 		return DOCA_ERROR_IN_USE;
 	}
+	/* the shared bridge context goes with its last holder (imports and imported PDs) */
+	if (!ctx->bridged || sd_verbs_ibv_bridge_ctx_put(ctx))
+		sd_verbs_ctx_free(ctx);
+	return DOCA_SUCCESS;
+}
+
+void
+sd_verbs_ctx_free(struct doca_verbs_context *ctx)
+{
 	while (!sd_list_empty(&ctx->async_events)) {
 		struct sd_list *l = ctx->async_events.next;
 
@@ -130,7 +141,6 @@ doca_verbs_context_destroy(struct doca_verbs_context *ctx)
 	sd_fabric_dev_close(ctx->fdev);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
-	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL int
@@ -157,6 +167,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verbs_pd)
 {
 	struct doca_verbs_pd *pd;
+	doca_error_t err;
 
 	if (ctx == NULL || verbs_pd == NULL) {
 		DOCA_LOG_ERR("doca_verbs_pd_create: NULL argument (verbs_context %p, verbs_pd %p)", (void *)ctx,
@@ -168,6 +179,12 @@ doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verb
 		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	err = sd_verbs_ibv_pd_create(ctx->devinfo, ctx, &pd->ibv_pd);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_verbs_pd_create: failed to make the PD's ibv_pd: %s", doca_error_get_descr(err));
+		free(pd);
+		return err;
+	}
 	pd->ctx = ctx;
 	sd_verbs_ctx_count(ctx, &ctx->num_pds, 1);
 	*verbs_pd = pd;
@@ -178,6 +195,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_pd_destroy(struct doca_verbs_pd *pd)
 {
 	struct doca_verbs_context *ctx;
+	doca_error_t err;
 	uint32_t users;
 
 	if (pd == NULL) {
@@ -187,13 +205,24 @@ doca_verbs_pd_destroy(struct doca_verbs_pd *pd)
 	ctx = pd->ctx;
 	pthread_mutex_lock(&ctx->lock);
 	users = pd->users;
-	if (users == 0)
-		ctx->num_pds--;
 	pthread_mutex_unlock(&ctx->lock);
 	if (users != 0) {
 		DOCA_LOG_ERR("doca_verbs_pd_destroy: %u QP(s)/SRQ(s) still use the PD; destroy them first", users);
 		return DOCA_ERROR_IN_USE;
 	}
+	if (pd->imported) {
+		sd_verbs_ibv_pd_unimport(pd->ibv_pd);
+	} else {
+		/* IN_USE while memory is registered on its ibv_pd */
+		err = sd_verbs_ibv_pd_destroy(pd->ibv_pd);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	/* a PD imported on the bridge context holds a reference instead of being counted */
+	if (!pd->bridged)
+		sd_verbs_ctx_count(ctx, &ctx->num_pds, -1);
+	else if (sd_verbs_ibv_bridge_ctx_put(ctx))
+		sd_verbs_ctx_free(ctx);
 	free(pd);
 	return DOCA_SUCCESS;
 }

@@ -52,11 +52,22 @@ struct doca_verbs_context {
 	int async_fd;		     /* eventfd: readable while async_events is not empty */
 	struct sd_list async_events; /* struct sd_verbs_async_node */
 	uint32_t async_unacked;	     /* events handed out, not yet acknowledged */
+	bool bridged;		     /* the device's shared bridge context (verbs_ibv.h): refcounted, see destroy */
 };
 
+struct ibv_pd;
+
+/*
+ * A PD is backed by a soft rdma-core ibv_pd (verbs_ibv.h), where programs
+ * register memory with ibv_reg_mr: its own (doca_verbs_pd_create), or one it
+ * imports (doca_verbs_bridge_verbs_pd_import; bridged: ctx is the device's
+ * shared bridge context, one reference held).
+ */
 struct doca_verbs_pd {
 	struct doca_verbs_context *ctx;
 	uint32_t users; /* QPs and SRQs (ctx->lock) */
+	struct ibv_pd *ibv_pd;
+	bool imported, bridged;
 };
 
 struct doca_verbs_ah_attr {
@@ -211,6 +222,8 @@ doca_error_t sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp);
 
 /* Context helpers (verbs_context.c). */
 void sd_verbs_ctx_count(struct doca_verbs_context *ctx, uint32_t *counter, int delta);
+/* Free a context nothing uses any more (destroy's last step; the bridge's last reference). */
+void sd_verbs_ctx_free(struct doca_verbs_context *ctx);
 
 /*
  * The next number for a CQ, QP or SRQ: 24-bit, never 0, unique in the process
