@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* doca_verbs_wait_cq_wr: DOCA's flags (-d, -gi, --ipv6) and the usual sample main(). */
+#include <stdlib.h>
+
+#include <doca_argp.h>
+#include <doca_log.h>
+
+#include "common.h"
+#include "verbs_wait_cq_wr.h"
+
+DOCA_LOG_REGISTER(VERBS_WAIT_CQ_WR_MAIN);
+
+static doca_error_t
+device_callback(void *param, void *config)
+{
+	struct wait_cq_config *cfg = config;
+
+	return copy_string_param("Device name (-d)", param, cfg->device_name, sizeof(cfg->device_name));
+}
+
+static doca_error_t
+gid_index_callback(void *param, void *config)
+{
+	struct wait_cq_config *cfg = config;
+	int value = *(int *)param;
+
+	if (value < 0 || value > UINT8_MAX) {
+		DOCA_LOG_ERR("GID index (-gi) must be 0..%u (got %d)", UINT8_MAX, value);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg->gid_index = (uint32_t)value;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t
+ipv6_callback(void *param, void *config)
+{
+	struct wait_cq_config *cfg = config;
+
+	cfg->ipv6 = *(bool *)param;
+	return DOCA_SUCCESS;
+}
+
+/* short_name NULL: a long-only flag. */
+static doca_error_t
+register_param(const char *short_name, const char *long_name, const char *arguments, const char *description,
+	       enum doca_argp_type type, doca_argp_param_cb_t callback, bool mandatory)
+{
+	struct doca_argp_param *param;
+	doca_error_t result;
+
+	result = doca_argp_param_create(&param);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create ARGP param %s: %s", long_name, doca_error_get_descr(result));
+		return result;
+	}
+	if (short_name != NULL)
+		doca_argp_param_set_short_name(param, short_name);
+	doca_argp_param_set_long_name(param, long_name);
+	if (arguments != NULL)
+		doca_argp_param_set_arguments(param, arguments);
+	doca_argp_param_set_description(param, description);
+	doca_argp_param_set_callback(param, callback);
+	doca_argp_param_set_type(param, type);
+	if (mandatory)
+		doca_argp_param_set_mandatory(param);
+	result = doca_argp_register_param(param);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to register ARGP param %s: %s", long_name, doca_error_get_descr(result));
+	return result;
+}
+
+static doca_error_t
+register_params(void)
+{
+	doca_error_t result;
+
+	result = register_param("d", "device-name", "<device name>", "IB device name", DOCA_ARGP_TYPE_STRING,
+				device_callback, true);
+	if (result == DOCA_SUCCESS)
+		result = register_param("gi", "gid-index", "<index>", "GID index (default 0)", DOCA_ARGP_TYPE_INT,
+					gid_index_callback, false);
+	if (result == DOCA_SUCCESS)
+		result = register_param(NULL, "ipv6", NULL, "Address the QPs with IPv6 instead of IPv4",
+					DOCA_ARGP_TYPE_BOOLEAN, ipv6_callback, false);
+	return result;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct wait_cq_config cfg = {0};
+	int exit_status = EXIT_FAILURE;
+	doca_error_t result;
+
+	/* Without a log there is no way to report anything: fail silently. */
+	if (sample_logging_init(DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+
+	DOCA_LOG_INFO("Starting the sample");
+
+	result = doca_argp_init("wait_cq_wr", &cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to initialize ARGP: %s", doca_error_get_descr(result));
+		goto sample_exit;
+	}
+	result = register_params();
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+	result = doca_argp_start(argc, argv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse the sample's input: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+
+	result = verbs_wait_cq_wr(&cfg);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("verbs_wait_cq_wr sample failed: %s (%s)", doca_error_get_descr(result),
+			     doca_error_get_name(result));
+	else
+		exit_status = EXIT_SUCCESS;
+
+argp_cleanup:
+	doca_argp_destroy();
+sample_exit:
+	if (exit_status == EXIT_SUCCESS)
+		DOCA_LOG_INFO("Sample finished successfully");
+	else
+		DOCA_LOG_INFO("Sample finished with errors");
+	return exit_status;
+}
