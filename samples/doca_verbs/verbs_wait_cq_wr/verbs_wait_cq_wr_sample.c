@@ -76,7 +76,8 @@ open_device(struct wait_cq_resources *res)
 
 	result = open_doca_device_with_ibdev_name((const uint8_t *)name, strlen(name), NULL, &res->dev);
 	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to open device %s: %s", name, doca_error_get_descr(result));
+		DOCA_LOG_ERR("Failed to open device %s (-d): %s; doca_caps --list-devs shows the names", name,
+			     doca_error_get_descr(result));
 		return result;
 	}
 	result = verbs_check(doca_rdma_bridge_get_dev_pd(res->dev, &res->ibv_pd), "get the device's ibv_pd");
