@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The RC connection recipe, CQ creation and the completion poll loop shared by
+ * Flag registration, the RC connection recipe, CQ creation and the completion
+ * poll loop shared by
  * doca_verbs_server_client and doca_verbs_wait_cq_wr.
  */
 #include <doca_log.h>
@@ -20,6 +21,40 @@ verbs_check(doca_error_t result, const char *what)
 	if (result != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to %s: %s", what, doca_error_get_descr(result));
 	return result;
+}
+
+doca_error_t
+verbs_register_params(const struct verbs_param *params, size_t n)
+{
+	struct doca_argp_param *param;
+	doca_error_t result;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		result = doca_argp_param_create(&param);
+		if (result != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("Failed to create ARGP param %s: %s", params[i].long_name,
+				     doca_error_get_descr(result));
+			return result;
+		}
+		if (params[i].short_name != NULL)
+			doca_argp_param_set_short_name(param, params[i].short_name);
+		doca_argp_param_set_long_name(param, params[i].long_name);
+		if (params[i].arguments != NULL)
+			doca_argp_param_set_arguments(param, params[i].arguments);
+		doca_argp_param_set_description(param, params[i].description);
+		doca_argp_param_set_callback(param, params[i].callback);
+		doca_argp_param_set_type(param, params[i].type);
+		if (params[i].mandatory)
+			doca_argp_param_set_mandatory(param);
+		result = doca_argp_register_param(param);
+		if (result != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("Failed to register ARGP param %s: %s", params[i].long_name,
+				     doca_error_get_descr(result));
+			return result;
+		}
+	}
+	return DOCA_SUCCESS;
 }
 
 doca_error_t

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pieces both DOCA Verbs samples use: the RC connection recipe (RST -> INIT ->
+ * Pieces both DOCA Verbs samples use: their flags table, the RC connection recipe (RST -> INIT ->
  * RTR -> RTS with DOCA's values), a CQ with the bridge datapath, and a poll
  * loop that gives up when the program's own liveness check says so.
  */
 #ifndef SAMPLES_VERBS_COMMON_H_
 #define SAMPLES_VERBS_COMMON_H_
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 
+#include <doca_argp.h>
 #include <doca_error.h>
 #include <doca_uar.h>
 #include <doca_verbs.h>
@@ -22,6 +25,20 @@
 #define VERBS_RNR_RETRY 7
 #define VERBS_MIN_RNR_TIMER 1
 #define VERBS_HOP_LIMIT 255
+
+/* One flag of a sample; short_name NULL makes a long-only flag (--ipv6). */
+struct verbs_param {
+	const char *short_name;
+	const char *long_name;
+	const char *arguments; /* "<value>" shown by -h, NULL for a boolean */
+	const char *description;
+	enum doca_argp_type type;
+	doca_argp_param_cb_t callback;
+	bool mandatory;
+};
+
+/* Create and register each of the n flags with ARGP (after doca_argp_init). */
+doca_error_t verbs_register_params(const struct verbs_param *params, size_t n);
 
 /* Log "Failed to <what>: <cause>" when result is not SUCCESS; returns result. */
 doca_error_t verbs_check(doca_error_t result, const char *what);

@@ -14,6 +14,7 @@
 #include <doca_verbs.h>
 
 #include "common.h"
+#include "verbs_common.h"
 #include "verbs_server_client.h"
 
 DOCA_LOG_REGISTER(VERBS_SERVER_CLIENT_MAIN);
@@ -145,20 +146,10 @@ validate_config(void *config)
 	return DOCA_SUCCESS;
 }
 
-struct param_desc {
-	const char *short_name;
-	const char *long_name;
-	const char *arguments;
-	const char *description;
-	enum doca_argp_type type;
-	doca_argp_param_cb_t callback;
-	bool mandatory;
-};
-
 static doca_error_t
 register_params(void)
 {
-	static const struct param_desc params[] = {
+	static const struct verbs_param params[] = {
 		{"c", "client", "<server IP>", "Run as the client and connect to this server (IPv4 address)",
 		 DOCA_ARGP_TYPE_STRING, client_callback, false},
 		{"d", "device", "<IB device name>", "IB device name", DOCA_ARGP_TYPE_STRING, device_callback, true},
@@ -173,33 +164,11 @@ register_params(void)
 		{"b", "send-burst", NULL, "Send all messages at once instead of asking for each burst's size",
 		 DOCA_ARGP_TYPE_BOOLEAN, send_burst_callback, false},
 	};
-	struct doca_argp_param *param;
 	doca_error_t result;
-	size_t i;
 
-	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
-		result = doca_argp_param_create(&param);
-		if (result != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to create ARGP param %s: %s", params[i].long_name,
-				     doca_error_get_descr(result));
-			return result;
-		}
-		doca_argp_param_set_short_name(param, params[i].short_name);
-		doca_argp_param_set_long_name(param, params[i].long_name);
-		if (params[i].arguments != NULL)
-			doca_argp_param_set_arguments(param, params[i].arguments);
-		doca_argp_param_set_description(param, params[i].description);
-		doca_argp_param_set_callback(param, params[i].callback);
-		doca_argp_param_set_type(param, params[i].type);
-		if (params[i].mandatory)
-			doca_argp_param_set_mandatory(param);
-		result = doca_argp_register_param(param);
-		if (result != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to register ARGP param %s: %s", params[i].long_name,
-				     doca_error_get_descr(result));
-			return result;
-		}
-	}
+	result = verbs_register_params(params, sizeof(params) / sizeof(params[0]));
+	if (result != DOCA_SUCCESS)
+		return result;
 	return doca_argp_register_validation_callback(validate_config);
 }
 

@@ -6,6 +6,7 @@
 #include <doca_log.h>
 
 #include "common.h"
+#include "verbs_common.h"
 #include "verbs_wait_cq_wr.h"
 
 DOCA_LOG_REGISTER(VERBS_WAIT_CQ_WR_MAIN);
@@ -41,49 +42,17 @@ ipv6_callback(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-/* short_name NULL: a long-only flag. */
-static doca_error_t
-register_param(const char *short_name, const char *long_name, const char *arguments, const char *description,
-	       enum doca_argp_type type, doca_argp_param_cb_t callback, bool mandatory)
-{
-	struct doca_argp_param *param;
-	doca_error_t result;
-
-	result = doca_argp_param_create(&param);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to create ARGP param %s: %s", long_name, doca_error_get_descr(result));
-		return result;
-	}
-	if (short_name != NULL)
-		doca_argp_param_set_short_name(param, short_name);
-	doca_argp_param_set_long_name(param, long_name);
-	if (arguments != NULL)
-		doca_argp_param_set_arguments(param, arguments);
-	doca_argp_param_set_description(param, description);
-	doca_argp_param_set_callback(param, callback);
-	doca_argp_param_set_type(param, type);
-	if (mandatory)
-		doca_argp_param_set_mandatory(param);
-	result = doca_argp_register_param(param);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to register ARGP param %s: %s", long_name, doca_error_get_descr(result));
-	return result;
-}
-
 static doca_error_t
 register_params(void)
 {
-	doca_error_t result;
+	static const struct verbs_param params[] = {
+		{"d", "device-name", "<device name>", "IB device name", DOCA_ARGP_TYPE_STRING, device_callback, true},
+		{"gi", "gid-index", "<index>", "GID index (default 0)", DOCA_ARGP_TYPE_INT, gid_index_callback, false},
+		{NULL, "ipv6", NULL, "Address the QPs with IPv6 instead of IPv4", DOCA_ARGP_TYPE_BOOLEAN, ipv6_callback,
+		 false},
+	};
 
-	result = register_param("d", "device-name", "<device name>", "IB device name", DOCA_ARGP_TYPE_STRING,
-				device_callback, true);
-	if (result == DOCA_SUCCESS)
-		result = register_param("gi", "gid-index", "<index>", "GID index (default 0)", DOCA_ARGP_TYPE_INT,
-					gid_index_callback, false);
-	if (result == DOCA_SUCCESS)
-		result = register_param(NULL, "ipv6", NULL, "Address the QPs with IPv6 instead of IPv4",
-					DOCA_ARGP_TYPE_BOOLEAN, ipv6_callback, false);
-	return result;
+	return verbs_register_params(params, sizeof(params) / sizeof(params[0]));
 }
 
 int

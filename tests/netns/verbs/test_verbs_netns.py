@@ -12,78 +12,22 @@ through `ip netns exec` with UCX_TLS=tcp; the out-of-band exchange (TCP port
 the veth byte counters must grow by at least that much.  Needs root; skipped
 with the reason otherwise.  The namespaces are always deleted.
 """
-import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "verbs"))
-from verbs_pairs import Failure, Side, Skip, check, load_samples, verbs_pair  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "samples", "verbs"))
+sys.path.insert(0, os.path.join(HERE, "..", "rdma"))
+from verbs_pairs import Failure, Skip, check, load_samples, verbs_pair  # noqa: E402
+# The namespaces, the veth pair, the topology files and the byte counters are the RDMA netns test's.
+from test_rdma_netns import ADDR, setup, teardown, veth_bytes  # noqa: E402
 
-TAG = "%d" % (os.getpid() % 100000)
-NS = ("sdvrbA" + TAG, "sdvrbB" + TAG)
-VETH = ("sdvv%sa" % TAG, "sdvv%sb" % TAG)   # at most 15 characters
-ADDR = ("192.0.2.1/24", "192.0.2.2/24")
 SERVER_IP = ADDR[0].split("/")[0]
 N, SIZE = 16, 4096                          # 64 KiB per pair
-
-
-def ip(*args):
-    p = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20)
-    if p.returncode != 0:
-        raise OSError("ip %s: %s" % (" ".join(args), p.stderr.strip()))
-    return p.stdout
-
-
-def teardown():
-    for ns in NS:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
-    # A veth left in the root namespace (setup failed half way) goes with its peer.
-    subprocess.run(["ip", "link", "del", VETH[0]], capture_output=True, timeout=20)
-
-
-def setup(tmp):
-    """Create the namespaces, the veth pair and one topology file per namespace."""
-    if os.geteuid() != 0:
-        raise Skip("needs root to create network namespaces (ip netns)")
-    if shutil.which("ip") is None:
-        raise Skip("needs the ip command (iproute2)")
-    try:
-        for ns in NS:
-            ip("netns", "add", ns)
-        ip("link", "add", VETH[0], "type", "veth", "peer", "name", VETH[1])
-        for ns, veth, addr in zip(NS, VETH, ADDR):
-            ip("link", "set", veth, "netns", ns)
-            ip("-n", ns, "addr", "add", addr, "dev", veth)
-            ip("-n", ns, "link", "set", veth, "up")
-            ip("-n", ns, "link", "set", "lo", "up")
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise Skip("cannot set up network namespaces: %s" % e)
-
-    sides = []
-    for i, (ns, veth) in enumerate(zip(NS, VETH)):
-        topo = {"version": 1, "devices": [{"name": "bf%d" % i, "netdev": veth, "functions": [
-            {"side": "host", "pci_addr": "0000:b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0"}]}]}
-        path = os.path.join(tmp, "topology-%d.json" % i)
-        with open(path, "w") as f:
-            json.dump(topo, f)
-        # ip netns exec keeps the environment: the topology and UCX_TLS reach the sample.
-        sides.append(Side("mlx5_0", prefix=["ip", "netns", "exec", ns],
-                          env={"SOFTDOCA_TOPOLOGY": path, "UCX_TLS": "tcp"}))
-    return sides
-
-
-def veth_bytes(i):
-    total = 0
-    for kind in ("rx_bytes", "tx_bytes"):
-        out = subprocess.run(["ip", "netns", "exec", NS[i], "cat", "/sys/class/net/%s/statistics/%s" % (VETH[i], kind)],
-                             capture_output=True, text=True, timeout=20).stdout
-        total += int(out.strip() or 0)
-    return total
 
 
 def pair_across(sides, oper):
