@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Flag registration, the RC connection recipe, CQ creation and the completion
+ * main(), flag registration, the RC connection recipe, CQ creation and the completion
  * poll loop shared by
  * doca_verbs_server_client and doca_verbs_wait_cq_wr.
  */
+#include <stdlib.h>
+
 #include <doca_log.h>
 #include <doca_types.h>
 #include <doca_verbs_bridge.h>
 
+#include "common.h"
 #include "verbs_common.h"
 
 DOCA_LOG_REGISTER(VERBS_COMMON);
@@ -21,6 +24,52 @@ verbs_check(doca_error_t result, const char *what)
 	if (result != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to %s: %s", what, doca_error_get_descr(result));
 	return result;
+}
+
+int
+verbs_sample_main(const char *name, const char *argp_name, uint32_t sdk_level, void *cfg,
+		  doca_error_t (*register_params)(void), doca_error_t (*run)(const void *cfg), int argc, char **argv)
+{
+	int exit_status = EXIT_FAILURE;
+	doca_error_t result;
+
+	/* Without a log there is no way to report anything: fail silently. */
+	if (sample_logging_init(sdk_level) != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+
+	DOCA_LOG_INFO("Starting the sample");
+
+	result = doca_argp_init(argp_name, cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to initialize ARGP: %s", doca_error_get_descr(result));
+		goto sample_exit;
+	}
+	result = register_params();
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+	result = doca_argp_start(argc, argv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse the sample's input: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+
+	result = run(cfg);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("%s sample failed: %s (%s)", name, doca_error_get_descr(result),
+			     doca_error_get_name(result));
+	else
+		exit_status = EXIT_SUCCESS;
+
+argp_cleanup:
+	doca_argp_destroy();
+sample_exit:
+	if (exit_status == EXIT_SUCCESS)
+		DOCA_LOG_INFO("Sample finished successfully");
+	else
+		DOCA_LOG_INFO("Sample finished with errors");
+	return exit_status;
 }
 
 doca_error_t

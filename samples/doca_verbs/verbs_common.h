@@ -40,6 +40,16 @@ struct verbs_param {
 /* Create and register each of the n flags with ARGP (after doca_argp_init). */
 doca_error_t verbs_register_params(const struct verbs_param *params, size_t n);
 
+/*
+ * DOCA's sample main(): logging (SDK messages at sdk_level), "Starting the
+ * sample", ARGP named argp_name over cfg with register_params' flags, run(cfg),
+ * and "Sample finished successfully" (returns EXIT_SUCCESS) or "Sample finished
+ * with errors" (EXIT_FAILURE).  name labels the failure message.
+ */
+int verbs_sample_main(const char *name, const char *argp_name, uint32_t sdk_level, void *cfg,
+		      doca_error_t (*register_params)(void), doca_error_t (*run)(const void *cfg), int argc,
+		      char **argv);
+
 /* Log "Failed to <what>: <cause>" when result is not SUCCESS; returns result. */
 doca_error_t verbs_check(doca_error_t result, const char *what);
 

@@ -5,7 +5,6 @@
  */
 #include <arpa/inet.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -172,6 +171,13 @@ register_params(void)
 	return doca_argp_register_validation_callback(validate_config);
 }
 
+/* The run step: the sample function on the parsed configuration. */
+static doca_error_t
+run_sample(const void *cfg)
+{
+	return verbs_server_client((const struct verbs_config *)cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -181,44 +187,7 @@ main(int argc, char **argv)
 		.qp_type = DOCA_VERBS_QP_TYPE_RC,
 		.iters = 1,
 	};
-	int exit_status = EXIT_FAILURE;
-	doca_error_t result;
 
-	/* Without a log there is no way to report anything: fail silently. */
-	if (sample_logging_init(DOCA_LOG_LEVEL_INFO) != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-
-	DOCA_LOG_INFO("Starting the sample");
-
-	result = doca_argp_init("doca_verbs_server_client", &cfg);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to initialize ARGP: %s", doca_error_get_descr(result));
-		goto sample_exit;
-	}
-	result = register_params();
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(result));
-		goto argp_cleanup;
-	}
-	result = doca_argp_start(argc, argv);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to parse the sample's input: %s", doca_error_get_descr(result));
-		goto argp_cleanup;
-	}
-
-	result = verbs_server_client(&cfg);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("verbs_server_client sample failed: %s (%s)", doca_error_get_descr(result),
-			     doca_error_get_name(result));
-	else
-		exit_status = EXIT_SUCCESS;
-
-argp_cleanup:
-	doca_argp_destroy();
-sample_exit:
-	if (exit_status == EXIT_SUCCESS)
-		DOCA_LOG_INFO("Sample finished successfully");
-	else
-		DOCA_LOG_INFO("Sample finished with errors");
-	return exit_status;
+	return verbs_sample_main("verbs_server_client", "doca_verbs_server_client", DOCA_LOG_LEVEL_INFO, &cfg,
+				 register_params, run_sample, argc, argv);
 }

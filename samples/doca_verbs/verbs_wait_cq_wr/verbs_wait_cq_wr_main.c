@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* doca_verbs_wait_cq_wr: DOCA's flags (-d, -gi, --ipv6) and the usual sample main(). */
-#include <stdlib.h>
 
 #include <doca_argp.h>
 #include <doca_log.h>
@@ -55,48 +54,18 @@ register_params(void)
 	return verbs_register_params(params, sizeof(params) / sizeof(params[0]));
 }
 
+/* The run step: the sample function on the parsed configuration. */
+static doca_error_t
+run_sample(const void *cfg)
+{
+	return verbs_wait_cq_wr((const struct wait_cq_config *)cfg);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct wait_cq_config cfg = {0};
-	int exit_status = EXIT_FAILURE;
-	doca_error_t result;
 
-	/* Without a log there is no way to report anything: fail silently. */
-	if (sample_logging_init(DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-
-	DOCA_LOG_INFO("Starting the sample");
-
-	result = doca_argp_init("wait_cq_wr", &cfg);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to initialize ARGP: %s", doca_error_get_descr(result));
-		goto sample_exit;
-	}
-	result = register_params();
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(result));
-		goto argp_cleanup;
-	}
-	result = doca_argp_start(argc, argv);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to parse the sample's input: %s", doca_error_get_descr(result));
-		goto argp_cleanup;
-	}
-
-	result = verbs_wait_cq_wr(&cfg);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("verbs_wait_cq_wr sample failed: %s (%s)", doca_error_get_descr(result),
-			     doca_error_get_name(result));
-	else
-		exit_status = EXIT_SUCCESS;
-
-argp_cleanup:
-	doca_argp_destroy();
-sample_exit:
-	if (exit_status == EXIT_SUCCESS)
-		DOCA_LOG_INFO("Sample finished successfully");
-	else
-		DOCA_LOG_INFO("Sample finished with errors");
-	return exit_status;
+	return verbs_sample_main("verbs_wait_cq_wr", "wait_cq_wr", DOCA_LOG_LEVEL_WARNING, &cfg, register_params,
+				 run_sample, argc, argv);
 }
