@@ -524,6 +524,23 @@ server_receive(struct verbs_resources *res)
  * memory; slot i is done when its number reads i + 1.  The rest of each slot is
  * checked after the client's acknowledgement (server_check_writes).
  */
+/*
+ * The number at the start of a slot as it is in memory now, read byte by byte
+ * (a slot need not be 4-byte aligned: -s may be odd) through a volatile pointer
+ * so every read goes to memory; the fence orders the later reads of the slot.
+ */
+static uint32_t
+read_number(const uint8_t *p)
+{
+	const volatile uint8_t *v = p;
+	uint8_t bytes[sizeof(uint32_t)] = {v[0], v[1], v[2], v[3]};
+	uint32_t number;
+
+	memcpy(&number, bytes, sizeof(number));
+	atomic_thread_fence(memory_order_acquire);
+	return number;
+}
+
 static doca_error_t
 server_busy_poll(struct verbs_resources *res)
 {
@@ -532,9 +549,7 @@ server_busy_poll(struct verbs_resources *res)
 	uint32_t i;
 
 	for (i = 0; i < res->cfg->iters; i++) {
-		_Atomic uint32_t *number = (_Atomic uint32_t *)(void *)slot(res, i);
-
-		while (atomic_load_explicit(number, memory_order_acquire) != i + 1) {
+		while (read_number(slot(res, i)) != i + 1) {
 			if (++spins % 4096 != 0)
 				continue;
 			result = verbs_oob_peer_alive(res->conn_fd);
