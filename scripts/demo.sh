@@ -3,7 +3,8 @@
 # The showcase (`make demo`): list the emulated devices, walk through DOCA Core,
 # run the DPU local copy with chained buffers, the host -> DPU copy as two
 # processes, then two RDMA pairs (a write and a send/receive), pressing Enter the
-# way a person would, and DOCA's DMA Copy application in each direction.  Prints a PASS/FAIL line per step and a summary; exits
+# way a person would, a DOCA Verbs write pair and the Verbs wait-on-CQ sample,
+# and DOCA's DMA Copy application in each direction.  Prints a PASS/FAIL line per step and a summary; exits
 # non-zero if any step failed.
 # Usage: scripts/demo.sh <builddir>
 set -u
@@ -18,6 +19,7 @@ local_copy=$build/samples/doca_dma/doca_dma_local_copy
 host=$build/samples/doca_dma/doca_dma_copy_host
 dpu=$build/samples/doca_dma/doca_dma_copy_dpu
 rdma=$build/samples/doca_rdma/doca_rdma_
+verbs=$build/samples/doca_verbs/doca_verbs_
 dma_copy=$build/applications/dma_copy
 # A build configured without UCX (-Ducx=disabled) has no libdoca_rdma and no RDMA samples.
 with_rdma=0
@@ -94,7 +96,8 @@ finish() {
 }
 
 programs=("$caps" "$tour" "$local_copy" "$host" "$dpu")
-[ "$with_rdma" = 1 ] && programs+=("${rdma}write_responder" "${rdma}write_requester" "${rdma}send" "${rdma}receive")
+[ "$with_rdma" = 1 ] && programs+=("${rdma}write_responder" "${rdma}write_requester" "${rdma}send" "${rdma}receive"
+	"${verbs}server_client" "${verbs}wait_cq_wr")
 for p in "${programs[@]}"; do
 	[ -x "$p" ] || { echo "demo: $p is not built (run 'make build')" >&2; exit 2; }
 done
@@ -238,7 +241,40 @@ else
 	skip "RDMA pairs" "this build has no RDMA (configured without UCX: -Ducx=disabled or libucx-dev missing)"
 fi
 
-step "7. DMA Copy (doca_dma_copy): a file host -> DPU, then DPU -> host, negotiated over Comch"
+step "7. DOCA Verbs: one RC QP between two processes, then a send that waits on a CQ"
+if [ "$with_rdma" = 1 ]; then
+	say "Server (mlx5_0): sets up its QP and a buffer, listens on TCP port 5000 for the exchange"
+	say "(address, key, QP number, GID, LID), then only reads its own memory until 8 messages are there."
+	say "Client (mlx5_1): connects, moves its QP to RTS and RDMA-writes 8 messages (-ro write -n 8 -b)."
+	start vserver "${verbs}server_client" -d mlx5_0 -ro write -n 8
+	if wait_for vserver "Waiting for a client to connect on TCP port 5000"; then
+		start vclient "${verbs}server_client" -d mlx5_1 -c 127.0.0.1 -ro write -n 8 -b
+		finish vclient
+		client_rc=$?
+		finish vserver
+		server_rc=$?
+		if [ "$client_rc" = 0 ] && [ "$server_rc" = 0 ] &&
+			[ "$(grep -c "Received a valid message #[1-8] from client" "$tmp/vserver.out")" = 8 ]; then
+			pass "Verbs write pair (the busy-polling server saw all 8 messages)"
+		else
+			fail "Verbs write pair" "exit codes $client_rc/$server_rc"
+		fi
+	else
+		finish vserver
+		fail "Verbs write pair" "the server did not start listening on TCP port 5000"
+	fi
+	say "Wait CQ WR (mlx5_0): two loopback connections; the second forwards a buffer only after"
+	say "a wait work request saw the first connection's CQ produce a completion."
+	if show "${verbs}wait_cq_wr" -d mlx5_0 && grep -q "Data in buffer3 is identical to the data in buffer1" "$tmp/out"; then
+		pass "doca_verbs_wait_cq_wr -d mlx5_0"
+	else
+		fail "doca_verbs_wait_cq_wr -d mlx5_0"
+	fi
+else
+	skip "Verbs samples" "this build has no RDMA (configured without UCX: -Ducx=disabled or libucx-dev missing)"
+fi
+
+step "8. DMA Copy (doca_dma_copy): a file host -> DPU, then DPU -> host, negotiated over Comch"
 if [ -x "$dma_copy/host/doca_dma_copy" ] && [ -x "$dma_copy/dpu/doca_dma_copy" ]; then
 	mkdir -p "$tmp/hostfs" "$tmp/dpufs"
 	export SOFTDOCA_RUNTIME_DIR=$tmp/comch
