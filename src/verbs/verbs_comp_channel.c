@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 
 #include "verbs_internal.h"
@@ -33,6 +34,15 @@ doca_verbs_comp_channel_create(struct doca_verbs_context *ctx, struct doca_verbs
 	ch->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ch->fd < 0) {
 		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the event fd: %s", strerror(errno));
+		free(ch);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	ch->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ch->epfd < 0 || epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->fd, &(struct epoll_event){.events = EPOLLIN}) != 0) {
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the epoll handle: %s", strerror(errno));
+		if (ch->epfd >= 0)
+			close(ch->epfd);
+		close(ch->fd);
 		free(ch);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
@@ -64,6 +74,7 @@ doca_verbs_comp_channel_destroy(struct doca_verbs_comp_channel *ch)
 			     users);
 		return DOCA_ERROR_IN_USE;
 	}
+	close(ch->epfd);
 	close(ch->fd);
 	free(ch);
 	return DOCA_SUCCESS;
@@ -76,7 +87,7 @@ doca_verbs_comp_channel_get_handle(struct doca_verbs_comp_channel *ch)
 		DOCA_LOG_ERR("doca_verbs_comp_channel_get_handle: comp_channel is NULL");
 		return doca_event_invalid_handle;
 	}
-	return ch->fd;
+	return ch->epfd;
 }
 
 void
@@ -111,6 +122,8 @@ doca_verbs_get_cq_event(struct doca_verbs_comp_channel *ch, struct doca_verbs_cq
 			     (void *)ch, (void *)verbs_cq, (void *)cq_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* the handle woke for a soft NIC domain: its completions may raise the event */
+	sd_verbs_channel_progress(ch);
 	pthread_mutex_lock(&ch->ctx->lock);
 	if (!sd_list_empty(&ch->events)) {
 		cq = sd_container_of(ch->events.next, struct doca_verbs_cq, event_link);

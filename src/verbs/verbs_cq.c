@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
 
 #include <doca_verbs_bridge.h>
 
@@ -133,6 +135,53 @@ doca_verbs_cq_get_cqn(const struct doca_verbs_cq *cq)
 	return cq == NULL ? 0 : cq->cqn;
 }
 
+/* One domain, unless another thread progresses it now. */
+static void
+domain_progress(struct sd_verbs_domain *dom)
+{
+	if (pthread_mutex_trylock(&dom->progress_lock) != 0)
+		return;
+	sd_fabric_ctx_progress(dom->fctx);
+	pthread_mutex_unlock(&dom->progress_lock);
+}
+
+/*
+ * The program is going to sleep on the CQ's channel: the channel's handle
+ * (an epoll set) watches the soft NIC domains of the CQ's QPs, whose
+ * completions only a progress call turns into CQ entries (and so into the
+ * event); the service thread takes the soft NIC meanwhile.
+ */
+static void
+cq_watch_domains(struct doca_verbs_cq *cq)
+{
+	struct doca_verbs_comp_channel *ch = cq->attr.comp_channel;
+
+	pthread_rwlock_rdlock(&cq->qps_lock);
+	for (uint32_t i = 0; i < cq->n_qps; i++) {
+		struct sd_verbs_domain *dom = cq->qps[i]->dom;
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = dom};
+
+		if (epoll_ctl(ch->epfd, EPOLL_CTL_ADD, sd_fabric_ctx_get_event_fd(dom->fctx), &ev) != 0 &&
+		    errno != EEXIST)
+			DOCA_LOG_WARN("CQ %u: cannot watch QP %u's soft NIC domain: %s", cq->cqn, cq->qps[i]->qpn,
+				      strerror(errno));
+		if (sd_fabric_ctx_arm(dom->fctx))
+			domain_progress(dom);
+	}
+	pthread_rwlock_unlock(&cq->qps_lock);
+}
+
+void
+sd_verbs_channel_progress(struct doca_verbs_comp_channel *ch)
+{
+	struct epoll_event evs[16];
+	int n = epoll_wait(ch->epfd, evs, 16, 0);
+
+	for (int i = 0; i < n; i++)
+		if (evs[i].data.ptr != NULL)
+			domain_progress(evs[i].data.ptr);
+}
+
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_req_notify_cq(struct doca_verbs_cq *cq, int solicited_only)
 {
@@ -151,6 +200,7 @@ doca_verbs_req_notify_cq(struct doca_verbs_cq *cq, int solicited_only)
 	cq->solicited_only = cq->armed ? cq->solicited_only && solicited_only != 0 : solicited_only != 0;
 	cq->armed = true;
 	pthread_mutex_unlock(&cq->ctx->lock);
+	cq_watch_domains(cq);
 	return DOCA_SUCCESS;
 }
 
@@ -315,14 +365,8 @@ static void
 cq_progress(struct doca_verbs_cq *cq)
 {
 	pthread_rwlock_rdlock(&cq->qps_lock);
-	for (uint32_t i = 0; i < cq->n_qps; i++) {
-		struct sd_verbs_domain *dom = cq->qps[i]->dom;
-
-		if (pthread_mutex_trylock(&dom->progress_lock) != 0)
-			continue;
-		sd_fabric_ctx_progress(dom->fctx);
-		pthread_mutex_unlock(&dom->progress_lock);
-	}
+	for (uint32_t i = 0; i < cq->n_qps; i++)
+		domain_progress(cq->qps[i]->dom);
 	pthread_rwlock_unlock(&cq->qps_lock);
 }
 

@@ -94,6 +94,7 @@ struct doca_verbs_cq_attr {
 struct doca_verbs_comp_channel {
 	struct doca_verbs_context *ctx;
 	int fd;		       /* eventfd: readable while events is not empty */
+	int epfd;	       /* the handle: fd, plus the soft NIC domains of armed CQs (verbs_cq.c) */
 	struct sd_list events; /* CQs with an event queued (cq->event_link), under ctx->lock */
 	uint32_t users;	       /* CQs (ctx->lock) */
 };
