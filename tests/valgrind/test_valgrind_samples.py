@@ -190,6 +190,31 @@ def rdma(tap, xml_dir, programs):
                 stdin=b"\n", expect_success=False)
 
 
+def verbs(tap, xml_dir, programs):
+    """DOCA Verbs: the wait-CQ sample alone, and a server/client write pair, each side under memcheck."""
+    exes = {os.path.basename(p): p for p in programs}
+    wait, sc = exes.get("doca_verbs_wait_cq_wr"), exes.get("doca_verbs_server_client")
+    if wait is None or sc is None:
+        tap.skip("verbs", "the Verbs samples are not built")
+        return
+    run_one(tap, xml_dir, [wait, "-d", "mlx5_0"], "verbs_wait_cq_wr")
+    srv = subprocess.Popen(vg_common.prefix(xml_dir, "verbs_server") + [sc, "-d", "mlx5_0", "-ro", "write", "-n", "4"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(3)  # valgrind starts slowly; the client retries its connect for 10 s anyway
+        run_one(tap, xml_dir, [sc, "-d", "mlx5_0", "-c", "127.0.0.1", "-ro", "write", "-n", "4", "-b"],
+                "verbs_client")
+        out, err = srv.communicate(timeout=TIMEOUT)
+        out, err = out.decode(errors="replace"), err.decode(errors="replace")
+        ok = srv.returncode in (0, 1) and last_line_ok(out)
+        judge(tap, "verbs_server", xml_dir, "verbs_server", os.path.basename(sc), ok,
+              "exit code %s\n%s\n%s" % (srv.returncode, out[-1500:], err[-1500:]))
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+
+
 def main():
     mode, programs = sys.argv[1], sys.argv[2:]
     tap = vg_common.Tap()
@@ -203,6 +228,8 @@ def main():
             pe(tap, xml_dir, programs)
         elif mode == "rdma":
             rdma(tap, xml_dir, programs)
+        elif mode == "verbs":
+            verbs(tap, xml_dir, programs)
         else:
             tap.not_ok("usage", "unknown mode %s" % mode)
     return tap.end()
