@@ -109,7 +109,8 @@ dp_qp(struct dp *d, const struct dp_qp_opts *o)
 		o = &none;
 	ASSERT_OK(doca_verbs_qp_init_attr_create(&ia));
 	ASSERT_OK(doca_verbs_qp_init_attr_set_pd(ia, d->pd));
-	ASSERT_OK(doca_verbs_qp_init_attr_set_send_cq(ia, o->send_cq ? o->send_cq : d->cq));
+	if (!o->no_sq)
+		ASSERT_OK(doca_verbs_qp_init_attr_set_send_cq(ia, o->send_cq ? o->send_cq : d->cq));
 	if (o->srq != NULL)
 		ASSERT_OK(doca_verbs_qp_init_attr_set_srq(ia, o->srq));
 	if (!o->no_rq)
