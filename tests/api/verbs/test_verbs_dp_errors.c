@@ -139,6 +139,40 @@ TEST(atomic_without_remote_atomic)
 	access_case(IBV_WR_ATOMIC_CMP_AND_SWP, DP_RW, 4096, 8, 8, 0);
 }
 
+/* A request behind a failed one is flushed even if the soft NIC already executed it. */
+TEST(success_behind_an_error_is_flushed)
+{
+	struct pair p;
+	struct ibv_wc wc[2];
+	struct ibv_mr *bmr;
+	struct ibv_sge s;
+	struct ibv_send_wr w[2];
+
+	pair_open(&p, NULL, 7);
+	bmr = dp_mr(&p.d, p.bbuf, 4096, DP_ALL);
+	s = (struct ibv_sge){(uintptr_t)p.abuf, 64, p.amr->lkey};
+	for (int i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].wr_id = 1 + i;
+		w[i].sg_list = &s;
+		w[i].num_sge = 1;
+		w[i].opcode = IBV_WR_RDMA_WRITE;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].wr.rdma.remote_addr = (uintptr_t)p.bbuf;
+		w[i].wr.rdma.rkey = bmr->rkey ^ (i == 0 ? 0x100u : 0u);
+	}
+	w[0].next = &w[1];
+	ASSERT_EQ(dp_post_send(p.a, &w[0]), 0);
+	ASSERT_EQ(dp_poll_n(p.d.cq, wc, 2, 5000), 2);
+	ASSERT_EQ(wc[0].wr_id, 1);
+	ASSERT_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
+	ASSERT_EQ(wc[1].wr_id, 2);
+	ASSERT_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	ASSERT_EQ(dp_state(p.a), DOCA_VERBS_QP_STATE_ERR);
+	ASSERT_EQ(ibv_dereg_mr(bmr), 0);
+	pair_close(&p);
+}
+
 TEST(bad_lkey)
 {
 	struct pair p;
