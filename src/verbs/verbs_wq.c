@@ -367,6 +367,12 @@ sd_verbs_wq_retire(struct doca_verbs_qp *qp, struct doca_verbs_cq *kick[2])
 	while (sq->head != sq->issue && sq->ring[sq->head % sq->size].done) {
 		struct sd_verbs_swqe *w = &sq->ring[sq->head % sq->size];
 
+		/*
+		 * Behind a failed entry (or once in ERR) an entry is flushed, as on hardware, whatever
+		 * the soft NIC made of it: it may have executed, or failed as the peer went to ERR.
+		 */
+		if (qp->state == DOCA_VERBS_QP_STATE_ERR)
+			w->status = IBV_WC_WR_FLUSH_ERR;
 		if (w->status != IBV_WC_SUCCESS)
 			sd_verbs_qp_fail(qp, wc_status_name(w->status));
 		if (w->signaled || w->status != IBV_WC_SUCCESS) {

@@ -27,7 +27,8 @@ static const char *const state_names[] = {"RST", "INIT", "RTR", "RTS", "ERR"};
 
 /* Gather or point at the SGEs of a request; 0 or an errno value. */
 static int
-gather(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_send_wr *wr, bool lands_here, uint64_t total)
+gather(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_send_wr *wr, bool lands_here, bool inl,
+       uint64_t total)
 {
 	struct sd_verbs_scatter *sc = &w->sc;
 	uint8_t *dst;
@@ -35,7 +36,8 @@ gather(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_send_
 
 	sc->sg = &sc->sg1;
 	sc->num_sge = (uint32_t)wr->num_sge;
-	if (wr->num_sge == 1) {
+	/* inline data is taken at post: the caller may reuse its buffer at once */
+	if (wr->num_sge == 1 && !inl) {
 		sc->sg1 = wr->sg_list[0];
 		w->buf = (const void *)(uintptr_t)wr->sg_list[0].addr;
 		w->len = total;
@@ -221,7 +223,7 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 		sd_verbs_swqe_local(w, IBV_WC_LOC_PROT_ERR);
 	} else {
 		w->kind = SD_SWQE_FABRIC;
-		ret = gather(qp, w, wr, lands_here, total);
+		ret = gather(qp, w, wr, lands_here, inl, total);
 		if (ret != 0) {
 			sd_verbs_scatter_free(&w->sc);
 			return ret;
