@@ -2,13 +2,14 @@
 """DOCA Verbs rows of compare.py (issue 13): `doca_perf verbs` beside ucx_perftest and beside
 `doca_perf rdma` (DOCA RDMA) on the same sizes, alternating in every round, and targets P19-P22.
 
-  verbs-write-shm     4 KiB, 64 KiB, 1 MiB  write -t 16 --buffers 1   vs ucp_put_bw (shm)   P19 (1 MiB), P20 (4 KiB)
-  verbs-read-shm      1 MiB                 read -t 16 --buffers 1    vs ucp_get (shm)      row only
+  verbs-write-shm     4 KiB, 64 KiB, 1 MiB  write VWIN --buffers 1    vs ucp_put_bw (shm)   P19 (1 MiB), P20 (4 KiB)
+  verbs-read-shm      1 MiB                 read VWIN --buffers 1     vs ucp_get (shm)      row only
   verbs-send-lat-shm  8 B                   send --lat                vs ucp_am_lat (shm)   P21 (average latency)
   verbs-write-netns   1 MiB, two namespaces over TCP (compare.py's Netns, UCX_TLS=tcp SOFTDOCA_FABRIC_CMA=0,
                       the veth must carry the bytes)  vs ucp_put_bw / ucp_am_bw over tcp on the veth   P22
 
-`doca_perf rdma` on the same flags is recorded as the peer "doca_perf rdma (DOCA RDMA)": a row, not a target.
+VWIN = 64 work requests in flight in chains of 16, only the last of a chain signaled (--cq-mod 16).
+`doca_perf rdma` with the same depth (-t 64; every task completes) is recorded as the peer "doca_perf rdma (DOCA RDMA)": a row, not a target.
 compare.py passes itself as `cmp` (its Bench, SKIPS, summary(), Netns helpers), so nothing here is
 duplicated and RAW stays one list.
 """
@@ -17,6 +18,8 @@ import subprocess
 
 KIB, MIB = 1 << 10, 1 << 20
 RDMA_PEER = "doca_perf rdma (DOCA RDMA)"
+DEPTH = ["-t", "64"]
+VWIN = DEPTH + ["--cq-mod", "16"]
 
 
 def _probe(b):
@@ -59,16 +62,15 @@ def shm_rows(b, cmp, smoke):
     wlist = ",".join(map(str, wsizes))
     sl = str(b.slice)
     for r in range(b.rounds):
-        # --buffers 1: one buffer a side, as ucx_perftest (same working set); 16 in flight as P4.
-        _ours(b, cmp, "verbs-write-shm", ["verbs", "write", "-s", wlist, "-t", "16", "--buffers", "1", "-D", sl], r)
-        _ours(b, cmp, "verbs-write-shm", ["rdma", "write", "-s", wlist, "-t", "16", "--buffers", "1", "-D", sl], r,
+        # --buffers 1: one buffer a side, as ucx_perftest (same working set).
+        _ours(b, cmp, "verbs-write-shm", ["verbs", "write", "-s", wlist, "--buffers", "1", "-D", sl] + VWIN, r)
+        _ours(b, cmp, "verbs-write-shm", ["rdma", "write", "-s", wlist, "--buffers", "1", "-D", sl] + DEPTH, r,
               who=RDMA_PEER)
         _ucx(b, cmp, "verbs-write-shm", "ucp_put_bw", wsizes, r)
         if not smoke:
-            _ours(b, cmp, "verbs-read-shm", ["verbs", "read", "-s", str(MIB), "-t", "16", "--buffers", "1", "-D", sl],
-                  r)
-            _ours(b, cmp, "verbs-read-shm", ["rdma", "read", "-s", str(MIB), "-t", "16", "--buffers", "1", "-D", sl],
-                  r, who=RDMA_PEER)
+            _ours(b, cmp, "verbs-read-shm", ["verbs", "read", "-s", str(MIB), "--buffers", "1", "-D", sl] + VWIN, r)
+            _ours(b, cmp, "verbs-read-shm", ["rdma", "read", "-s", str(MIB), "--buffers", "1", "-D", sl] + DEPTH, r,
+                  who=RDMA_PEER)
             _ucx(b, cmp, "verbs-read-shm", "ucp_get", [MIB], r)
         # Ping-pong; smoke caps the run as compare.py caps ucp_am_lat (200 round trips).
         lat = ["-n", "200"] if smoke else ["-D", sl]
@@ -103,12 +105,12 @@ def netns_rows(b, cmp, smoke):
     except RuntimeError as e:
         cmp.SKIPS["verbs-write-netns"] = "cannot create namespaces: " + str(e)[-200:]
         return
-    tail = ["-s", str(MIB), "-t", "16", "--buffers", "1", "-D", str(b.slice)]
+    tail = ["-s", str(MIB), "--buffers", "1", "-D", str(b.slice)]
     try:
         # tcp over a veth moves with every scheduling hiccup: two more rounds, as compare.py's P6
         for r in range(b.rounds if smoke else b.rounds + 2):
-            _pair_netns(b, cmp, nn, ["verbs", "write"] + tail, r, "softdoca")
-            _pair_netns(b, cmp, nn, ["rdma", "write"] + tail, r, RDMA_PEER)
+            _pair_netns(b, cmp, nn, ["verbs", "write"] + tail + VWIN, r, "softdoca")
+            _pair_netns(b, cmp, nn, ["rdma", "write"] + tail + DEPTH, r, RDMA_PEER)
             if not b.ucx:
                 cmp.SKIPS["verbs-write-netns/ucx"] = "ucx_perftest not installed (package ucx-utils)"
                 continue
