@@ -9,6 +9,7 @@ measured in ROUNDS slices that alternate ours and the peer's, so both see the sa
 noise on a shared machine; the table shows medians and ours/peer ratios, the issue's
 targets P1-P8 are marked met / missed, the raw numbers go to results.json, gnuplot
 draws bw.png and lat.png, and --page writes the results page (docs/results/README.md).
+The DOCA Verbs rows and targets P19-P22 are in verbs_rows.py (step `verbs`).
 
   compare.py --build BUILD [--out DIR] [--page DIR] [--smoke] [--rounds N] [--slice S]
 
@@ -26,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import verbs_rows
 
 KIB, MIB = 1 << 10, 1 << 20
 SKIPS = {}          # row group -> reason
@@ -705,7 +708,7 @@ def cpu_ratio(workload, size, peer):
 
 
 def targets():
-    """P1..P8 and P23..P25 from the medians: (id, text, value shown, met True/False/None)."""
+    """P1..P8, P19..P22 (verbs_rows.py) and P23..P25 from the medians: (id, text, value shown, met True/False/None)."""
     out = []
 
     def bw_ratio(workload, size, peer):
@@ -747,6 +750,7 @@ def targets():
     met = None if r1 is None or r2 is None else (r1 >= 0.9 and r2 >= 0.6)
     out.append(("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
                 "%s / %s" % (fmt_ratio(r1), fmt_ratio(r2)), met))
+    out += verbs_rows.targets(sys.modules[__name__])
     o, t = summary("comch-ctrl-lat", 64, "softdoca"), summary("comch-ctrl-lat", 64, "unix socket ping-pong")
     r = ratio(o and o.get("lat_avg"), t and t.get("lat_avg"))
     out.append(("P23", "Comch control path 64 B round trip <= 1.5x a Unix-socket ping-pong (same two processes)",
@@ -931,7 +935,7 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternating rounds per row (default 3; smoke 1)")
     ap.add_argument("--slice", type=float, help="seconds per slice (default 0.5; smoke 0.05)")
     ap.add_argument("--idle", type=float, default=None, help="seconds of idle CPU sampling for P8")
-    ap.add_argument("--only", help="comma-separated steps to run (dma, rdma/ucx, rdma-cm, netns, idle, scaling, comch)")
+    ap.add_argument("--only", help="comma-separated steps to run (dma, rdma/ucx, rdma-cm, netns, verbs, idle, scaling, comch)")
     args = ap.parse_args()
     args.rounds = args.rounds or (1 if args.smoke else 3)
     args.slice = args.slice or (0.05 if args.smoke else 0.5)
@@ -947,6 +951,7 @@ def main():
              ("rdma/ucx", lambda: ucx_rows(b, args.smoke, [4 * KIB, 64 * KIB, MIB] if not args.smoke else [MIB])),
              ("rdma-cm", lambda: cm_rows(b, args.smoke)),
              ("netns", lambda: netns_rows(b, args.smoke)),
+             ("verbs", lambda: verbs_rows.run(b, args.smoke, sys.modules[__name__])),
              ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (0.5 if args.smoke else 3.0))),
              ("scaling", lambda: scaling_rows(b, args.smoke)),
              ("comch", lambda: comch_rows(b, args.smoke))]

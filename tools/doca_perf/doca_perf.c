@@ -2,7 +2,7 @@
 /*
  * doca_perf: perftest-style benchmarks of DOCA DMA and RDMA through the public
  * DOCA API.  This file parses the command line (perftest's flag names where
- * perftest has them) and dispatches to perf_dma.c / perf_rdma.c.
+ * perftest has them) and dispatches to perf_dma.c / perf_rdma.c / perf_verbs.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +22,7 @@ usage(FILE *out)
 {
 	fprintf(out, "Usage: doca_perf dma [options]\n"
 		     "       doca_perf rdma write|read|send|atomic [options]\n"
+		     "       doca_perf verbs write|read|send --lat [options]\n"
 		     "\n"
 		     "Common options (perftest names where perftest has them):\n"
 		     "  -s, --size LIST        message sizes, e.g. 64,4K,1M (K/M/G = 2^10/2^20/2^30; default 64K)\n"
@@ -59,6 +60,10 @@ usage(FILE *out)
 		     "      --server-addr IP   RDMA-CM: the server's address (client)\n"
 		     "      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
 		     "      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
+		     "\n"
+		     "Verbs (DOCA Verbs, one RC QP; --server/--client/--oob-dir/--lat as for RDMA):\n"
+		     "      --cq-mod N         write/read: post chains of N work requests, only the last\n"
+		     "                         signaled (default tx-depth / 4)\n"
 		     "\n"
 		     "Exit status: 0 ok, 1 run failed, 2 bad usage.\n");
 }
@@ -155,6 +160,7 @@ enum {
 	OPT_LAT,
 	OPT_EVENT,
 	OPT_BUFFERS,
+	OPT_CQ_MOD,
 };
 
 static const struct option long_opts[] = {
@@ -186,6 +192,7 @@ static const struct option long_opts[] = {
 	{"server-addr", required_argument, NULL, OPT_SERVER_ADDR},
 	{"idle", required_argument, NULL, OPT_IDLE},
 	{"lat", no_argument, NULL, OPT_LAT},
+	{"cq-mod", required_argument, NULL, OPT_CQ_MOD},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -340,6 +347,11 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 		case OPT_LAT:
 			o->lat = true;
 			break;
+		case OPT_CQ_MOD:
+			if (!parse_u64(optarg, 1, 4096, &v))
+				return bad("--cq-mod: '%s' is not a count from 1 to 4096", optarg);
+			o->cq_mod = (uint32_t)v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -378,10 +390,11 @@ main(int argc, char **argv)
 		.warmup = UINT32_MAX,
 		.port = 13579,
 	};
+	bool verbs = false;
 	int rc;
 
 	if (argc < 2)
-		return bad("no test given (dma or rdma)");
+		return bad("no test given (dma, rdma or verbs)");
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
@@ -399,8 +412,17 @@ main(int argc, char **argv)
 		o.test = argv[2];
 		argv += 2;
 		argc -= 2;
+	} else if (strcmp(argv[1], "verbs") == 0) {
+		if (argc < 3)
+			return bad("verbs needs an operation: write, read or send");
+		if (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 && strcmp(argv[2], "send") != 0)
+			return bad("verbs: '%s' is not an operation (write, read or send)", argv[2]);
+		o.test = argv[2];
+		verbs = true;
+		argv += 2;
+		argc -= 2;
 	} else {
-		return bad("unknown test '%s' (dma or rdma)", argv[1]);
+		return bad("unknown test '%s' (dma, rdma or verbs)", argv[1]);
 	}
 	rc = parse_args(&o, argc, argv);
 	if (rc != 0)
@@ -415,8 +437,12 @@ main(int argc, char **argv)
 		return bad("--write needs --remote");
 	if (o.dma_event && strcmp(o.test, "dma") != 0)
 		return bad("--event is a dma option");
+	if (o.cq_mod != 0 && !verbs)
+		return bad("--cq-mod is a verbs option");
 	perf_clock_init();
 	if (strcmp(o.test, "dma") == 0)
 		return perf_dma_run(&o);
+	if (verbs)
+		return perf_verbs_run(&o);
 	return perf_rdma_run(&o);
 }

@@ -67,6 +67,8 @@ struct perf_opts {
 	const char *server_addr;
 	double idle; /* client: stay connected and idle this long after the run */
 	bool lat;    /* send: ping-pong latency (half round trip) */
+	/* verbs */
+	uint32_t cq_mod; /* work requests per signaled completion, 0: depth / 4 */
 };
 
 struct perf_result {
@@ -188,5 +190,7 @@ int perf_dma_run(struct perf_opts *o);
 int perf_rdma_run(struct perf_opts *o);
 /* perf_rdma.c: one side of an RDMA run; ready_fd: fork + CM pipe end (-1: none).  Exit status. */
 int perf_rdma_side(struct perf_opts *o, bool server, int ready_fd);
+/* perf_verbs.c: the rdma write/read/send --lat tests through DOCA Verbs (one RC QP a side). */
+int perf_verbs_run(struct perf_opts *o);
 
 #endif /* DOCA_PERF_H */
