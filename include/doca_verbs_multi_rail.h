@@ -159,7 +159,7 @@ DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_set_probe_qp(struct doca_ve
 								  uint32_t lkey, uint64_t remote_addr, uint32_t rkey);
 /*
  * Post probe_count signaled probes on the probe QP of every rail that has one
- * and no probes in flight, and start its probe_timeout_s timer.  A rail whose
+ * and no probe round awaiting its verdict, and start its probe_timeout_s timer.  A rail whose
  * post fails is DOWN at once.  NOT_FOUND when no rail has a probe QP.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_probe_start(struct doca_verbs_multi_rail *mr);
