@@ -62,8 +62,10 @@ struct doca_verbs_multi_rail;
 
 /* Most rails one object may have. */
 #define DOCA_VERBS_MULTI_RAIL_MAX_RAILS 64
-/* Bytes one probe writes (an RDMA WRITE from the local to the remote probe buffer). */
+/* Bytes one probe writes (an RDMA WRITE of the local heartbeat into the peer's slot). */
 #define DOCA_VERBS_MULTI_RAIL_PROBE_BYTES 8
+/* Size of the probe buffer each side registers: heartbeat word + landing slot. */
+#define DOCA_VERBS_MULTI_RAIL_PROBE_BUF_BYTES 16
 
 /* How get_post_split shares bytes among the usable rails. */
 enum doca_verbs_multi_rail_lb_mode {
@@ -146,12 +148,16 @@ DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_apply_cfg(struct doca_verbs
 /*
  * The probe path of a rail: probe_qp (UC recommended; RC works) connected to
  * the peer's probe QP over the same NIC as the rail's data QP, its send CQ
- * probe_cq, and the buffers one probe moves: DOCA_VERBS_MULTI_RAIL_PROBE_BYTES
- * from local_addr (registered, key lkey) to remote_addr (the peer's, key rkey,
- * remote write allowed).  probe_cq must carry completions of probe QPs of this
- * object only (several rails may share it).  probe_qp NULL removes the rail's
- * probe path.  The QP's send queue must hold probe_count requests.  Replacing
- * the path of a rail with probes in flight is BAD_STATE.
+ * probe_cq, and the probe buffers: local_addr is this side's
+ * DOCA_VERBS_MULTI_RAIL_PROBE_BUF_BYTES (registered with key lkey, remote write
+ * allowed, 8-byte aligned), remote_addr / rkey the peer's.  Word 0 of a buffer
+ * holds the heartbeat its owner sends (the object writes it), word 1 the
+ * slot where the peer's probes land.  The peer runs the same calls on its own
+ * object: a rail is UP only when the peer's probes keep arriving.  probe_cq
+ * must carry completions of probe QPs of this object only (several rails may
+ * share it).  probe_qp NULL removes the rail's probe path.  The QP's send queue
+ * must hold probe_count requests.  Replacing the path of a rail with a probe
+ * round in flight is BAD_STATE.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_set_probe_qp(struct doca_verbs_multi_rail *mr, uint32_t rail,
 								  struct doca_verbs_qp *probe_qp,
@@ -164,11 +170,14 @@ DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_set_probe_qp(struct doca_ve
  */
 DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_probe_start(struct doca_verbs_multi_rail *mr);
 /*
- * Poll the probe CQs (this thread, no blocking), settle probe rounds, and
- * report the rail's status.  A round settles UP when all its probes completed
- * with IBV_WC_SUCCESS, DOWN at the first failed probe or when probe_timeout_s
- * passed (CLOCK_MONOTONIC) with probes missing.  A rail UP before the round
- * stays usable (UP) while it is in flight; a DOWN rail reads PROBING.
+ * Poll the probe CQs (this thread, no blocking), read the probe slots, settle
+ * probe rounds, and report the rail's status.  A round settles UP when all its
+ * probes completed with IBV_WC_SUCCESS and the peer's heartbeat changed within
+ * probe_timeout_s of the round's start; DOWN at the first failed probe or
+ * when probe_timeout_s passed (CLOCK_MONOTONIC) without both.  (A UC write
+ * completes without any acknowledgement, hence the peer's heartbeat.)  A rail
+ * UP before the round stays usable (UP) while it is in flight; a DOWN rail
+ * reads PROBING.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_probe_get_status(struct doca_verbs_multi_rail *mr, uint32_t rail,
 								      enum doca_verbs_multi_rail_rail_status *status);

@@ -48,11 +48,15 @@ struct sd_mr_rail {
 	void *local_addr;
 	uint32_t lkey, rkey;
 	uint64_t remote_addr;
-	bool round_active;    /* a probe round awaits its verdict */
-	uint32_t round_id;    /* of the latest round: completions of older ones are ignored */
-	uint32_t round_ok;    /* successful probes of the active round */
-	uint64_t deadline_ns; /* CLOCK_MONOTONIC */
-	uint32_t inflight;    /* probes posted, not yet polled (any round) */
+	bool round_active;     /* a probe round awaits its verdict */
+	uint32_t round_id;     /* of the latest round: completions of older ones are ignored */
+	uint32_t round_ok;     /* successful probes of the active round */
+	uint64_t start_ns;     /* of the active round, CLOCK_MONOTONIC */
+	uint64_t deadline_ns;  /* CLOCK_MONOTONIC */
+	uint64_t tx_seq;       /* the heartbeat this side writes into the peer's slot */
+	uint64_t rx_seen;      /* the peer's heartbeat last read from the local slot */
+	uint64_t rx_change_ns; /* when it last changed (0: never) */
+	uint32_t inflight;     /* probes posted, not yet polled (any round) */
 };
 
 struct doca_verbs_multi_rail {

@@ -2,11 +2,18 @@
 /*
  * Multi-Rail probing: each rail may have a probe path (a QP, usually UC,
  * connected to the peer's probe QP over the rail's NIC, its send CQ, and a
- * local and a remote buffer).  probe_start posts a round of probe_count
- * signaled RDMA WRITEs of DOCA_VERBS_MULTI_RAIL_PROBE_BYTES on every rail;
- * probe_get_status polls the probe CQs in the caller's thread and settles
- * rounds: all probes completed with success -> UP, a failed probe or
- * probe_timeout_s elapsed -> DOWN.
+ * local and a remote probe buffer).  probe_start posts a round of probe_count
+ * signaled RDMA WRITEs of this side's heartbeat (buffer word 0) into the
+ * peer's slot (word 1); probe_get_status polls the probe CQs in the caller's
+ * thread, reads the local slot, and settles rounds: all probes completed with
+ * success and the peer's heartbeat changed within probe_timeout_s -> UP; a
+ * failed probe or probe_timeout_s elapsed without both -> DOWN.
+ *
+ * Why the peer's heartbeat: a UC write completes once it left the local NIC
+ * (there is no acknowledgement), so local completions alone cannot see a dead
+ * peer QP or a cut on the far side of the path; the peer's writes landing here
+ * prove the path and the peer's probe QP alive.  Both sides must therefore run
+ * probe rounds (at least once per probe_timeout_s).
  *
  * A probe's wr_id is PROBE_MAGIC << 48 | rail << 32 | round: completions of
  * a round that was superseded (or cancelled by a DOWN verdict) are counted out
@@ -78,6 +85,8 @@ doca_verbs_multi_rail_set_probe_qp(struct doca_verbs_multi_rail *mr, uint32_t ra
 	r->remote_addr = remote_addr;
 	r->rkey = rkey;
 	r->inflight = 0; /* what the old path still owes is polled by nobody now */
+	r->rx_seen = probe_qp != NULL ? __atomic_load_n((uint64_t *)local_addr + 1, __ATOMIC_ACQUIRE) : 0;
+	r->rx_change_ns = 0;
 unlock:
 	if (mr != NULL)
 		pthread_mutex_unlock(&mr->lock);
@@ -94,7 +103,10 @@ start_round(struct doca_verbs_multi_rail *mr, uint32_t rail, uint64_t now)
 	r->round_id++;
 	r->round_ok = 0;
 	r->round_active = true;
+	r->start_ns = now;
 	r->deadline_ns = now + (uint64_t)mr->cfg.probe_timeout_s * 1000000000u;
+	/* Word 0 is what the probes carry; the NIC reads it after this store (post_send orders it). */
+	__atomic_store_n((uint64_t *)r->local_addr, ++r->tx_seq, __ATOMIC_RELEASE);
 	for (uint32_t p = 0; p < mr->cfg.probe_count; p++) {
 		struct ibv_sge sge = {
 			.addr = (uintptr_t)r->local_addr, .length = DOCA_VERBS_MULTI_RAIL_PROBE_BYTES, .lkey = r->lkey};
@@ -107,7 +119,7 @@ start_round(struct doca_verbs_multi_rail *mr, uint32_t rail, uint64_t now)
 		wr.num_sge = 1;
 		wr.opcode = IBV_WR_RDMA_WRITE;
 		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.wr.rdma.remote_addr = r->remote_addr;
+		wr.wr.rdma.remote_addr = r->remote_addr + sizeof(uint64_t); /* the peer's slot */
 		wr.wr.rdma.rkey = r->rkey;
 		ret = doca_verbs_bridge_post_send(r->probe_qp, &wr, &bad);
 		if (ret != 0) {
@@ -176,9 +188,52 @@ probe_done(struct doca_verbs_multi_rail *mr, struct doca_verbs_cq *cq, const str
 		sd_mr_rail_set_down(mr, rail, why);
 		return;
 	}
-	if (++r->round_ok >= mr->cfg.probe_count) {
-		r->round_active = false;
-		sd_mr_rail_set_up(mr, rail);
+	r->round_ok++;
+}
+
+/* The peer's heartbeat changed recently enough for the active round. */
+static bool
+peer_alive(const struct doca_verbs_multi_rail *mr, const struct sd_mr_rail *r)
+{
+	uint64_t window = (uint64_t)mr->cfg.probe_timeout_s * 1000000000u;
+
+	return r->rx_change_ns != 0 && r->rx_change_ns + window >= r->start_ns;
+}
+
+/* Read the slots, settle the rounds that have their verdict, expire the late ones. */
+static void
+settle_rounds(struct doca_verbs_multi_rail *mr)
+{
+	uint64_t now = mono_ns();
+	char why[192];
+
+	for (uint32_t i = 0; i < mr->num_rails; i++) {
+		struct sd_mr_rail *r = &mr->rails[i];
+		uint64_t seen;
+
+		if (r->probe_qp == NULL)
+			continue;
+		seen = __atomic_load_n((uint64_t *)r->local_addr + 1, __ATOMIC_ACQUIRE);
+		if (seen != r->rx_seen) {
+			r->rx_seen = seen;
+			r->rx_change_ns = now;
+		}
+		if (!r->round_active)
+			continue;
+		if (r->round_ok >= mr->cfg.probe_count && peer_alive(mr, r)) {
+			r->round_active = false;
+			sd_mr_rail_set_up(mr, i);
+			continue;
+		}
+		if (now < r->deadline_ns)
+			continue;
+		snprintf(why, sizeof(why),
+			 "%u of its %u probes completed and the peer's probes %s within probe_timeout_s (%u s)",
+			 r->round_ok, mr->cfg.probe_count, peer_alive(mr, r) ? "arrived" : "did not arrive",
+			 mr->cfg.probe_timeout_s);
+		if (!r->up)
+			r->round_active = false; /* already DOWN: just end the round */
+		sd_mr_rail_set_down(mr, i, why);
 	}
 }
 
@@ -205,25 +260,6 @@ poll_probes(struct doca_verbs_multi_rail *mr)
 	}
 }
 
-static void
-expire_rounds(struct doca_verbs_multi_rail *mr)
-{
-	uint64_t now = mono_ns();
-	char why[160];
-
-	for (uint32_t i = 0; i < mr->num_rails; i++) {
-		struct sd_mr_rail *r = &mr->rails[i];
-
-		if (!r->round_active || now < r->deadline_ns)
-			continue;
-		snprintf(why, sizeof(why), "only %u of its %u probes completed within probe_timeout_s (%u s)",
-			 r->round_ok, mr->cfg.probe_count, mr->cfg.probe_timeout_s);
-		if (!r->up)
-			r->round_active = false; /* already DOWN: just end the round */
-		sd_mr_rail_set_down(mr, i, why);
-	}
-}
-
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_multi_rail_probe_get_status(struct doca_verbs_multi_rail *mr, uint32_t rail,
 				       enum doca_verbs_multi_rail_rail_status *status)
@@ -240,7 +276,7 @@ doca_verbs_multi_rail_probe_get_status(struct doca_verbs_multi_rail *mr, uint32_
 	if (err != DOCA_SUCCESS)
 		goto unlock;
 	poll_probes(mr);
-	expire_rounds(mr);
+	settle_rounds(mr);
 	*status = mr->rails[rail].up		 ? DOCA_VERBS_MULTI_RAIL_RAIL_UP
 		  : mr->rails[rail].round_active ? DOCA_VERBS_MULTI_RAIL_RAIL_PROBING
 						 : DOCA_VERBS_MULTI_RAIL_RAIL_DOWN;
