@@ -93,7 +93,7 @@ unlock:
 	return err;
 }
 
-/* Post one round on a rail; false (rail DOWN) if the QP refused a probe. */
+/* Post one round on a rail; a probe the QP refuses puts the rail DOWN. */
 static void
 start_round(struct doca_verbs_multi_rail *mr, uint32_t rail, uint64_t now)
 {
