@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 
-import verbs_rows
+import multi_rail  # issue 14 rows: P7, P16-P18
+import verbs_rows  # issue 13 rows: P19-P22
 
 KIB, MIB = 1 << 10, 1 << 20
 SKIPS = {}          # row group -> reason
@@ -84,6 +85,9 @@ class Bench:
         self.rounds = args.rounds
         self.rdma_ok, self.rdma_why = self.probe_rdma()
         self.ucx = shutil.which("ucx_perftest")
+        self.mr_app = os.path.join(self.build, "applications", "verbs_multi_rail_server_client",
+                                   "doca_verbs_multi_rail_server_client")
+        self.skips = SKIPS
 
     # ---- tools ------------------------------------------------------------------
 
@@ -762,6 +766,7 @@ def targets():
     r = bw_ratio("dma-copy-file", sizes[-1], "cp") if sizes else None
     out.append(("P25", "DMA Copy of a 1 GiB file (either direction) >= 0.8x cp, warm page cache",
                 fmt_ratio(r) + ("" if not sizes else " (%s)" % human_size(sizes[-1])), None if r is None else r >= 0.8))
+    out += multi_rail.multi_rail_targets(RAW)
     idle = [x["cpu"] for x in RAW if x["workload"] == "idle-server"]
     c = statistics.median(idle) if idle else None
     out.append(("P8", "idle connected process < 1% CPU", "-" if c is None else "%.2f %%" % c,
@@ -806,7 +811,7 @@ def plots(outdir):
         return []
     series = {}
     for wl, who in sorted({(x["workload"], x["who"]) for x in RAW}):
-        if wl.startswith("scale-") or wl == "idle-server":
+        if wl.startswith("scale-") or wl.startswith("mr-") or wl == "idle-server":
             continue
         pts = []
         for size in sorted({x["size"] for x in RAW if x["workload"] == wl and x["who"] == who}):
@@ -894,6 +899,7 @@ def write_outputs(b, outdir, page_dir, smoke):
                    "targets": [dict(id=a, target=t, measured=v, met=m) for a, t, v, m in tg],
                    "raw": RAW}, f, indent=1)
     made = plots(outdir)
+    made += multi_rail.multi_rail_plot(outdir, _has_cairo())
     if page_dir:
         os.makedirs(page_dir, exist_ok=True)
         for name in made + ["results.json"]:
@@ -918,6 +924,8 @@ def write_outputs(b, outdir, page_dir, smoke):
                      "See [../benchmarks.md](../benchmarks.md)."]
         if made:
             page += ["", "![bandwidth vs size](bw.png)", "", "![latency vs size](lat.png)" if "lat.png" in made else ""]
+        if "multi_rail_cut.png" in made:
+            page += ["", "![Multi-Rail vs MPTCP: throughput across a rail cut and its recovery](multi_rail_cut.png)"]
         page += ["", text]
         if os.path.exists(notes):
             page += ["", open(notes).read().strip()]
@@ -935,7 +943,8 @@ def main():
     ap.add_argument("--rounds", type=int, help="alternating rounds per row (default 3; smoke 1)")
     ap.add_argument("--slice", type=float, help="seconds per slice (default 0.5; smoke 0.05)")
     ap.add_argument("--idle", type=float, default=None, help="seconds of idle CPU sampling for P8")
-    ap.add_argument("--only", help="comma-separated steps to run (dma, rdma/ucx, rdma-cm, netns, verbs, idle, scaling, comch)")
+    ap.add_argument("--only", help="comma-separated steps (dma, rdma/ucx, rdma-cm, netns, verbs, idle, scaling, comch, "
+                    "multi-rail)")
     args = ap.parse_args()
     args.rounds = args.rounds or (1 if args.smoke else 3)
     args.slice = args.slice or (0.05 if args.smoke else 0.5)
@@ -954,7 +963,8 @@ def main():
              ("verbs", lambda: verbs_rows.run(b, args.smoke, sys.modules[__name__])),
              ("idle", lambda: idle_cpu(b, args.idle if args.idle is not None else (0.5 if args.smoke else 3.0))),
              ("scaling", lambda: scaling_rows(b, args.smoke)),
-             ("comch", lambda: comch_rows(b, args.smoke))]
+             ("comch", lambda: comch_rows(b, args.smoke)),
+             ("multi-rail", lambda: multi_rail.multi_rail_rows(b, args.smoke))]
     if args.only:
         steps = [st for st in steps if st[0] in args.only.split(",")]
     for name, fn in steps:
