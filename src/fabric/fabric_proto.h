@@ -62,6 +62,7 @@ enum fabric_nak_status {
 	FABRIC_NAK_ACCESS = 3,	    /* key, range or permission refused */
 	FABRIC_NAK_QUEUE_FULL = 4,  /* unexpected queue full */
 	FABRIC_NAK_INTERNAL = 5,
+	FABRIC_NAK_NO_CONNECTION = 6, /* the receiving connection is gone (destroyed, reset or failed) */
 };
 
 /*

@@ -364,6 +364,59 @@ rx_nak(struct fabric_ep *ep, const struct fabric_am_hdr *h)
 
 /* ---- the handler ---- */
 
+static void
+stranger_nak_cb(void *request, ucs_status_t st, void *user)
+{
+	(void)st;
+	ucp_request_free(request);
+	free(user);
+}
+
+/*
+ * Work addressed to a connection that is gone (destroyed, reset to a new
+ * one, failed): tell the sender, whose connection then fails, instead of
+ * letting its op wait for an answer that never comes.  Only requests are
+ * answered (never acks, NAKs or answers), so two dead ends cannot ping-pong.
+ */
+static void
+nak_stranger(const struct fabric_am_hdr *h, const ucp_am_recv_param_t *param)
+{
+	ucp_request_param_t prm = {0};
+	struct fabric_am_hdr *nak;
+	ucs_status_ptr_t req;
+
+	switch (h->type) {
+	case FABRIC_AM_SEND:
+	case FABRIC_AM_SEND_IMM:
+	case FABRIC_AM_WRITE_IMM:
+	case FABRIC_AM_WRITE:
+	case FABRIC_AM_READ:
+	case FABRIC_AM_ATOMIC:
+		break;
+	default:
+		return;
+	}
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) || param->reply_ep == NULL || h->src_id == 0)
+		return;
+	nak = calloc(1, sizeof(*nak));
+	if (nak == NULL)
+		return;
+	nak->magic = FABRIC_AM_MAGIC;
+	nak->version = FABRIC_PROTO_VERSION;
+	nak->type = FABRIC_AM_NAK;
+	nak->dst_id = h->src_id;
+	nak->cookie = h->src_cookie;
+	nak->seq = h->seq;
+	nak->aux = FABRIC_NAK_NO_CONNECTION;
+	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = stranger_nak_cb;
+	prm.user_data = nak;
+	prm.flags = UCP_AM_SEND_FLAG_EAGER;
+	req = ucp_am_send_nbx(param->reply_ep, FABRIC_AM_ID, nak, sizeof(*nak), NULL, 0, &prm);
+	if (!UCS_PTR_IS_PTR(req))
+		free(nak);
+}
+
 /* Is the header long enough for what its type says follows it? */
 static bool
 hdr_len_ok(uint8_t type, size_t header_length)
@@ -411,6 +464,7 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 	ep = fabric_id_lookup((void **)dev->eps, dev->eps_cap, h->dst_id);
 	if (ep == NULL || ep->cookie != h->cookie || ep->state == FABRIC_EP_ERROR) {
 		DOCA_LOG_DBG("Dropping a message for unknown or failed connection %u", h->dst_id);
+		nak_stranger(h, param);
 		return UCS_OK;
 	}
 	if (ep->uep == NULL && ep->reply_uep == NULL && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))

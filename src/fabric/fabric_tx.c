@@ -283,6 +283,8 @@ fabric_nak_to_doca(uint32_t status)
 		return DOCA_ERROR_NOT_PERMITTED;
 	case FABRIC_NAK_QUEUE_FULL:
 		return DOCA_ERROR_FULL;
+	case FABRIC_NAK_NO_CONNECTION:
+		return DOCA_ERROR_CONNECTION_RESET;
 	default:
 		return DOCA_ERROR_IO_FAILED;
 	}

@@ -8,7 +8,8 @@
  *            with every send failing IBV_WC_RETRY_EXC_ERR, as on hardware;
  *   RTS      the RNR budget (min_rnr_timer, rnr_retry; 7 = for ever);
  *   ERR      the ep aborts and everything outstanding flushes;
- *   RST      queues dropped without completions, a fresh ep for a new peer;
+ *   RST      queues dropped without completions; a connected ep is replaced by a
+ *            fresh one (for a new peer), an unconnected one is kept;
  *   destroy  the ep, the queues, the number.
  */
 #include <arpa/inet.h>
@@ -182,6 +183,7 @@ sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp)
 {
 	struct sd_verbs_sq *sq = &qp->sq;
 	doca_error_t err;
+	bool keep;
 
 	pthread_mutex_lock(&qp->lock);
 	qp->state = DOCA_VERBS_QP_STATE_RST; /* completions from here on are dropped */
@@ -194,8 +196,17 @@ sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp)
 		sq->waiting = false;
 	}
 	pthread_mutex_unlock(&qp->lock);
-	sd_fabric_ep_destroy(qp->ep);
-	qp->ep = NULL;
+	/*
+	 * A queue pair never connected (a fresh QP, or one whose peer did not
+	 * resolve) keeps its endpoint: a peer that already resolved it still
+	 * reaches this QP once it is back in RTR, as on hardware.  A connected
+	 * one starts afresh; its old peer's work is refused from now on.
+	 */
+	keep = !qp->reachable;
+	if (!keep) {
+		sd_fabric_ep_destroy(qp->ep);
+		qp->ep = NULL;
+	}
 	if (qp->dom == &qp->own)
 		sd_fabric_ctx_flush_recvs(qp->own.fctx, DOCA_ERROR_CONNECTION_ABORTED);
 	sd_verbs_domain_drain(qp->dom);
@@ -208,6 +219,8 @@ sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp)
 	qp->rq.head = qp->rq.tail = 0;
 	qp->reachable = false;
 	pthread_mutex_unlock(&qp->lock);
+	if (keep)
+		return DOCA_SUCCESS;
 	err = sd_fabric_ep_create(qp->dom->fctx, qp, &qp->ep);
 	if (err == DOCA_SUCCESS)
 		err = publish(qp);

@@ -352,6 +352,57 @@ TEST(two_procs_peer_killed_with_work_outstanding)
 	side_down(&s);
 }
 
+/* ---- a peer QP destroyed while its process lives ---- */
+
+static void
+vanishing_peer(struct side *s)
+{
+	side_up(s, s->fd, 7);
+	sync_wait(s, 'W'); /* the parent's first write landed */
+	ASSERT_OK(doca_verbs_qp_destroy(s->qp));
+	sync_send(s, 'X');
+	sync_wait(s, 'D');
+	ASSERT_EQ(ibv_dereg_mr(s->mr), 0);
+	free(s->buf);
+	dp_close(&s->d);
+}
+
+TEST(two_procs_peer_qp_destroyed_process_alive)
+{
+	struct side s;
+	struct ibv_wc wc[4];
+	uint64_t t0;
+	int fd, n;
+	pid_t pid = spawn(vanishing_peer, &fd);
+
+	side_up(&s, fd, 7);
+	memset(s.buf, 0x5a, 64);
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_RDMA_WRITE, 1, s.buf, 64, s.mr->lkey, s.peer.addr, s.peer.rkey), 0);
+	dp_poll1(s.d.cq, wc);
+	ASSERT_EQ(wc[0].status, IBV_WC_SUCCESS);
+	sync_send(&s, 'W');
+	sync_wait(&s, 'X');
+	/*
+	 * The peer's QP is gone but its process lives: the work fails instead of
+	 * waiting for ever.  (A same-host write into memory the peer still has
+	 * registered may land without its QP, docs/verbs.md: the send decides.)
+	 */
+	t0 = dp_now_ms();
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_SEND, 2, s.buf, 8, s.mr->lkey, 0, 0), 0);
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_RDMA_WRITE, 3, s.buf, 64, s.mr->lkey, s.peer.addr, s.peer.rkey), 0);
+	n = dp_poll_n(s.d.cq, wc, 2, 3000);
+	ASSERT_EQ(n, 2);
+	ASSERT(dp_now_ms() - t0 <= 3000);
+	ASSERT_EQ(wc[0].wr_id, 2);
+	ASSERT_NE(wc[0].status, IBV_WC_SUCCESS);
+	ASSERT_EQ(wc[1].wr_id, 3);
+	ASSERT_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
+	ASSERT_EQ(dp_state(s.qp), DOCA_VERBS_QP_STATE_ERR);
+	sync_send(&s, 'D');
+	reap_ok(pid);
+	side_down(&s);
+}
+
 int
 main(int argc, char **argv)
 {
