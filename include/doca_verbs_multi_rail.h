@@ -204,7 +204,9 @@ DOCA_EXPERIMENTAL doca_error_t doca_verbs_multi_rail_update_qp(struct doca_verbs
 							       uint64_t bytes, uint64_t duration_ns, int wc_status);
 /*
  * Fold the samples fed since the last call into each rail's bandwidth (EWMA
- * with bw_decay_factor; rate = sum of bytes / sum of durations), then decide
+ * with bw_decay_factor; rate = sum of bytes / busy time, busy time = sum of
+ * durations capped by the time since the previous call: with chunks queued
+ * back to back on a rail this is its delivered throughput), then decide
  * which rails are left out (BW_WEIGHTED) and which get a trial share.  now_ns:
  * the program's monotonic clock in nanoseconds, never decreasing
  * (INVALID_VALUE otherwise).

@@ -21,10 +21,20 @@ SD_LOG_REGISTER(verbs.multi_rail_lb);
 
 #define NS_PER_S 1000000000.0
 
-/* Fold the samples since the last update into the estimate; true if there were any. */
+/*
+ * Fold the samples since the last update into the estimate; true if there were any.
+ *
+ * The sample is the rate the rail delivered while it had work: the bytes completed in the
+ * period over the time it was busy.  Busy time is the sum of the chunks' post-to-completion
+ * durations, capped by the period's wall time (window_ns, 0 = unknown): with one chunk at a
+ * time the two are the same and the sample is the per-chunk rate; with many chunks queued on
+ * the rail their durations overlap, the sum exceeds the period and the sample is the delivered
+ * throughput (bytes / period), not chunk / (queue delay), which would shrink with the queue.
+ */
 static bool
-fold_samples(struct sd_mr_rail *r, double factor)
+fold_samples(struct sd_mr_rail *r, double factor, uint64_t window_ns)
 {
+	uint64_t busy_ns;
 	double sample;
 
 	if (r->sample_bytes == 0 || r->sample_ns == 0) {
@@ -32,7 +42,8 @@ fold_samples(struct sd_mr_rail *r, double factor)
 		r->sample_ns = 0;
 		return false;
 	}
-	sample = (double)r->sample_bytes * NS_PER_S / (double)r->sample_ns;
+	busy_ns = window_ns != 0 && window_ns < r->sample_ns ? window_ns : r->sample_ns;
+	sample = (double)r->sample_bytes * NS_PER_S / (double)busy_ns;
 	r->bw = r->bw == 0 ? sample : (1.0 - factor) * r->bw + factor * sample;
 	r->sample_bytes = 0;
 	r->sample_ns = 0;
@@ -96,7 +107,8 @@ doca_verbs_multi_rail_update(struct doca_verbs_multi_rail *mr, uint64_t now_ns)
 		goto unlock;
 	}
 	for (uint32_t i = 0; i < mr->num_rails; i++) {
-		sampled[i] = fold_samples(&mr->rails[i], mr->cfg.bw_decay_factor);
+		sampled[i] = fold_samples(&mr->rails[i], mr->cfg.bw_decay_factor,
+					  mr->last_now_ns == 0 ? 0 : now_ns - mr->last_now_ns);
 		if (mr->rails[i].up && mr->rails[i].bw > best)
 			best = mr->rails[i].bw;
 	}

@@ -43,7 +43,7 @@ make_mr(uint32_t rails, enum doca_verbs_multi_rail_lb_mode mode, uint64_t align,
 static void
 feed(struct doca_verbs_multi_rail *mr, uint32_t rail, double bw)
 {
-	uint64_t bytes = 1 << 20;
+	uint64_t bytes = 1000000; /* 1 ms at 1 GB/s: fits the 1 ms update periods below */
 
 	ASSERT_OK(
 		doca_verbs_multi_rail_update_qp(mr, rail, bytes, (uint64_t)((double)bytes * 1e9 / bw), IBV_WC_SUCCESS));
@@ -274,6 +274,36 @@ TEST(bw_weighted_shares_and_decay)
 		count[c[0].rail]++;
 	}
 	ASSERT(count[0] >= 99 && count[0] <= 101);
+	ASSERT_OK(doca_verbs_multi_rail_destroy(mr));
+}
+
+TEST(bw_of_a_queued_rail)
+{
+	/*
+	 * Rail 0 keeps 16 chunks of 64 KiB queued at 40 MB/s: each waits 16 chunk times, so a
+	 * per-chunk rate would read 2.5 MB/s; rail 1 has one chunk at a time at 10 MB/s.  The
+	 * estimate is what each delivered while busy: 40 and 10 MB/s, shares 0.8 / 0.2.
+	 */
+	struct doca_verbs_multi_rail *mr =
+		make_mr_drop(2, DOCA_VERBS_MULTI_RAIL_LB_MODE_BW_WEIGHTED, 64, 4096, 16384, 0.1);
+	const uint64_t chunk = 65536, t0 = (uint64_t)((double)chunk * 1e9 / 40e6);
+	uint64_t now = 1 * MS, t1 = (uint64_t)((double)chunk * 1e9 / 10e6);
+	double bw, share;
+
+	ASSERT_OK(doca_verbs_multi_rail_update(mr, now));
+	for (int period = 0; period < 40; period++) {
+		for (int i = 0; i < 50; i++) /* 50 chunks of rail 0 complete in 50 x t0 */
+			ASSERT_OK(doca_verbs_multi_rail_update_qp(mr, 0, chunk, 16 * t0, IBV_WC_SUCCESS));
+		for (uint64_t i = 0; i < 50 * t0 / t1; i++)
+			ASSERT_OK(doca_verbs_multi_rail_update_qp(mr, 1, chunk, t1, IBV_WC_SUCCESS));
+		ASSERT_OK(doca_verbs_multi_rail_update(mr, now += 50 * t0));
+	}
+	ASSERT_OK(doca_verbs_multi_rail_get_rail_bw(mr, 0, &bw));
+	ASSERT(fabs(bw - 40e6) < 0.01 * 40e6);
+	ASSERT_OK(doca_verbs_multi_rail_get_rail_bw(mr, 1, &bw));
+	ASSERT(fabs(bw - 10e6) < 0.05 * 10e6);
+	ASSERT_OK(doca_verbs_multi_rail_get_rail_share(mr, 0, &share));
+	ASSERT(fabs(share - 0.8) < 0.01);
 	ASSERT_OK(doca_verbs_multi_rail_destroy(mr));
 }
 
