@@ -24,6 +24,12 @@
 #define MR_NAME_MAX 64
 #define MR_DEFAULT_PORT 5000
 #define MR_DEFAULT_CHUNKS_TOTAL 131072
+/*
+ * Iterations in flight: the data buffers hold this many iterations of chunks_total bytes each
+ * (iteration i in slot i % MR_ITER_SLOTS), so the client moves the next one while the server
+ * verifies the previous one.
+ */
+#define MR_ITER_SLOTS 2
 /* Every chunk starts with this header; the checksum covers the rest of the chunk. */
 #define MR_CHUNK_HDR 24
 
@@ -196,7 +202,8 @@ struct mr_app {
 	struct doca_verbs_multi_rail *mr; /* client, --use-multi-rail: the split and the probes */
 	uint32_t num_rails;
 	struct mr_rail rails[MR_MAX_RAILS];
-	uint8_t *buf; /* chunks_total bytes */
+	uint8_t *buf;	    /* MR_ITER_SLOTS x chunks_total bytes */
+	uint64_t buf_bytes; /* its size */
 	uint64_t remote_va;
 	uint32_t remote_rkey[MR_MAX_RAILS];
 	uint32_t num_chunks;

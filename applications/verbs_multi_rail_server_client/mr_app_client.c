@@ -5,6 +5,16 @@
  *   todo (chunks to post) --get_post_split--> each rail's queue --post--> its QPs, round robin
  *   poll each UP rail's CQ --update_qp--> the library's bandwidth estimate; done or lost
  *
+ * Each rail keeps up to max_inflight_bytes posted (enough to keep its link busy) and posts from
+ * its own queue, which the split fills by the rails' measured bandwidth; a rail whose queue runs
+ * dry while it has room takes the newest chunk queued on another rail, so no rail idles while
+ * work waits (when the shares are right, that seldom happens).
+ * Two iterations are in flight (buffer slots, MR_ITER_SLOTS): the next one moves while the
+ * server verifies the last.  Chunk g (0 .. slots x chunks) is chunk g % chunks of the iteration
+ * in slot g / chunks, at offset g x chunk_size in both buffers; its bytes are written when it is
+ * first handed to a rail.  When a pass finds nothing to do the thread sleeps MR_IDLE_SLEEP_NS,
+ * leaving the CPU to the network stack and the peer.
+ *
  * A rail is lost when a completion fails with a recoverable error, or when it has work in
  * flight and no completion for stall_timeout_ms (a silent cut).  Its queued and in-flight
  * chunks go back to todo at once (posted on the other rails), the server is told to fence the
@@ -14,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <doca_log.h>
 #include <doca_verbs_bridge.h>
@@ -27,6 +38,8 @@ DOCA_LOG_REGISTER(MR_APP_CLIENT);
 #define MR_UPDATE_NS 5000000ULL /* library update() period */
 #define MR_NOWHERE 0xff
 #define MR_DONE 0xfe
+#define MR_IDLE_SPINS 8	       /* passes without a completion or a post before sleeping */
+#define MR_IDLE_SLEEP_NS 50000 /* then sleep this long per pass */
 
 /* A FIFO of chunk numbers with room for every chunk. */
 struct fifo {
@@ -34,18 +47,30 @@ struct fifo {
 	uint32_t cap, head, n;
 };
 
+/* One iteration in flight, in buffer slot iter % MR_ITER_SLOTS. */
+struct iter_slot {
+	uint32_t iter;
+	uint32_t done; /* chunks completed */
+	bool active;
+	bool done_sent; /* ITER_DONE sent since the last chunk came back (NACK) */
+};
+
 struct client_state {
 	struct mr_app *app;
+	uint32_t n; /* chunks of all slots: MR_ITER_SLOTS x num_chunks */
 	struct fifo todo;
 	struct fifo queue[MR_MAX_RAILS];
 	uint32_t next_qp[MR_MAX_RAILS];
-	uint8_t *where; /* rail a chunk is queued or in flight on, MR_NOWHERE or MR_DONE */
+	uint8_t *where;	 /* rail a chunk is queued or in flight on, MR_NOWHERE or MR_DONE */
+	uint8_t *filled; /* its bytes are those of its slot's iteration */
 	uint16_t *seq;
 	uint64_t *post_ns;
-	uint32_t iter, done;
-	bool iter_done_sent;
+	struct iter_slot slot[MR_ITER_SLOTS];
+	uint32_t next_iter; /* the next iteration to start */
+	bool stop_starting;
+	bool busy; /* this pass polled a completion or posted a chunk */
 	uint64_t t0, last_success_ns, longest_stall_ns, all_down_since;
-	uint64_t reposted, nacks, iters_ok;
+	uint64_t reposted, nacks, iters_ok, stolen;
 	uint64_t last_update, last_progress, progress_bytes[MR_MAX_RAILS];
 };
 
@@ -65,6 +90,13 @@ fifo_pop(struct fifo *f)
 	return x;
 }
 
+/* The newest entry (a rail with room takes it from another rail's queue). */
+static uint32_t
+fifo_pop_back(struct fifo *f)
+{
+	return f->v[(f->head + --f->n) % f->cap];
+}
+
 static doca_error_t
 send_msg(struct mr_app *app, uint32_t type, uint32_t rail, uint64_t a, uint64_t b)
 {
@@ -77,15 +109,28 @@ static void
 start_iteration(struct client_state *st)
 {
 	struct mr_app *app = st->app;
-	uint32_t cs = app->cfg->rail.chunk_size, c;
+	uint32_t iter = st->next_iter++, s = iter % MR_ITER_SLOTS, c, g;
 
+	st->slot[s] = (struct iter_slot){.iter = iter, .active = true};
 	for (c = 0; c < app->num_chunks; c++) {
-		mr_chunk_fill(app->buf + (uint64_t)c * cs, cs, st->iter, c);
-		st->where[c] = MR_NOWHERE;
-		fifo_push(&st->todo, c);
+		g = s * app->num_chunks + c;
+		st->where[g] = MR_NOWHERE;
+		st->filled[g] = 0;
+		fifo_push(&st->todo, g);
 	}
-	st->done = 0;
-	st->iter_done_sent = false;
+}
+
+/* Chunk g's bytes: those of its slot's iteration (written when first handed to a rail). */
+static void
+fill_chunk(struct client_state *st, uint32_t g)
+{
+	struct mr_app *app = st->app;
+	uint32_t cs = app->cfg->rail.chunk_size;
+
+	if (st->filled[g])
+		return;
+	mr_chunk_fill(app->buf + (uint64_t)g * cs, cs, st->slot[g / app->num_chunks].iter, g % app->num_chunks);
+	st->filled[g] = 1;
 }
 
 /* The rail is lost: its chunks go back to todo, the server fences it, recovery takes it. */
@@ -103,7 +148,7 @@ rail_lost(struct client_state *st, uint32_t r, const char *why)
 	rail->up_ns_total += mr_now_ns() - rail->up_since_ns;
 	atomic_fetch_add(&app->rails_lost, 1);
 	st->queue[r].n = 0;
-	for (c = 0; c < app->num_chunks; c++)
+	for (c = 0; c < st->n; c++)
 		if (st->where[c] == r) {
 			st->where[c] = MR_NOWHERE;
 			fifo_push(&st->todo, c);
@@ -129,29 +174,35 @@ rails_up(struct mr_app *app)
 	return n;
 }
 
-/* Hand todo chunks to the rails: the library's split when multi-rail, else rail 0. */
+/*
+ * Hand todo chunks to the rails' queues: when less than half of one window per UP rail is
+ * queued, top the queues up to a window per rail, cut by the library's split when multi-rail
+ * (shares by measured bandwidth), else all on rail 0.  Each rail posts from its queue as its
+ * window allows; when the shares are right the queues drain together.
+ */
 static void
 assign(struct client_state *st)
 {
 	struct mr_app *app = st->app;
-	uint32_t cs = app->cfg->rail.chunk_size, r, i, n, cnt, queued = 0, cap_chunks, first_up = MR_MAX_RAILS;
+	uint32_t cs = app->cfg->rail.chunk_size, r, i, cnt, up = 0, queued = 0, target, n;
+	uint32_t window = (uint32_t)(app->cfg->rail.max_inflight_bytes / cs), first_up = MR_MAX_RAILS;
 	struct doca_verbs_multi_rail_chunk split[MR_MAX_RAILS];
 	uint64_t j;
 
+	if (st->todo.n == 0)
+		return;
 	for (r = 0; r < app->num_rails; r++) {
 		if (app->rails[r].state != MR_RAIL_UP)
 			continue;
 		if (first_up == MR_MAX_RAILS)
 			first_up = r;
-		queued += st->queue[r].n + (uint32_t)(app->rails[r].inflight_bytes / cs);
+		up++;
+		queued += st->queue[r].n;
 	}
-	if (first_up == MR_MAX_RAILS || st->todo.n == 0)
+	target = (window == 0 ? 1 : window) * up;
+	if (up == 0 || queued > target / 2)
 		return;
-	cap_chunks = (uint32_t)(app->cfg->rail.max_inflight_bytes / cs);
-	cap_chunks = (cap_chunks == 0 ? 1 : cap_chunks) * rails_up(app);
-	if (queued >= cap_chunks)
-		return;
-	n = cap_chunks - queued < st->todo.n ? cap_chunks - queued : st->todo.n;
+	n = target - queued < st->todo.n ? target - queued : st->todo.n;
 	if (app->mr == NULL || doca_verbs_multi_rail_get_post_split(app->mr, (uint64_t)n * cs, split, MR_MAX_RAILS,
 								    &cnt) != DOCA_SUCCESS) {
 		split[0] = (struct doca_verbs_multi_rail_chunk){.rail = first_up, .length = (uint64_t)n * cs};
@@ -163,10 +214,30 @@ assign(struct client_state *st)
 		for (j = 0; j < split[i].length / cs && st->todo.n > 0; j++) {
 			uint32_t c = fifo_pop(&st->todo);
 
+			fill_chunk(st, c);
 			st->where[c] = (uint8_t)r;
 			fifo_push(&st->queue[r], c);
 		}
 	}
+}
+
+/* Rail r has room and nothing queued: take the newest chunk of the longest other queue. */
+static bool
+steal(struct client_state *st, uint32_t r)
+{
+	struct mr_app *app = st->app;
+	uint32_t o, from = MR_MAX_RAILS, c;
+
+	for (o = 0; o < app->num_rails; o++)
+		if (o != r && st->queue[o].n > 0 && (from == MR_MAX_RAILS || st->queue[o].n > st->queue[from].n))
+			from = o;
+	if (from == MR_MAX_RAILS)
+		return false;
+	c = fifo_pop_back(&st->queue[from]);
+	st->where[c] = (uint8_t)r;
+	fifo_push(&st->queue[r], c);
+	st->stolen++;
+	return true;
 }
 
 static doca_error_t
@@ -175,11 +246,12 @@ post_rail(struct client_state *st, uint32_t r)
 	struct mr_app *app = st->app;
 	struct mr_rail *rail = &app->rails[r];
 	uint32_t cs = app->cfg->rail.chunk_size, sq = app->cfg->qp.sq_depth, tried;
+	uint64_t window = app->cfg->rail.max_inflight_bytes < cs ? cs : app->cfg->rail.max_inflight_bytes;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	int ret;
 
-	while (st->queue[r].n > 0) {
+	while (rail->inflight_bytes + cs <= window && (st->queue[r].n > 0 || steal(st, r))) {
 		struct mr_qp *q = NULL;
 		uint32_t c, qi;
 
@@ -219,6 +291,7 @@ post_rail(struct client_state *st, uint32_t r)
 		}
 		q->outstanding++;
 		rail->inflight_bytes += cs;
+		st->busy = true;
 	}
 	return DOCA_SUCCESS;
 }
@@ -244,7 +317,7 @@ poll_rail(struct client_state *st, uint32_t r)
 
 		if (qi < rail->num_qps && rail->qps[qi].outstanding > 0)
 			rail->qps[qi].outstanding--;
-		if (c >= app->num_chunks || sq != st->seq[c] || st->where[c] != r)
+		if (c >= st->n || sq != st->seq[c] || st->where[c] != r)
 			continue; /* a copy already posted elsewhere */
 		if (app->mr != NULL)
 			(void)doca_verbs_multi_rail_update_qp(app->mr, r, cs, now - st->post_ns[c], wc[i].status);
@@ -260,7 +333,8 @@ poll_rail(struct client_state *st, uint32_t r)
 			return rail_lost(st, r, ibv_wc_status_str(wc[i].status));
 		}
 		st->where[c] = MR_DONE;
-		st->done++;
+		st->slot[c / app->num_chunks].done++;
+		st->busy = true;
 		rail->bytes_done += cs;
 		rail->last_completion_ns = now;
 		if (st->last_success_ns != 0 && now - st->last_success_ns > st->longest_stall_ns)
@@ -309,17 +383,26 @@ progress(struct client_state *st, uint64_t now)
 		st->progress_bytes[r] = app->rails[r].bytes_done;
 		printf(" rail%u=%.2fMB/s%s", r, bw / 1e6, app->rails[r].state == MR_RAIL_UP ? "" : "(down)");
 	}
-	printf(" total=%.2fMB/s\n", total / 1e6);
+	printf(" total=%.2fMB/s", total / 1e6);
+	for (r = 0; app->mr != NULL && r < app->num_rails; r++) {
+		double share = 0;
+
+		(void)doca_verbs_multi_rail_get_rail_share(app->mr, r, &share);
+		printf("%s%.2f", r == 0 ? " share=" : "/", share);
+	}
+	printf("\n");
 	fflush(stdout);
 	st->last_progress = now;
 }
 
 static doca_error_t
-handle_server(struct client_state *st, bool *iter_ok)
+handle_server(struct client_state *st)
 {
 	struct mr_app *app = st->app;
+	struct iter_slot *slot;
 	struct mr_msg msg;
 	doca_error_t result;
+	uint32_t g;
 
 	for (;;) {
 		result = mr_oob_recv(app->conn_fd, &msg, 0);
@@ -327,19 +410,25 @@ handle_server(struct client_state *st, bool *iter_ok)
 			return DOCA_SUCCESS;
 		if (result != DOCA_SUCCESS)
 			return result;
-		if (msg.type == MR_MSG_ITER_OK && msg.a == st->iter) {
-			*iter_ok = true;
-		} else if (msg.type == MR_MSG_NACK && msg.a == st->iter && msg.b < app->num_chunks) {
-			if (st->where[msg.b] == MR_DONE) {
-				st->where[msg.b] = MR_NOWHERE;
-				st->done--;
-				st->iter_done_sent = false;
-				fifo_push(&st->todo, (uint32_t)msg.b);
-				st->nacks++;
-			}
-		} else if (msg.type == MR_MSG_ABORT) {
+		slot = &st->slot[msg.a % MR_ITER_SLOTS];
+		if (msg.type == MR_MSG_ABORT) {
 			DOCA_LOG_ERR("The server gave up: %s", doca_error_get_descr((doca_error_t)msg.a));
 			return (doca_error_t)msg.a;
+		}
+		if (!slot->active || slot->iter != msg.a)
+			continue;
+		if (msg.type == MR_MSG_ITER_OK) {
+			slot->active = false;
+			st->iters_ok++;
+		} else if (msg.type == MR_MSG_NACK && msg.b < app->num_chunks) {
+			g = (uint32_t)(msg.a % MR_ITER_SLOTS) * app->num_chunks + (uint32_t)msg.b;
+			if (st->where[g] == MR_DONE) {
+				st->where[g] = MR_NOWHERE;
+				slot->done--;
+				slot->done_sent = false;
+				fifo_push(&st->todo, g);
+				st->nacks++;
+			}
 		}
 	}
 }
@@ -364,9 +453,10 @@ report(struct client_state *st, doca_error_t result)
 	printf("total: %llu bytes verified in %llu iteration(s), %.3f s, %.2f MB/s (%.2f MB/s posted incl. copies)\n",
 	       (unsigned long long)bytes, (unsigned long long)st->iters_ok, secs, (double)bytes / secs / 1e6,
 	       total / secs / 1e6);
-	printf("rails lost %u, recovered %u, longest stall %.1f ms, chunks re-posted %llu, NACKed %llu\n",
+	printf("rails lost %u, recovered %u, longest stall %.1f ms, chunks re-posted %llu, NACKed %llu, taken from "
+	       "another rail's queue %llu\n",
 	       atomic_load(&app->rails_lost), atomic_load(&app->rails_recovered), (double)st->longest_stall_ns / 1e6,
-	       (unsigned long long)st->reposted, (unsigned long long)st->nacks);
+	       (unsigned long long)st->reposted, (unsigned long long)st->nacks, (unsigned long long)st->stolen);
 	printf("MR_RESULT {\"status\": \"%s\", \"bytes\": %llu, \"seconds\": %.6f, \"bps\": %.1f, \"rails\": [",
 	       doca_error_get_name(result), (unsigned long long)bytes, secs, (double)bytes / secs);
 	for (r = 0; r < app->num_rails; r++)
@@ -411,18 +501,64 @@ create_multi_rail(struct mr_app *app)
 	return result;
 }
 
+/* Whether another iteration may start: --iterations or --duration not reached yet. */
+static bool
+may_start(struct client_state *st, uint64_t now)
+{
+	const struct mr_config *cfg = st->app->cfg;
+
+	if (st->stop_starting)
+		return false;
+	if (cfg->duration > 0 ? (double)(now - st->t0) / 1e9 >= cfg->duration : st->next_iter >= cfg->iterations)
+		st->stop_starting = true;
+	return !st->stop_starting;
+}
+
+/* Iteration bookkeeping: ITER_DONE for complete ones, start new ones in free slots; *finished at the end. */
+static doca_error_t
+iterations(struct client_state *st, uint64_t now, bool *finished)
+{
+	struct mr_app *app = st->app;
+	doca_error_t result = DOCA_SUCCESS;
+	uint32_t s, active = 0;
+
+	for (s = 0; s < MR_ITER_SLOTS && result == DOCA_SUCCESS; s++) {
+		struct iter_slot *slot = &st->slot[s];
+
+		if (slot->active && slot->done == app->num_chunks && !slot->done_sent) {
+			result = send_msg(app, MR_MSG_ITER_DONE, 0, slot->iter, slot->done);
+			slot->done_sent = true;
+		}
+	}
+	if (result == DOCA_SUCCESS)
+		result = handle_server(st);
+	for (s = 0; s < MR_ITER_SLOTS && result == DOCA_SUCCESS; s++) {
+		if (!st->slot[st->next_iter % MR_ITER_SLOTS].active && may_start(st, now))
+			start_iteration(st);
+		active += st->slot[s].active;
+	}
+	if (result == DOCA_SUCCESS && active == 0) {
+		*finished = true;
+		result = send_msg(app, MR_MSG_FINISH, 0, 0, 0);
+	}
+	return result;
+}
+
 static doca_error_t
 client_loop(struct client_state *st)
 {
 	struct mr_app *app = st->app;
 	const struct mr_config *cfg = app->cfg;
 	uint64_t now, stall_ns = (uint64_t)cfg->rail.stall_timeout_ms * 1000000ULL;
+	const struct timespec idle = {.tv_nsec = MR_IDLE_SLEEP_NS};
 	doca_error_t result = DOCA_SUCCESS;
-	bool iter_ok = false;
-	uint32_t r, spins = 0;
+	bool finished = false;
+	uint32_t r, spins = 0, idle_passes = 0;
 
-	start_iteration(st);
-	while (result == DOCA_SUCCESS) {
+	while (result == DOCA_SUCCESS && st->next_iter < MR_ITER_SLOTS && may_start(st, mr_now_ns()))
+		start_iteration(st);
+	while (result == DOCA_SUCCESS && !finished) {
+		st->busy = false;
 		take_recovered(st);
 		assign(st);
 		for (r = 0; r < app->num_rails && result == DOCA_SUCCESS; r++) {
@@ -432,7 +568,10 @@ client_loop(struct client_state *st)
 			if (result == DOCA_SUCCESS && app->rails[r].state == MR_RAIL_UP)
 				result = poll_rail(st, r);
 		}
-		if (result != DOCA_SUCCESS || ++spins % 64 != 0)
+		idle_passes = st->busy ? 0 : idle_passes + 1;
+		if (idle_passes >= MR_IDLE_SPINS)
+			nanosleep(&idle, NULL);
+		if (result != DOCA_SUCCESS || (++spins % 64 != 0 && !(idle_passes >= MR_IDLE_SPINS && spins % 8 == 0)))
 			continue;
 		now = mr_now_ns();
 		for (r = 0; r < app->num_rails && result == DOCA_SUCCESS; r++)
@@ -458,20 +597,8 @@ client_loop(struct client_state *st)
 		}
 		if (cfg->progress_ms != 0 && now - st->last_progress > (uint64_t)cfg->progress_ms * 1000000ULL)
 			progress(st, now);
-		if (st->done == app->num_chunks && !st->iter_done_sent) {
-			result = send_msg(app, MR_MSG_ITER_DONE, 0, st->iter, st->done);
-			st->iter_done_sent = true;
-		}
 		if (result == DOCA_SUCCESS)
-			result = handle_server(st, &iter_ok);
-		if (result != DOCA_SUCCESS || !iter_ok)
-			continue;
-		iter_ok = false;
-		st->iters_ok++;
-		st->iter++;
-		if (cfg->duration > 0 ? (double)(now - st->t0) / 1e9 >= cfg->duration : st->iters_ok >= cfg->iterations)
-			return send_msg(app, MR_MSG_FINISH, 0, 0, 0);
-		start_iteration(st);
+			result = iterations(st, now, &finished);
 	}
 	return result;
 }
@@ -479,17 +606,18 @@ client_loop(struct client_state *st)
 doca_error_t
 mr_client_run(struct mr_app *app)
 {
-	struct client_state st = {.app = app};
+	struct client_state st = {.app = app, .n = MR_ITER_SLOTS * app->num_chunks};
 	doca_error_t result = DOCA_SUCCESS;
-	uint32_t r, n = app->num_chunks;
+	uint32_t r, n = st.n;
 
 	st.todo = (struct fifo){.v = calloc(n, sizeof(uint32_t)), .cap = n};
 	for (r = 0; r < app->num_rails; r++)
 		st.queue[r] = (struct fifo){.v = calloc(n, sizeof(uint32_t)), .cap = n};
 	st.where = calloc(n, 1);
+	st.filled = calloc(n, 1);
 	st.seq = calloc(n, sizeof(uint16_t));
 	st.post_ns = calloc(n, sizeof(uint64_t));
-	if (st.todo.v == NULL || st.where == NULL || st.seq == NULL || st.post_ns == NULL)
+	if (st.todo.v == NULL || st.where == NULL || st.filled == NULL || st.seq == NULL || st.post_ns == NULL)
 		result = DOCA_ERROR_NO_MEMORY;
 	for (r = 0; r < app->num_rails; r++)
 		if (st.queue[r].v == NULL)
@@ -510,6 +638,7 @@ mr_client_run(struct mr_app *app)
 	for (r = 0; r < app->num_rails; r++)
 		free(st.queue[r].v);
 	free(st.where);
+	free(st.filled);
 	free(st.seq);
 	free(st.post_ns);
 	return result;

@@ -236,10 +236,12 @@ open_rails(struct mr_app *app)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	app->num_chunks = (uint32_t)(cfg->chunks_total / cfg->rail.chunk_size);
-	app->buf = aligned_alloc(4096, (cfg->chunks_total + 4095) & ~4095ULL);
+	/* MR_ITER_SLOTS iterations in flight: the client moves one while the server verifies the other. */
+	app->buf_bytes = MR_ITER_SLOTS * cfg->chunks_total;
+	app->buf = aligned_alloc(4096, (app->buf_bytes + 4095) & ~4095ULL);
 	if (app->buf == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	memset(app->buf, 0, cfg->chunks_total);
+	memset(app->buf, 0, app->buf_bytes);
 	if (cfg->is_server && cfg->traffic == MR_TRAFFIC_SEND) {
 		app->recv_slots_per_qp = cfg->qp.rq_depth;
 		app->recv_buf = calloc((size_t)cfg->num_qps * app->recv_slots_per_qp, cfg->rail.chunk_size);

@@ -108,7 +108,7 @@ reg(struct mr_rail *rail, void *addr, size_t len, const char *what)
 doca_error_t
 mr_rail_register(struct mr_app *app, struct mr_rail *rail)
 {
-	rail->mr = reg(rail, app->buf, app->cfg->chunks_total, "data buffer");
+	rail->mr = reg(rail, app->buf, app->buf_bytes, "data buffer");
 	if (rail->mr == NULL)
 		return DOCA_ERROR_DRIVER;
 	if (app->recv_buf != NULL) {

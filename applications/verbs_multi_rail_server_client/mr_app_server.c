@@ -6,9 +6,12 @@
  *   [0, 4) iteration  [4, 8) chunk number  [8, 16) checksum of [24, chunk_size)  [16, 24) 0
  * and a payload derived from (iteration, chunk), so a chunk of another iteration, a misplaced
  * one or a changed byte fails the check.  Write traffic: the client's RDMA writes land in the
- * buffer; at ITER_DONE the server checks every chunk in place.  Send traffic: each chunk arrives
- * in a receive buffer of the QP it was sent on and is checked there.  A chunk that fails is
- * NACKed over TCP and sent again by the client; ITER_OK tells the client the iteration is whole.
+ * buffer slot of their iteration (iteration i at i % MR_ITER_SLOTS x chunks_total); at ITER_DONE
+ * the server checks every chunk of that slot in place.  Send traffic: each chunk arrives in a
+ * receive buffer of the QP it was sent on and is checked there.  A chunk that fails is NACKed
+ * over TCP and sent again by the client; ITER_OK tells the client the iteration is whole.  Up to
+ * MR_ITER_SLOTS iterations are open at once (the oldest unverified, st->iter, and the next),
+ * verified in any order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,13 +85,19 @@ mr_chunk_check(const uint8_t *p, uint32_t len, uint32_t iter, uint32_t chunk, ch
 	return DOCA_SUCCESS;
 }
 
-struct server_state {
-	struct mr_app *app;
-	uint32_t iter;
-	uint8_t *got; /* send traffic: chunk verified in this iteration */
+/* What the server knows of one open iteration (slot iter % MR_ITER_SLOTS). */
+struct srv_slot {
+	uint8_t *got; /* send traffic: chunk verified */
 	uint32_t got_count;
+	bool verified;	   /* ITER_OK sent */
 	bool done_pending; /* ITER_DONE received, ITER_OK not sent */
 	uint64_t done_at_ns;
+};
+
+struct server_state {
+	struct mr_app *app;
+	uint32_t iter; /* the oldest iteration not verified; iter + 1 may be open too */
+	struct srv_slot slot[MR_ITER_SLOTS];
 	uint64_t verified_chunks, nacks, stale;
 };
 
@@ -120,48 +129,63 @@ mr_server_post_receives(struct mr_app *app, struct mr_rail *rail, struct mr_qp *
 }
 
 static doca_error_t
-nack(struct server_state *st, uint32_t chunk, const char *why)
+nack(struct server_state *st, uint32_t iter, uint32_t chunk, const char *why)
 {
-	struct mr_msg msg = {.type = MR_MSG_NACK, .a = st->iter, .b = chunk};
+	struct mr_msg msg = {.type = MR_MSG_NACK, .a = iter, .b = chunk};
 
-	DOCA_LOG_WARN("Chunk %u of iteration %u failed its check (%s): asking the client to post it again", chunk,
-		      st->iter, why);
+	DOCA_LOG_WARN("Chunk %u of iteration %u failed its check (%s): asking the client to post it again", chunk, iter,
+		      why);
 	st->nacks++;
 	return mr_oob_send(st->app->conn_fd, &msg, NULL, 0);
 }
 
+/* Iteration iter is whole: tell the client, and close the oldest open iterations that are. */
 static doca_error_t
-iter_ok(struct server_state *st)
+iter_ok(struct server_state *st, uint32_t iter)
 {
-	struct mr_msg msg = {.type = MR_MSG_ITER_OK, .a = st->iter, .b = st->nacks};
+	struct mr_msg msg = {.type = MR_MSG_ITER_OK, .a = iter, .b = st->nacks};
+	struct srv_slot *slot = &st->slot[iter % MR_ITER_SLOTS];
 
 	st->verified_chunks += st->app->num_chunks;
-	st->iter++;
-	st->got_count = 0;
-	st->done_pending = false;
-	if (st->got != NULL)
-		memset(st->got, 0, st->app->num_chunks);
+	slot->verified = true;
+	slot->done_pending = false;
+	while (st->slot[st->iter % MR_ITER_SLOTS].verified) {
+		slot = &st->slot[st->iter % MR_ITER_SLOTS];
+		slot->verified = false;
+		slot->got_count = 0;
+		if (slot->got != NULL)
+			memset(slot->got, 0, st->app->num_chunks);
+		st->iter++;
+	}
 	return mr_oob_send(st->app->conn_fd, &msg, NULL, 0);
 }
 
-/* Write traffic: every chunk in place. */
+/* Whether iteration iter is open (not verified, at most MR_ITER_SLOTS - 1 after the oldest). */
+static bool
+is_open(const struct server_state *st, uint32_t iter)
+{
+	return iter - st->iter < MR_ITER_SLOTS && !st->slot[iter % MR_ITER_SLOTS].verified;
+}
+
+/* Write traffic: every chunk of the iteration's slot in place. */
 static doca_error_t
-verify_in_place(struct server_state *st)
+verify_in_place(struct server_state *st, uint32_t iter)
 {
 	struct mr_app *app = st->app;
 	uint32_t cs = app->cfg->rail.chunk_size, c, bad = 0;
+	const uint8_t *base = app->buf + (uint64_t)(iter % MR_ITER_SLOTS) * app->cfg->chunks_total;
 	doca_error_t result;
 	char why[96];
 
 	for (c = 0; c < app->num_chunks; c++) {
-		if (mr_chunk_check(app->buf + (uint64_t)c * cs, cs, st->iter, c, why, sizeof(why)) == DOCA_SUCCESS)
+		if (mr_chunk_check(base + (uint64_t)c * cs, cs, iter, c, why, sizeof(why)) == DOCA_SUCCESS)
 			continue;
 		bad++;
-		result = nack(st, c, why);
+		result = nack(st, iter, c, why);
 		if (result != DOCA_SUCCESS)
 			return result;
 	}
-	return bad == 0 ? iter_ok(st) : DOCA_SUCCESS;
+	return bad == 0 ? iter_ok(st, iter) : DOCA_SUCCESS;
 }
 
 /* Send traffic: one received chunk. */
@@ -170,6 +194,7 @@ receive_one(struct server_state *st, struct mr_rail *rail, const struct ibv_wc *
 {
 	struct mr_app *app = st->app;
 	uint32_t cs = app->cfg->rail.chunk_size, qpi = (uint32_t)(wc->wr_id >> 32), s = (uint32_t)wc->wr_id;
+	struct srv_slot *slot;
 	uint32_t iter, chunk;
 	uint8_t *p;
 	char why[96];
@@ -181,16 +206,17 @@ receive_one(struct server_state *st, struct mr_rail *rail, const struct ibv_wc *
 	p = recv_slot(app, rail->index, qpi, s);
 	memcpy(&iter, p, 4);
 	memcpy(&chunk, p + 4, 4);
-	if (iter != st->iter || chunk >= app->num_chunks || st->got[chunk]) {
+	slot = &st->slot[iter % MR_ITER_SLOTS];
+	if (!is_open(st, iter) || chunk >= app->num_chunks || slot->got[chunk]) {
 		st->stale++; /* a copy of a chunk posted twice (its rail was lost): already counted */
 	} else if (wc->byte_len != cs || mr_chunk_check(p, cs, iter, chunk, why, sizeof(why)) != DOCA_SUCCESS) {
 		if (wc->byte_len != cs)
 			snprintf(why, sizeof(why), "%u bytes arrived, not %u", wc->byte_len, cs);
-		if (nack(st, chunk, why) != DOCA_SUCCESS)
+		if (nack(st, iter, chunk, why) != DOCA_SUCCESS)
 			return DOCA_ERROR_CONNECTION_RESET;
 	} else {
-		st->got[chunk] = 1;
-		st->got_count++;
+		slot->got[chunk] = 1;
+		slot->got_count++;
 	}
 	return mr_post_recv(rail->qps[qpi].qp, wc->wr_id, p, cs, rail->recv_mr->lkey);
 }
@@ -244,15 +270,15 @@ handle_msg(struct server_state *st, const struct mr_msg *msg, bool *finished)
 
 	switch (msg->type) {
 	case MR_MSG_ITER_DONE:
-		if (msg->a != st->iter) {
-			DOCA_LOG_ERR("The client finished iteration %llu while this side expects %u",
-				     (unsigned long long)msg->a, st->iter);
+		if (!is_open(st, (uint32_t)msg->a)) {
+			DOCA_LOG_ERR("The client finished iteration %llu while this side has %u and %u open",
+				     (unsigned long long)msg->a, st->iter, st->iter + MR_ITER_SLOTS - 1);
 			return DOCA_ERROR_UNEXPECTED;
 		}
 		if (app->recv_buf == NULL)
-			return verify_in_place(st);
-		st->done_pending = true;
-		st->done_at_ns = mr_now_ns();
+			return verify_in_place(st, (uint32_t)msg->a);
+		st->slot[msg->a % MR_ITER_SLOTS].done_pending = true;
+		st->slot[msg->a % MR_ITER_SLOTS].done_at_ns = mr_now_ns();
 		return DOCA_SUCCESS;
 	case MR_MSG_RAIL_DOWN:
 		if (msg->rail < app->num_rails) {
@@ -277,6 +303,37 @@ handle_msg(struct server_state *st, const struct mr_msg *msg, bool *finished)
 	}
 }
 
+/* Send traffic: close whole iterations; NACK what is still missing 0.5 s after ITER_DONE. */
+static doca_error_t
+check_open(struct server_state *st)
+{
+	struct mr_app *app = st->app;
+	doca_error_t result = DOCA_SUCCESS;
+	uint32_t k, c, iter;
+	char why[96];
+
+	for (k = 0; k < MR_ITER_SLOTS && result == DOCA_SUCCESS; k++) {
+		struct srv_slot *slot = &st->slot[(st->iter + k) % MR_ITER_SLOTS];
+
+		iter = st->iter + k;
+		if (!slot->done_pending)
+			continue;
+		if (slot->got_count == app->num_chunks) {
+			result = iter_ok(st, iter);
+			break; /* st->iter may have moved: look again next pass */
+		}
+		/* Every completion reached the client, so what is missing a while later was lost. */
+		if (mr_now_ns() - slot->done_at_ns > 500000000ULL) {
+			snprintf(why, sizeof(why), "it did not arrive");
+			for (c = 0; c < app->num_chunks && result == DOCA_SUCCESS; c++)
+				if (!slot->got[c])
+					result = nack(st, iter, c, why);
+			slot->done_at_ns = mr_now_ns();
+		}
+	}
+	return result;
+}
+
 doca_error_t
 mr_server_run(struct mr_app *app)
 {
@@ -285,13 +342,14 @@ mr_server_run(struct mr_app *app)
 	doca_error_t result = DOCA_SUCCESS;
 	struct mr_msg msg;
 	uint64_t t0 = mr_now_ns();
-	uint32_t r, c, spins = 0;
-	char why[96];
+	uint32_t r, k, spins = 0;
 
 	if (app->recv_buf != NULL) {
-		st.got = calloc(app->num_chunks, 1);
-		if (st.got == NULL)
-			return DOCA_ERROR_NO_MEMORY;
+		for (k = 0; k < MR_ITER_SLOTS; k++) {
+			st.slot[k].got = calloc(app->num_chunks, 1);
+			if (st.slot[k].got == NULL)
+				result = DOCA_ERROR_NO_MEMORY;
+		}
 		for (r = 0; r < app->num_rails && result == DOCA_SUCCESS; r++)
 			result = mr_server_post_receives(app, &app->rails[r], app->rails[r].qps);
 	}
@@ -301,22 +359,10 @@ mr_server_run(struct mr_app *app)
 		take_recovered(app);
 		if (app->recv_buf != NULL) {
 			result = poll_rails(&st);
+			if (result == DOCA_SUCCESS)
+				result = check_open(&st);
 			if (result != DOCA_SUCCESS)
 				break;
-			if (st.done_pending && st.got_count == app->num_chunks) {
-				result = iter_ok(&st);
-				continue;
-			}
-			/* Every completion reached the client, so what is missing a while later was lost. */
-			if (st.done_pending && mr_now_ns() - st.done_at_ns > 500000000ULL) {
-				for (c = 0; c < app->num_chunks && result == DOCA_SUCCESS; c++)
-					if (!st.got[c]) {
-						snprintf(why, sizeof(why), "it did not arrive");
-						result = nack(&st, c, why);
-					}
-				st.done_at_ns = mr_now_ns();
-				continue;
-			}
 			if (++spins % 256 != 0)
 				continue;
 		}
@@ -328,7 +374,8 @@ mr_server_run(struct mr_app *app)
 		if (result == DOCA_SUCCESS)
 			result = handle_msg(&st, &msg, &finished);
 	}
-	free(st.got);
+	for (k = 0; k < MR_ITER_SLOTS; k++)
+		free(st.slot[k].got);
 	printf("server: %u iteration(s), %llu chunk(s) verified (%llu bytes), %llu NACK(s), %llu duplicate(s), "
 	       "%u rail loss(es), %u recovery(ies), %.3f s: %s\n",
 	       st.iter, (unsigned long long)st.verified_chunks,

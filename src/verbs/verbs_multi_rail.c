@@ -118,6 +118,7 @@ sd_mr_rail_set_up(struct doca_verbs_multi_rail *mr, uint32_t rail)
 	r->bw = 0;
 	r->sample_bytes = 0;
 	r->sample_ns = 0;
+	r->window_ns = 0;
 	r->excluded = false;
 	r->trial = false;
 	r->swrr = 0;

@@ -38,6 +38,7 @@ struct sd_mr_rail {
 	double bw;	       /* bytes per second, EWMA; 0 = not measured */
 	uint64_t sample_bytes; /* fed by update_qp since the last update */
 	uint64_t sample_ns;
+	uint64_t window_ns;   /* program time since the rail's last sample (caps its busy time) */
 	bool excluded;	      /* BW_WEIGHTED: below max_bw_drop_factor x best */
 	bool trial;	      /* excluded, given a small share to be measured again */
 	uint64_t excluded_ns; /* when it was (last) left out, on the program's clock */

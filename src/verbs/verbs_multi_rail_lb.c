@@ -30,6 +30,8 @@ SD_LOG_REGISTER(verbs.multi_rail_lb);
  * time the two are the same and the sample is the per-chunk rate; with many chunks queued on
  * the rail their durations overlap, the sum exceeds the period and the sample is the delivered
  * throughput (bytes / period), not chunk / (queue delay), which would shrink with the queue.
+ * A period without a completion adds its time to the next one's (a slow rail completing a
+ * chunk every 1.2 periods would otherwise read 1 chunk per period).
  */
 static bool
 fold_samples(struct sd_mr_rail *r, double factor, uint64_t window_ns)
@@ -37,12 +39,14 @@ fold_samples(struct sd_mr_rail *r, double factor, uint64_t window_ns)
 	uint64_t busy_ns;
 	double sample;
 
+	r->window_ns = window_ns == 0 ? 0 : r->window_ns + window_ns;
 	if (r->sample_bytes == 0 || r->sample_ns == 0) {
 		r->sample_bytes = 0;
 		r->sample_ns = 0;
 		return false;
 	}
-	busy_ns = window_ns != 0 && window_ns < r->sample_ns ? window_ns : r->sample_ns;
+	busy_ns = r->window_ns != 0 && r->window_ns < r->sample_ns ? r->window_ns : r->sample_ns;
+	r->window_ns = 0;
 	sample = (double)r->sample_bytes * NS_PER_S / (double)busy_ns;
 	r->bw = r->bw == 0 ? sample : (1.0 - factor) * r->bw + factor * sample;
 	r->sample_bytes = 0;
