@@ -147,6 +147,8 @@ enum mr_rail_state {
 	MR_RAIL_RECOVERING, /* new QPs connected, waiting for the data thread to take them */
 };
 
+struct doca_verbs_multi_rail;
+
 /* One posted chunk: where it is and on which QP; generation tells a stale completion. */
 struct mr_slot {
 	uint32_t chunk;
@@ -184,6 +186,7 @@ struct mr_rail {
 	uint64_t remote_probe_va;
 	uint32_t remote_probe_rkey;
 	uint32_t remote_probe_qpn;
+	struct doca_verbs_multi_rail *probe_obj; /* server: its own probe rounds while the rail is DOWN */
 	/* Shared with the recovery thread under app->lock. */
 	enum mr_rail_state state;
 	struct mr_qp *new_qps; /* RECOVERING: the replacement QPs */
@@ -194,8 +197,6 @@ struct mr_rail {
 	uint64_t lost_count, recovered_count;
 	uint64_t up_since_ns, up_ns_total;
 };
-
-struct doca_verbs_multi_rail;
 
 struct mr_app {
 	struct mr_config *cfg;

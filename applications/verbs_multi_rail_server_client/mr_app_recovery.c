@@ -6,7 +6,10 @@
  * probe_interval_ms over a fresh UC probe QP pair (doca_verbs_multi_rail_probe_start / _get_status)
  * and, once a probe round succeeds, asks the server over the recovery TCP channel for new RC QPs,
  * connects its own and hands them to the data thread (state RECOVERING -> UP there).  The
- * server's thread answers: new probe QP, new RC QPs (receives posted for send traffic).
+ * server's thread answers: new probe QP, new RC QPs (receives posted for send traffic).  A
+ * probe round is UP only when the peer's heartbeat changed too (the library's rule: a UC write
+ * completes without the peer), so the server runs probe rounds of its own on the new probe pair
+ * (a probe-only Multi-Rail object per rail) for as long as the rail is DOWN.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,16 +187,74 @@ wait_down(struct mr_app *app, struct mr_rail *rail)
 }
 
 static void
+server_probe_stop(struct mr_rail *rail)
+{
+	if (rail->probe_obj != NULL)
+		(void)doca_verbs_multi_rail_destroy(rail->probe_obj);
+	rail->probe_obj = NULL;
+}
+
+/* The server's own probe rounds on the rail's probe pair (its heartbeats reach the client's slot). */
+static void
+server_probe_start(struct mr_app *app, struct mr_rail *rail)
+{
+	struct doca_verbs_multi_rail_cfg *cfg;
+	doca_error_t result;
+
+	if (doca_verbs_multi_rail_cfg_create(&cfg) != DOCA_SUCCESS)
+		return;
+	result = doca_verbs_multi_rail_create(1, &rail->probe_obj);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_apply_cfg(rail->probe_obj, cfg);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_set_probe_qp(rail->probe_obj, 0, rail->probe_qp, rail->probe_cq,
+							    rail->probe_buf, rail->probe_mr->lkey,
+							    rail->remote_probe_va, rail->remote_probe_rkey);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_probe_start(rail->probe_obj);
+	(void)doca_verbs_multi_rail_cfg_destroy(cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_WARN("Rail %u: the server's probe rounds did not start: %s", rail->index,
+			      doca_error_get_descr(result));
+		server_probe_stop(rail);
+	}
+	(void)app;
+}
+
+/* Every pass of the server's thread: settle rounds and start the next while DOWN; stop once not. */
+static void
+server_probe_poll(struct mr_app *app)
+{
+	enum doca_verbs_multi_rail_rail_status status;
+	uint32_t r;
+
+	for (r = 0; r < app->num_rails; r++) {
+		struct mr_rail *rail = &app->rails[r];
+
+		if (rail->probe_obj == NULL)
+			continue;
+		if (state_of(app, rail) != MR_RAIL_DOWN) {
+			server_probe_stop(rail);
+			continue;
+		}
+		(void)doca_verbs_multi_rail_probe_get_status(rail->probe_obj, 0, &status);
+		(void)doca_verbs_multi_rail_probe_start(rail->probe_obj); /* no-op while a round is pending */
+	}
+}
+
+static void
 server_probe_setup(struct mr_app *app, struct mr_rail *rail, uint32_t client_qpn)
 {
 	if (!wait_down(app, rail))
 		return;
+	server_probe_stop(rail);
 	mr_probe_destroy(rail);
 	if (mr_probe_create(app, rail) != DOCA_SUCCESS)
 		return;
 	if (exchange_qpns(app, MR_MSG_PROBE_SETUP, rail->index, &rail->probe_qpn, NULL, 1, true) != DOCA_SUCCESS)
 		return;
-	(void)mr_qp_connect(app, rail, rail->probe_qp, client_qpn, true);
+	if (mr_qp_connect(app, rail, rail->probe_qp, client_qpn, true) == DOCA_SUCCESS && app->cfg->use_multi_rail)
+		server_probe_start(app, rail);
 }
 
 static void
@@ -238,6 +299,7 @@ server_thread(void *arg)
 	doca_error_t result;
 
 	while (!atomic_load(&app->stop)) {
+		server_probe_poll(app);
 		result = mr_oob_recv(app->rec_fd, &msg, 20);
 		if (result == DOCA_ERROR_TIME_OUT) {
 			for (r = 0; r < app->num_rails; r++)
@@ -256,6 +318,8 @@ server_thread(void *arg)
 		else
 			break;
 	}
+	for (r = 0; r < app->num_rails; r++)
+		server_probe_stop(&app->rails[r]);
 	return NULL;
 }
 
