@@ -17,6 +17,7 @@
 
 #include <doca_error.h>
 #include <doca_verbs.h>
+#include <doca_verbs_multi_rail.h>
 
 #define MR_MAX_QPS 4096
 #define MR_MAX_RAILS 8
@@ -61,10 +62,15 @@ struct mr_rail_cfg {
 	uint64_t max_inflight_bytes; /* per rail */
 	uint32_t stall_timeout_ms;   /* a rail with work and no completion for this long is lost */
 	uint32_t probe_interval_ms;
-	uint32_t probe_bytes;
-	uint32_t probe_timeout_ms;
 	uint32_t all_down_timeout_ms; /* every rail lost for this long: the run fails */
 	bool reconnect;
+	/* the library's configuration (doca_verbs_multi_rail_cfg_set_*) */
+	enum doca_verbs_multi_rail_lb_mode lb_mode;
+	double bw_decay_factor;
+	double max_bw_drop_factor;
+	uint64_t min_splitable_message_size; /* 0: two chunks */
+	uint32_t probe_count;
+	uint32_t probe_timeout_s;
 };
 
 struct mr_config {
@@ -90,6 +96,8 @@ struct mr_config {
 void mr_config_defaults(struct mr_config *cfg);
 /* Parse each file named in cfg; BAD_CONFIG with one error naming file and field. */
 doca_error_t mr_config_load_files(struct mr_config *cfg);
+/* A library configuration from --multi-rail-json (chunk alignment and minimum: chunk_size); destroy it after use. */
+doca_error_t mr_config_library(const struct mr_rail_cfg *rail, struct doca_verbs_multi_rail_cfg **out);
 
 /* ---------------------------------------------------------------- TCP channel (mr_app_oob.c) */
 

@@ -480,19 +480,12 @@ create_multi_rail(struct mr_app *app)
 		DOCA_LOG_ERR("chunk_size (%u) must be a power of two with --use-multi-rail", cs);
 		return DOCA_ERROR_BAD_CONFIG;
 	}
-	result = doca_verbs_multi_rail_cfg_create(&mcfg);
-	if (result != DOCA_SUCCESS)
+	result = mr_config_library(&app->cfg->rail, &mcfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to configure the multi-rail object: %s", doca_error_get_descr(result));
 		return result;
-	/* Cut only at chunk boundaries: each chunk keeps its own header and checksum. */
-	result = doca_verbs_multi_rail_cfg_set_chunk_alignment(mcfg, cs);
-	if (result == DOCA_SUCCESS)
-		result = doca_verbs_multi_rail_cfg_set_min_chunk_size(mcfg, cs);
-	if (result == DOCA_SUCCESS)
-		result = doca_verbs_multi_rail_cfg_set_min_splitable_message_size(mcfg, 2ULL * cs);
-	if (result == DOCA_SUCCESS)
-		result = doca_verbs_multi_rail_cfg_set_max_bw_drop_factor(mcfg, 0.05);
-	if (result == DOCA_SUCCESS)
-		result = doca_verbs_multi_rail_create(app->num_rails, &app->mr);
+	}
+	result = doca_verbs_multi_rail_create(app->num_rails, &app->mr);
 	if (result == DOCA_SUCCESS)
 		result = doca_verbs_multi_rail_apply_cfg(app->mr, mcfg);
 	(void)doca_verbs_multi_rail_cfg_destroy(mcfg);

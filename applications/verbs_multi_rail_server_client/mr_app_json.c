@@ -41,10 +41,13 @@ mr_config_defaults(struct mr_config *cfg)
 					 .max_inflight_bytes = 1 << 20,
 					 .stall_timeout_ms = 80,
 					 .probe_interval_ms = 50,
-					 .probe_bytes = 65536,
-					 .probe_timeout_ms = 200,
 					 .all_down_timeout_ms = 3000,
-					 .reconnect = true};
+					 .reconnect = true,
+					 .lb_mode = DOCA_VERBS_MULTI_RAIL_LB_MODE_BW_WEIGHTED,
+					 .bw_decay_factor = 0.25,
+					 .max_bw_drop_factor = 0.05,
+					 .probe_count = 3,
+					 .probe_timeout_s = 1};
 }
 
 /* Read and parse path; on failure log "<what> file <path>: <reason>". */
@@ -123,6 +126,28 @@ get_uint(const char *what, const char *path, const char *key, struct json_object
 	return DOCA_SUCCESS;
 }
 
+/* An optional number field in (0, 1] (the library's factors). */
+static doca_error_t
+get_factor(const char *path, struct json_object *obj, const char *key, double *out)
+{
+	struct json_object *val;
+	double v;
+
+	if (!json_object_object_get_ex(obj, key, &val))
+		return DOCA_SUCCESS;
+	if (!json_object_is_type(val, json_type_double) && !json_object_is_type(val, json_type_int)) {
+		DOCA_LOG_ERR("The multi-rail file %s: field \"%s\" must be a number", path, key);
+		return DOCA_ERROR_BAD_CONFIG;
+	}
+	v = json_object_get_double(val);
+	if (!(v > 0.0 && v <= 1.0)) {
+		DOCA_LOG_ERR("The multi-rail file %s: field \"%s\" is %g, must be in (0, 1]", path, key, v);
+		return DOCA_ERROR_BAD_CONFIG;
+	}
+	*out = v;
+	return DOCA_SUCCESS;
+}
+
 struct uint_field {
 	const char *key;
 	uint64_t min, max;
@@ -133,7 +158,7 @@ struct uint_field {
 /* Every key of obj must be one of fields (or extra_key, handled by the caller). */
 static doca_error_t
 parse_fields(const char *what, const char *path, struct json_object *obj, const struct uint_field *fields, size_t n,
-	     const char *extra_key)
+	     const char *const *extra_keys)
 {
 	doca_error_t result;
 	uint64_t v;
@@ -141,7 +166,11 @@ parse_fields(const char *what, const char *path, struct json_object *obj, const 
 
 	json_object_object_foreach(obj, key, val)
 	{
-		if (extra_key != NULL && strcmp(key, extra_key) == 0)
+		bool extra = false;
+
+		for (i = 0; extra_keys != NULL && extra_keys[i] != NULL; i++)
+			extra = extra || strcmp(key, extra_keys[i]) == 0;
+		if (extra)
 			continue;
 		for (i = 0; i < n; i++)
 			if (strcmp(key, fields[i].key) == 0)
@@ -256,27 +285,82 @@ load_rail(struct mr_config *cfg)
 		{"max_inflight_bytes", 1, 1ULL << 32, NULL, &r->max_inflight_bytes},
 		{"stall_timeout_ms", 1, 60000, &r->stall_timeout_ms, NULL},
 		{"probe_interval_ms", 1, 60000, &r->probe_interval_ms, NULL},
-		{"probe_bytes", 1, 1 << 24, &r->probe_bytes, NULL},
-		{"probe_timeout_ms", 1, 60000, &r->probe_timeout_ms, NULL},
 		{"all_down_timeout_ms", 1, 600000, &r->all_down_timeout_ms, NULL},
+		{"min_splitable_message_size", 0, 1ULL << 40, NULL, &r->min_splitable_message_size},
+		{"probe_count", 1, 1024, &r->probe_count, NULL},
+		{"probe_timeout_s", 1, 3600, &r->probe_timeout_s, NULL},
 	};
-	struct json_object *obj, *rec;
+	static const char *const extra[] = {"reconnect", "lb_mode", "bw_decay_factor", "max_bw_drop_factor", NULL};
+	struct json_object *obj, *val;
+	const char *path = cfg->mr_json;
 	doca_error_t result;
 
-	result = load("multi-rail", cfg->mr_json, &obj);
+	result = load("multi-rail", path, &obj);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = parse_fields("multi-rail", cfg->mr_json, obj, fields, sizeof(fields) / sizeof(fields[0]), "reconnect");
-	if (result == DOCA_SUCCESS && json_object_object_get_ex(obj, "reconnect", &rec)) {
-		if (!json_object_is_type(rec, json_type_boolean)) {
-			DOCA_LOG_ERR("The multi-rail file %s: field \"reconnect\" must be true or false", cfg->mr_json);
+	result = parse_fields("multi-rail", path, obj, fields, sizeof(fields) / sizeof(fields[0]), extra);
+	if (result == DOCA_SUCCESS && json_object_object_get_ex(obj, "reconnect", &val)) {
+		if (!json_object_is_type(val, json_type_boolean)) {
+			DOCA_LOG_ERR("The multi-rail file %s: field \"reconnect\" must be true or false", path);
 			result = DOCA_ERROR_BAD_CONFIG;
 		} else {
-			r->reconnect = json_object_get_boolean(rec);
+			r->reconnect = json_object_get_boolean(val);
 		}
 	}
+	if (result == DOCA_SUCCESS && json_object_object_get_ex(obj, "lb_mode", &val)) {
+		const char *m = json_object_is_type(val, json_type_string) ? json_object_get_string(val) : "";
+
+		if (strcmp(m, "round_robin") == 0) {
+			r->lb_mode = DOCA_VERBS_MULTI_RAIL_LB_MODE_ROUND_ROBIN;
+		} else if (strcmp(m, "bw_weighted") == 0) {
+			r->lb_mode = DOCA_VERBS_MULTI_RAIL_LB_MODE_BW_WEIGHTED;
+		} else {
+			DOCA_LOG_ERR("The multi-rail file %s: field \"lb_mode\" must be \"round_robin\" or "
+				     "\"bw_weighted\"",
+				     path);
+			result = DOCA_ERROR_BAD_CONFIG;
+		}
+	}
+	if (result == DOCA_SUCCESS)
+		result = get_factor(path, obj, "bw_decay_factor", &r->bw_decay_factor);
+	if (result == DOCA_SUCCESS)
+		result = get_factor(path, obj, "max_bw_drop_factor", &r->max_bw_drop_factor);
 	json_object_put(obj);
 	return result;
+}
+
+doca_error_t
+mr_config_library(const struct mr_rail_cfg *r, struct doca_verbs_multi_rail_cfg **out)
+{
+	struct doca_verbs_multi_rail_cfg *c;
+	uint64_t cs = r->chunk_size;
+	doca_error_t result = doca_verbs_multi_rail_cfg_create(&c);
+
+	if (result != DOCA_SUCCESS)
+		return result;
+	/* Cut only at chunk boundaries: each chunk keeps its own header and checksum. */
+	result = doca_verbs_multi_rail_cfg_set_chunk_alignment(c, cs);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_min_chunk_size(c, cs);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_min_splitable_message_size(
+			c, r->min_splitable_message_size != 0 ? r->min_splitable_message_size : 2 * cs);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_lb_mode(c, r->lb_mode);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_bw_decay_factor(c, r->bw_decay_factor);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_max_bw_drop_factor(c, r->max_bw_drop_factor);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_probe_count(c, r->probe_count);
+	if (result == DOCA_SUCCESS)
+		result = doca_verbs_multi_rail_cfg_set_probe_timeout_s(c, r->probe_timeout_s);
+	if (result != DOCA_SUCCESS) {
+		(void)doca_verbs_multi_rail_cfg_destroy(c);
+		return result;
+	}
+	*out = c;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t

@@ -201,7 +201,7 @@ server_probe_start(struct mr_app *app, struct mr_rail *rail)
 	struct doca_verbs_multi_rail_cfg *cfg;
 	doca_error_t result;
 
-	if (doca_verbs_multi_rail_cfg_create(&cfg) != DOCA_SUCCESS)
+	if (mr_config_library(&app->cfg->rail, &cfg) != DOCA_SUCCESS)
 		return;
 	result = doca_verbs_multi_rail_create(1, &rail->probe_obj);
 	if (result == DOCA_SUCCESS)

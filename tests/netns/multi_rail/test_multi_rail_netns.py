@@ -73,6 +73,8 @@ def test_bad_json(envs):
     for text, args, want in (('{"sq_depth": "x"}', "--qp-json", "sq_depth"),
                              ('{"devices": [{"ibdev": "mlx5_0", "speed": 1}]}', "--dev-json", "speed"),
                              ('{"chunk_size": 65536, "stall_ms": 3}', "--multi-rail-json", "stall_ms"),
+                             ('{"lb_mode": "fastest"}', "--multi-rail-json", "lb_mode"),
+                             ('{"bw_decay_factor": 1.5}', "--multi-rail-json", "bw_decay_factor"),
                              ('{"chunk_size": ', "--multi-rail-json", "not valid JSON")):
         with open(bad, "w") as f:
             f.write(text)
@@ -90,6 +92,12 @@ def test_plain_rc(envs):
 
 def test_multi_rail_send(envs):
     res, co, so = run_ok(envs, BASE + ["--use-multi-rail", "--traffic", "send", "--multi-rail-json", mr_json()],
+                         client_args=["--iterations", "4"])
+    check(all(r["bytes"] > 0 for r in res["rails"]), "a rail carried nothing: %s" % res)
+
+
+def test_multi_rail_round_robin(envs):
+    res, co, so = run_ok(envs, BASE + ["--use-multi-rail", "--multi-rail-json", mr_json(lb_mode="round_robin")],
                          client_args=["--iterations", "4"])
     check(all(r["bytes"] > 0 for r in res["rails"]), "a rail carried nothing: %s" % res)
 
