@@ -37,6 +37,7 @@ SD_LOG_REGISTER(verbs.addr);
 #define ADDR_SERVE_MS 500     /* a client has this long to send its request and read the answer */
 #define ADDR_LOG_PER_SEC 10   /* malformed-request lines per second, the rest counted */
 #define ADDR_BACKLOG 128
+#define ACCEPT_PAUSE_MS 100 /* the listeners rest this long when accept() runs out of fds or memory */
 
 struct addr_entry {
 	bool published, bound;
@@ -282,6 +283,53 @@ service_stop(void)
 	svc.wake_fd = -1;
 	svc.running = false;
 	pthread_mutex_unlock(&svc.lock);
+}
+
+/*
+ * fork(): the child has the parent's listeners and entries but not its thread.
+ * It keeps nothing of them (its QPs are copies it cannot use); the next QP it
+ * makes starts a service of its own, on other slots.
+ */
+static void
+fork_prepare(void)
+{
+	pthread_mutex_lock(&svc.life);
+	pthread_mutex_lock(&svc.lock);
+}
+
+static void
+fork_parent(void)
+{
+	pthread_mutex_unlock(&svc.lock);
+	pthread_mutex_unlock(&svc.life);
+}
+
+static void
+fork_child(void)
+{
+	for (uint32_t i = 0; i < svc.num_listeners; i++) {
+		struct addr_listener *l = svc.listeners[i];
+
+		if (l->fd >= 0)
+			close(l->fd);
+		/* the entries are the parent's: dropped, not freed (a child that execs loses them anyway) */
+		svc.listeners[i] = NULL;
+	}
+	if (svc.wake_fd >= 0)
+		close(svc.wake_fd);
+	svc.wake_fd = -1;
+	svc.num_listeners = 0;
+	svc.num_qps = 0;
+	svc.running = false;
+	svc.stop = false;
+	pthread_mutex_init(&svc.lock, NULL);
+	pthread_mutex_init(&svc.life, NULL);
+}
+
+__attribute__((constructor)) static void
+addr_fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* The next free index of l, round-robin from next_index; 0 when all are used.  svc.lock held. */
@@ -545,7 +593,7 @@ client_io(struct addr_client *c)
 
 /* Accept what lf has waiting into free client slots. */
 static void
-accept_clients(int lf, uint32_t slot, struct addr_client *clients)
+accept_clients(int lf, uint32_t slot, struct addr_client *clients, uint64_t *paused_until)
 {
 	for (uint32_t i = 0; i < ADDR_MAX_CLIENTS; i++) {
 		struct addr_client *c = &clients[i];
@@ -555,8 +603,15 @@ accept_clients(int lf, uint32_t slot, struct addr_client *clients)
 		memset(c, 0, offsetof(struct addr_client, out));
 		c->peer.len = sizeof(c->peer.ss);
 		c->fd = accept4(lf, (struct sockaddr *)&c->peer.ss, &c->peer.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (c->fd < 0)
-			return; /* EAGAIN: nothing more; others (ECONNABORTED, EMFILE): try at the next wake-up */
+		if (c->fd < 0) {
+			/* EAGAIN: nothing more; out of fds or memory: the listeners rest (no busy loop) */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+				DOCA_LOG_WARN("Verbs address thread: accept: %s; the listeners rest %d ms",
+					      strerror(errno), ACCEPT_PAUSE_MS);
+				*paused_until = sd_now_ns() + ACCEPT_PAUSE_MS * 1000000ull;
+			}
+			return;
+		}
 		c->slot = slot;
 		c->deadline_ns = sd_now_ns() + ADDR_SERVE_MS * 1000000ull;
 	}
@@ -568,6 +623,7 @@ resolver_thread(void *arg)
 	struct pollfd pfd[1 + ADDR_MAX_LISTENERS + ADDR_MAX_CLIENTS];
 	uint32_t slots[ADDR_MAX_LISTENERS];
 	struct addr_client *clients = arg;
+	uint64_t paused_until = 0;
 
 	for (;;) {
 		uint32_t nl = 0, nc = 0, ci[ADDR_MAX_CLIENTS];
@@ -595,6 +651,10 @@ resolver_thread(void *arg)
 			break;
 		}
 		/* With every client slot busy the listeners are not polled: new queries wait in the backlog. */
+		if (now < paused_until) {
+			room = false;
+			next = SD_MIN(next, paused_until);
+		}
 		for (uint32_t i = 0; room && i < svc.num_listeners; i++) {
 			if (svc.listeners[i]->fd < 0)
 				continue;
@@ -621,7 +681,7 @@ resolver_thread(void *arg)
 				client_io(&clients[ci[i]]);
 		for (uint32_t i = 0; i < nl; i++)
 			if (pfd[1 + i].revents != 0)
-				accept_clients(pfd[1 + i].fd, slots[i], clients);
+				accept_clients(pfd[1 + i].fd, slots[i], clients, &paused_until);
 	}
 	for (uint32_t i = 0; i < ADDR_MAX_CLIENTS; i++)
 		if (clients[i].fd >= 0)

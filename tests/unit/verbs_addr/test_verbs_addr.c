@@ -641,6 +641,46 @@ TEST(threads_add_resolve_remove_at_once)
 	}
 }
 
+TEST(fork_child_starts_its_own_service)
+{
+	const struct doca_devinfo *dev = local_dev();
+	uint8_t blob[64], out[SD_VERBS_ADDR_BLOB_MAX];
+	const char *why = NULL;
+	int status = 0;
+	uint32_t a;
+	size_t len;
+	pid_t pid;
+
+	ASSERT_OK(sd_verbs_addr_add(dev, &a));
+	ASSERT_OK(sd_verbs_addr_publish(a, blob, make_blob(blob, 3, sizeof(blob))));
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (pid == 0) {
+		/* the child's own QPN resolves (a service of its own), and so does the parent's */
+		uint32_t c;
+		uint8_t mine[32];
+		bool ok = sd_verbs_addr_add(dev, &c) == DOCA_SUCCESS &&
+			  sd_verbs_addr_qpn_slot(c) != sd_verbs_addr_qpn_slot(a) &&
+			  sd_verbs_addr_publish(c, mine, make_blob(mine, 4, sizeof(mine))) == DOCA_SUCCESS &&
+			  sd_verbs_addr_resolve(dev, dev->gid, c, c, out, sizeof(out), &len, 2000, &why) ==
+				  DOCA_SUCCESS &&
+			  len == sizeof(mine) &&
+			  sd_verbs_addr_resolve(dev, dev->gid, a, c, out, sizeof(out), &len, 2000, &why) ==
+				  DOCA_SUCCESS &&
+			  len == sizeof(blob);
+
+		sd_verbs_addr_remove(a); /* the parent's: a no-op here */
+		sd_verbs_addr_remove(c);
+		_exit(ok ? 0 : 1);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the parent's service kept running */
+	ASSERT_OK(resolve(dev, a, a, out, &len, 1000, &why));
+	ASSERT_EQ(len, sizeof(blob));
+	sd_verbs_addr_remove(a);
+}
+
 int
 main(int argc, char **argv)
 {
