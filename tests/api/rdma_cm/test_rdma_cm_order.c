@@ -296,9 +296,10 @@ BOTH(messages_before_disconnect_callbacks)
 
 /*
  * The requester sets the exporter's sync event over a CM connection and reads
- * it back; the exporter disconnects as soon as it sees the value.  The set
- * must succeed every round, the read may race with the disconnect, and the
- * imported event must be destroyable at the end (its task count balanced).
+ * it back; the exporter, which sees the value without progressing, disconnects
+ * once told the read is answered.  Both must succeed every round, the context
+ * must stay running across the disconnects, and the imported event must be
+ * destroyable at the end (its task count balanced).
  */
 static void
 run_sync_event_set_then_disconnect(int tcp)
@@ -335,6 +336,9 @@ run_sync_event_set_then_disconnect(int tcp)
 			ASSERT_OK(doca_sync_event_wait_gt(se, (uint64_t)r, UINT64_MAX));
 			ASSERT_OK(doca_sync_event_get(se, &v));
 			ASSERT_EQ(v, (uint64_t)r + 1);
+			/* the requester's read is answered before the disconnect (a read racing it would fail,
+			 * and any failed task stops the requester's context) */
+			sync_wait(o.n.sock);
 			ASSERT_OK(doca_rdma_connection_disconnect(o.conn));
 			sync_wait(o.n.sock);
 		}
@@ -374,21 +378,13 @@ run_sync_event_set_then_disconnect(int tcp)
 				o.n.rdma, o.conn, rse, dst, (union doca_data){.ptr = &gr}, &get));
 			ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set)));
 			ASSERT_OK(doca_task_submit(doca_rdma_task_remote_net_sync_event_get_as_task(get)));
-			ASSERT(node_wait(&o.n, &o.n_disconnect, r + 1, 10));
 			ASSERT(node_wait(&o.n, &sr.done, 1, 5));
 			ASSERT(node_wait(&o.n, &gr.done, 1, 5));
-			if (sr.status != DOCA_SUCCESS)
-				sd_test_fail(__FILE__, __LINE__, "round %d: notify_set completed with %s", r,
-					     doca_error_get_name(sr.status));
-			/*
-			 * The read may lose the race: then it fails as the connection
-			 * ends, whichever side's teardown the fabric saw first (our own
-			 * abort, or the peer's endpoint closing under it over tcp).
-			 */
-			if (gr.status != DOCA_SUCCESS && gr.status != DOCA_ERROR_CONNECTION_ABORTED &&
-			    gr.status != DOCA_ERROR_CONNECTION_RESET)
-				sd_test_fail(__FILE__, __LINE__, "round %d: get completed with %s", r,
-					     doca_error_get_name(gr.status));
+			if (sr.status != DOCA_SUCCESS || gr.status != DOCA_SUCCESS)
+				sd_test_fail(__FILE__, __LINE__, "round %d: notify_set completed with %s, get with %s",
+					     r, doca_error_get_name(sr.status), doca_error_get_name(gr.status));
+			sync_send(o.n.sock);
+			ASSERT(node_wait(&o.n, &o.n_disconnect, r + 1, 10));
 			doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(set));
 			doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(get));
 			ASSERT_EQ(o.n.state, DOCA_CTX_STATE_RUNNING);
