@@ -206,6 +206,11 @@ void sd_fabric_ep_destroy(struct fabric_ep *ep);
  */
 void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
 void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
+/*
+ * The ep's protection domain (0: none), before it is exported: the peer's
+ * accesses through this ep reach registrations of that domain (and of none).
+ */
+void sd_fabric_ep_set_domain(struct fabric_ep *ep, uint32_t domain);
 /* The blob (owned by the ep, valid until destroy) the peer passes to connect(). */
 doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);
 /*
@@ -286,10 +291,12 @@ void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
  * that knows only (rkey, address) reaches it through sd_fabric_rmr_init_rkey().
  * The owner's record decides every access exactly as for a blob: range,
  * permissions, and a tag that no longer matches once the range is deregistered
- * and its region id reused.
+ * and its region id reused.  A nonzero domain (a Verbs PD) restricts the range
+ * to the owner's connections of that domain (sd_fabric_ep_set_domain), as an
+ * MR serves only QPs of its PD.
  */
 doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
-					struct fabric_mr **mr, uint32_t *rkey);
+					uint32_t domain, struct fabric_mr **mr, uint32_t *rkey);
 /*
  * Fill *rmr (the caller's storage) as the peer range named by rkey: it claims
  * every address and permission, so only the target's check decides.

@@ -110,12 +110,14 @@ rec_write(struct fabric_mr_rec *r, const struct fabric_mr *mr)
 		r->len = mr->len;
 		r->perms = mr->perms;
 		r->mr_id = mr->id;
+		r->domain = mr->domain;
 		memcpy(r->key, mr->key, sizeof(r->key));
 	} else {
 		r->addr = 0;
 		r->len = 0;
 		r->perms = 0;
 		r->mr_id = 0;
+		r->domain = 0;
 		memset(r->key, 0, sizeof(r->key));
 	}
 	atomic_thread_fence(memory_order_release);
@@ -249,6 +251,9 @@ fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, u
 	if (s1 != s2 || (s1 & 1) != 0 || rec.mr_id != rmr->mr_id || (rec.perms & perm) != perm)
 		return false;
 	if (!sd_secret_equal(rec.key, rmr->key, sizeof(rec.key)))
+		return false;
+	/* a registration of a domain: only for the peer's connection of that domain (the AM path refuses) */
+	if (rec.domain != 0 && rec.domain != ep->peer_domain)
 		return false;
 	return raddr >= rec.addr && len <= rec.len && raddr - rec.addr <= rec.len - len;
 }

@@ -251,6 +251,7 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	b->pid = (uint32_t)getpid();
 	b->pid_ns = dev->pid_ns;
 	b->tcp_seg = dev->tcp_seg;
+	b->domain = ep->domain;
 	*out = ep;
 	return DOCA_SUCCESS;
 
@@ -265,6 +266,15 @@ void *
 sd_fabric_ep_get_user(const struct fabric_ep *ep)
 {
 	return ep ? ep->user : NULL;
+}
+
+void
+sd_fabric_ep_set_domain(struct fabric_ep *ep, uint32_t domain)
+{
+	if (ep == NULL)
+		return;
+	ep->domain = domain;
+	((struct fabric_conn_blob *)ep->blob)->domain = domain;
 }
 
 doca_error_t
@@ -361,6 +371,7 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const c
 	if (ep->pidfd >= 0)
 		dev->n_watched++;
 	ep->peer_id = b->conn_id;
+	ep->peer_domain = b->domain;
 	ep->peer_cookie = b->cookie;
 	ep->state = FABRIC_EP_CONNECTED;
 	fabric_ep_send_hello(ep);

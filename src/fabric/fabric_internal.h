@@ -123,6 +123,8 @@ struct fabric_ep {
 	ucp_ep_h reply_uep; /* to answer a peer that never connected back */
 	uint32_t peer_id;
 	uint32_t peer_cookie;
+	uint32_t domain;      /* ours, in the blob (sd_fabric_ep_set_domain) */
+	uint32_t peer_domain; /* the peer's, from its blob: what its registrations of a domain demand */
 	/* sender side */
 	uint32_t tx_seq;	   /* next seq to use */
 	uint32_t tx_rid;	   /* next READ/ATOMIC request id */
@@ -178,6 +180,7 @@ struct fabric_ep {
 struct fabric_mr {
 	struct fabric_dev *dev;
 	uint32_t id;
+	uint32_t domain; /* 0: reachable from every connection; else only from connections of this domain */
 	void *addr;
 	size_t len;
 	uint32_t perms;
@@ -281,6 +284,8 @@ void fabric_ep_request_answered(struct fabric_op *op, doca_error_t status);
 void fabric_acks_flush(struct fabric_dev *dev);
 void fabric_op_orphan(struct fabric_op *op);
 doca_error_t fabric_nak_to_doca(uint32_t status);
+/* The NAK status that tells a peer err (FABRIC_NAK_NO_CONNECTION for any other). */
+uint32_t fabric_doca_to_nak(doca_error_t err);
 
 /* fabric_rx.c: the receiver side (UCX's AM handler, placement, the target's checks) */
 ucs_status_t fabric_am_handler(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -306,7 +311,7 @@ void fabric_direct_drop(struct fabric_ep *ep, doca_error_t err);
 /* fabric_mem.c */
 struct fabric_mr *fabric_mr_lookup(struct fabric_dev *dev, uint32_t id);
 /* The target's verdict on an access to one of its ranges: NULL (allowed, *mr set) or why not. */
-const char *fabric_mr_check(struct fabric_dev *dev, const struct fabric_am_rma *rma, uint64_t len, uint32_t perm,
-			    struct fabric_mr **mr);
+const char *fabric_mr_check(struct fabric_dev *dev, const struct fabric_ep *ep, const struct fabric_am_rma *rma,
+			    uint64_t len, uint32_t perm, struct fabric_mr **mr);
 
 #endif /* SD_FABRIC_INTERNAL_H_ */

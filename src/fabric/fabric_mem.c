@@ -38,8 +38,8 @@ perm_missing(uint32_t perm)
 }
 
 const char *
-fabric_mr_check(struct fabric_dev *dev, const struct fabric_am_rma *rma, uint64_t len, uint32_t perm,
-		struct fabric_mr **out)
+fabric_mr_check(struct fabric_dev *dev, const struct fabric_ep *ep, const struct fabric_am_rma *rma, uint64_t len,
+		uint32_t perm, struct fabric_mr **out)
 {
 	struct fabric_mr *mr = fabric_mr_lookup(dev, rma->mr_id);
 	uint64_t base;
@@ -50,6 +50,8 @@ fabric_mr_check(struct fabric_dev *dev, const struct fabric_am_rma *rma, uint64_
 		return "wrong key";
 	if ((mr->perms & perm) != perm)
 		return perm_missing(perm);
+	if (ep != NULL && mr->domain != 0 && mr->domain != ep->domain)
+		return "the registration belongs to another protection domain than the connection";
 	base = (uintptr_t)mr->addr;
 	if (rma->raddr < base || len > mr->len || rma->raddr - base > mr->len - len)
 		return "outside the registered range";
@@ -66,7 +68,8 @@ rkey_to_key(uint32_t rkey, uint8_t key[16])
 }
 
 static doca_error_t
-mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out, uint32_t *rkey)
+mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint32_t domain, struct fabric_mr **out,
+	    uint32_t *rkey)
 {
 	struct fabric_mr_blob *b;
 	struct fabric_mr *mr;
@@ -82,6 +85,7 @@ mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, stru
 	mr->addr = addr;
 	mr->len = len;
 	mr->perms = perms;
+	mr->domain = domain;
 	err = sd_random_bytes(mr->key, sizeof(mr->key));
 	if (err != DOCA_SUCCESS)
 		goto cleanup_mr;
@@ -125,16 +129,16 @@ cleanup_mr:
 doca_error_t
 sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out)
 {
-	return mr_register(dev, addr, len, perms, out, NULL);
+	return mr_register(dev, addr, len, perms, 0, out, NULL);
 }
 
 doca_error_t
-sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, struct fabric_mr **out,
-			   uint32_t *rkey)
+sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint32_t domain,
+			   struct fabric_mr **out, uint32_t *rkey)
 {
 	if (rkey == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	return mr_register(dev, addr, len, perms, out, rkey);
+	return mr_register(dev, addr, len, perms, domain, out, rkey);
 }
 
 void

@@ -147,7 +147,8 @@ struct fabric_mr_rec {
 	uint32_t mr_id;
 	uint8_t key[16];
 	uint64_t seq_end;
-	uint64_t reserved;
+	uint32_t domain; /* 0: any connection; else only the peer connections of that domain (written with the rest) */
+	uint32_t reserved;
 };
 static_assert(sizeof(struct fabric_mr_rec) == 64, "fabric_mr_rec is read by other processes");
 
@@ -184,7 +185,12 @@ struct fabric_conn_blob {
 	 * receiver with a smaller one aborts, so tcp peers must agree.
 	 */
 	uint32_t tcp_seg;
-	uint32_t reserved;
+	/*
+	 * The exporter's protection domain (0: none).  A registration made in a
+	 * domain is reachable only from connections of the same domain, as an
+	 * rkey only from QPs of its MR's PD (RDMA Verbs).
+	 */
+	uint32_t domain;
 };
 static_assert(sizeof(struct fabric_conn_blob) == 64, "fabric_conn_blob is a wire format");
 

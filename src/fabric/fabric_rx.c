@@ -227,7 +227,7 @@ rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabri
 	 bool rndv)
 {
 	struct fabric_mr *mr;
-	const char *why = fabric_mr_check(ep->ctx->dev, w, len, FABRIC_PERM_REMOTE_WRITE, &mr);
+	const char *why = fabric_mr_check(ep->ctx->dev, ep, w, len, FABRIC_PERM_REMOTE_WRITE, &mr);
 
 	if (why != NULL) {
 		fabric_ep_send_nak(ep, h->seq, FABRIC_NAK_ACCESS);
@@ -249,7 +249,7 @@ static void
 rx_read(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_rma *r)
 {
 	struct fabric_mr *mr;
-	const char *why = fabric_mr_check(ep->ctx->dev, r, h->aux, FABRIC_PERM_REMOTE_READ, &mr);
+	const char *why = fabric_mr_check(ep->ctx->dev, ep, r, h->aux, FABRIC_PERM_REMOTE_READ, &mr);
 
 	if (why != NULL) {
 		fabric_ep_send_ctrl(ep, FABRIC_AM_READ_RESP, h->seq, FABRIC_NAK_ACCESS, NULL, 0, NULL, 0, false);
@@ -265,7 +265,7 @@ static void
 rx_atomic(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_atomic *a)
 {
 	struct fabric_mr *mr;
-	const char *why = fabric_mr_check(ep->ctx->dev, &a->rma, 8, FABRIC_PERM_REMOTE_ATOMIC, &mr);
+	const char *why = fabric_mr_check(ep->ctx->dev, ep, &a->rma, 8, FABRIC_PERM_REMOTE_ATOMIC, &mr);
 	uint64_t *word = (uint64_t *)(uintptr_t)a->rma.raddr;
 	uint64_t old;
 
@@ -294,7 +294,7 @@ rx_changed(struct fabric_dev *dev, const struct fabric_am_rma *w)
 {
 	struct fabric_mr *mr;
 
-	if (fabric_mr_check(dev, w, 1, 0, &mr) == NULL && mr->notify != NULL)
+	if (fabric_mr_check(dev, NULL, w, 1, 0, &mr) == NULL && mr->notify != NULL)
 		mr->notify(mr->notify_arg);
 }
 
@@ -377,6 +377,9 @@ stranger_nak_cb(void *request, ucs_status_t st, void *user)
  * one, failed): tell the sender, whose connection then fails, instead of
  * letting its op wait for an answer that never comes.  Only requests are
  * answered (never acks, NAKs or answers), so two dead ends cannot ping-pong.
+ * A connection that failed on a fault of one op (access, length, RNR) sends
+ * nothing more: that op's NAK told the sender, and this one, which travels on
+ * UCX's reply endpoint, could overtake it and blame the wrong op.
  */
 static void
 nak_stranger(const struct fabric_am_hdr *h, const ucp_am_recv_param_t *param)
@@ -464,7 +467,9 @@ fabric_am_handler(void *arg, const void *header, size_t header_length, void *dat
 	ep = fabric_id_lookup((void **)dev->eps, dev->eps_cap, h->dst_id);
 	if (ep == NULL || ep->cookie != h->cookie || ep->state == FABRIC_EP_ERROR) {
 		DOCA_LOG_DBG("Dropping a message for unknown or failed connection %u", h->dst_id);
-		nak_stranger(h, param);
+		/* a connection that failed on a fault of one op told the peer so already (in order) */
+		if (ep == NULL || ep->cookie != h->cookie || fabric_doca_to_nak(ep->err) == FABRIC_NAK_NO_CONNECTION)
+			nak_stranger(h, param);
 		return UCS_OK;
 	}
 	if (ep->uep == NULL && ep->reply_uep == NULL && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))

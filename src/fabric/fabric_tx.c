@@ -290,6 +290,23 @@ fabric_nak_to_doca(uint32_t status)
 	}
 }
 
+uint32_t
+fabric_doca_to_nak(doca_error_t err)
+{
+	switch (err) {
+	case DOCA_ERROR_TIME_OUT:
+		return FABRIC_NAK_RNR_TIMEOUT;
+	case DOCA_ERROR_INVALID_VALUE:
+		return FABRIC_NAK_TOO_LONG;
+	case DOCA_ERROR_NOT_PERMITTED:
+		return FABRIC_NAK_ACCESS;
+	case DOCA_ERROR_FULL:
+		return FABRIC_NAK_QUEUE_FULL;
+	default:
+		return FABRIC_NAK_NO_CONNECTION;
+	}
+}
+
 void
 fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status)
 {

@@ -221,7 +221,7 @@ sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp)
 	pthread_mutex_unlock(&qp->lock);
 	if (keep)
 		return DOCA_SUCCESS;
-	err = sd_fabric_ep_create(qp->dom->fctx, qp, &qp->ep);
+	err = sd_verbs_qp_ep_create(qp);
 	if (err == DOCA_SUCCESS)
 		err = publish(qp);
 	if (err != DOCA_SUCCESS)

@@ -174,7 +174,18 @@ sd_verbs_wq_init(struct doca_verbs_qp *qp)
 			return err;
 		qp->dom = &qp->own;
 	}
-	return sd_fabric_ep_create(qp->dom->fctx, qp, &qp->ep);
+	return sd_verbs_qp_ep_create(qp);
+}
+
+doca_error_t
+sd_verbs_qp_ep_create(struct doca_verbs_qp *qp)
+{
+	doca_error_t err = sd_fabric_ep_create(qp->dom->fctx, qp, &qp->ep);
+
+	/* the peer reaches only memory registered on this QP's PD (the rkey's protection domain) */
+	if (err == DOCA_SUCCESS)
+		sd_fabric_ep_set_domain(qp->ep, qp->init.pd->ibv_pd->handle);
+	return err;
 }
 
 void

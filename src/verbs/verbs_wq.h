@@ -112,6 +112,8 @@ void sd_verbs_domain_fini(struct sd_verbs_domain *dom);
 /* Work queues of a new QP (sizes from its init attributes); its domain (own or the SRQ's). */
 doca_error_t sd_verbs_wq_init(struct doca_verbs_qp *qp);
 void sd_verbs_wq_fini(struct doca_verbs_qp *qp);
+/* The QP's soft NIC queue pair, in the QP's PD's protection domain. */
+doca_error_t sd_verbs_qp_ep_create(struct doca_verbs_qp *qp);
 /* Hand an entry to the fabric (or retire it), then issue what a WAIT no longer holds. qp->lock held. */
 void sd_verbs_sq_issue(struct doca_verbs_qp *qp);
 /* Retire done entries in order; CQs that received a completion are added to kick[] (qp->lock held). */

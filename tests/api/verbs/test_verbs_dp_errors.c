@@ -51,9 +51,13 @@ check_requester_flushes(struct pair *p)
 	ASSERT_EQ(wc.qp_num, doca_verbs_qp_get_qpn(p->a));
 }
 
-/* One refused remote access of opcode opc on b's memory, registered with access over [0, mrlen). */
+/*
+ * One refused remote access of opcode opc on b's memory, registered with
+ * access over [0, mrlen) on b's PD, or (other_pd) on another PD of b's side.
+ */
 static void
-access_case(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, uint32_t len, uint32_t rkey_xor)
+access_case_pd(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, uint32_t len, uint32_t rkey_xor,
+	       bool other_pd)
 {
 	struct pair p;
 	struct ibv_wc wc;
@@ -62,6 +66,7 @@ access_case(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, ui
 	struct ibv_sge s;
 	struct ibv_send_wr wr = {.wr_id = 0x77, .sg_list = &s, .num_sge = 1, .opcode = opc};
 	struct doca_verbs_async_event ev;
+	struct doca_verbs_pd *pd2 = NULL;
 	uint64_t end;
 	bool got = false;
 
@@ -69,7 +74,13 @@ access_case(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, ui
 	dp_fill(p.bbuf, 4096, 200);
 	dp_fill(p.abuf, 4096, 1);
 	memcpy(before, p.bbuf, sizeof(before));
-	bmr = dp_mr(&p.d, p.bbuf, mrlen, access);
+	if (other_pd) {
+		ASSERT_OK(doca_verbs_pd_create(p.d.ctx, &pd2));
+		bmr = ibv_reg_mr(doca_verbs_bridge_verbs_pd_get_ibv_pd(pd2), p.bbuf, mrlen, access);
+		ASSERT_NOT_NULL(bmr);
+	} else {
+		bmr = dp_mr(&p.d, p.bbuf, mrlen, access);
+	}
 	s = (struct ibv_sge){(uintptr_t)p.abuf + 2048, len, p.amr->lkey};
 	wr.send_flags = IBV_SEND_SIGNALED;
 	if (opc == IBV_WR_ATOMIC_CMP_AND_SWP || opc == IBV_WR_ATOMIC_FETCH_AND_ADD) {
@@ -105,12 +116,32 @@ access_case(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, ui
 	ASSERT_EQ(dp_state(p.b), DOCA_VERBS_QP_STATE_ERR);
 	ASSERT_MEM_EQ(p.bbuf, before, sizeof(before));
 	ASSERT_EQ(ibv_dereg_mr(bmr), 0);
+	if (pd2 != NULL)
+		ASSERT_OK(doca_verbs_pd_destroy(pd2));
 	pair_close(&p);
+}
+
+static void
+access_case(enum ibv_wr_opcode opc, int access, uint32_t mrlen, uint32_t off, uint32_t len, uint32_t rkey_xor)
+{
+	access_case_pd(opc, access, mrlen, off, len, rkey_xor, false);
 }
 
 TEST(write_wrong_rkey)
 {
 	access_case(IBV_WR_RDMA_WRITE, DP_ALL, 4096, 0, 64, 0x100);
+}
+
+/* An MR serves only QPs of its PD: the rkey of another PD's MR is refused, as by hardware. */
+TEST(write_to_an_mr_of_another_pd)
+{
+	access_case_pd(IBV_WR_RDMA_WRITE, DP_ALL, 4096, 0, 64, 0, true);
+}
+
+TEST(read_and_atomic_on_an_mr_of_another_pd)
+{
+	access_case_pd(IBV_WR_RDMA_READ, DP_ALL, 4096, 0, 64, 0, true);
+	access_case_pd(IBV_WR_ATOMIC_FETCH_AND_ADD, DP_ALL, 4096, 0, 8, 0, true);
 }
 
 TEST(write_outside_range)
