@@ -32,22 +32,6 @@ sender_main(void *arg)
 	return NULL;
 }
 
-static struct doca_verbs_cq *
-channel_cq(struct doca_verbs_context *ctx, struct doca_verbs_comp_channel *ch, void *cq_context)
-{
-	struct doca_verbs_cq_attr *attr;
-	struct doca_verbs_cq *cq;
-
-	ASSERT_OK(doca_verbs_cq_attr_create(&attr));
-	ASSERT_OK(doca_verbs_cq_attr_set_cq_size(attr, 64));
-	ASSERT_OK(doca_verbs_cq_attr_set_entry_size(attr, DOCA_VERBS_CQ_ENTRY_SIZE_64));
-	ASSERT_OK(doca_verbs_cq_attr_set_comp_channel(attr, ch));
-	ASSERT_OK(doca_verbs_cq_attr_set_cq_context(attr, cq_context));
-	ASSERT_OK(doca_verbs_cq_create(ctx, attr, &cq));
-	ASSERT_OK(doca_verbs_cq_attr_destroy(attr));
-	return cq;
-}
-
 static int
 wait_readable(int fd, int ms)
 {
@@ -75,7 +59,7 @@ TEST(sleeping_on_the_channel_wakes_for_a_receive)
 	ASSERT_OK(doca_verbs_comp_channel_create(d.ctx, &ch));
 	fd = doca_verbs_comp_channel_get_handle(ch);
 	ASSERT(fd >= 0);
-	rcq = channel_cq(d.ctx, ch, &s);
+	rcq = make_cq(d.ctx, ch, &s); /* verbs_test.h: 64 entries, the channel, a cq_context */
 	buf = aligned_alloc(64, 4096);
 	ASSERT_NOT_NULL(buf);
 	dp_fill(buf, 64, 3);

@@ -122,12 +122,11 @@ def test_peer_namespace_unreachable_from_root(sides):
     check(r.returncode != 0, "veth %s is visible in the root namespace" % VETH[0])
 
 
-def main():
-    load_samples(sys.argv[1:])
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
+def run_tests(tests, prefix):
+    """TAP over tests, (name, fn(sides)) pairs, in the two namespaces; the exit code."""
     print("1..%d" % len(tests), flush=True)
     failed = 0
-    with tempfile.TemporaryDirectory(prefix="sd-rdma-netns-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         try:
             sides = setup(tmp)
             skip = None
@@ -153,6 +152,12 @@ def main():
         finally:
             teardown()
     return 1 if failed else 0
+
+
+def main():
+    load_samples(sys.argv[1:])
+    return run_tests([(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)],
+                     "sd-rdma-netns-")
 
 
 if __name__ == "__main__":

@@ -16,15 +16,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "samples", "verbs"))
 sys.path.insert(0, os.path.join(HERE, "..", "rdma"))
-from verbs_pairs import Failure, Skip, check, load_samples, verbs_pair  # noqa: E402
+from verbs_pairs import check, load_samples, verbs_pair  # noqa: E402
 # The namespaces, the veth pair, the topology files and the byte counters are the RDMA netns test's.
-from test_rdma_netns import ADDR, setup, teardown, veth_bytes  # noqa: E402
+from test_rdma_netns import ADDR, run_tests, veth_bytes  # noqa: E402
 
 SERVER_IP = ADDR[0].split("/")[0]
 N, SIZE = 16, 4096                          # 64 KiB per pair
@@ -58,35 +56,8 @@ def test_server_unreachable_from_root(sides):
 
 def main():
     load_samples(sys.argv[1:])
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    with tempfile.TemporaryDirectory(prefix="sd-verbs-netns-") as tmp:
-        try:
-            sides = setup(tmp)
-            skip = None
-        except Skip as e:
-            sides, skip = None, str(e)
-        try:
-            for i, (name, fn) in enumerate(tests, 1):
-                if skip is not None:
-                    print("ok %d %s # SKIP %s" % (i, name, skip), flush=True)
-                    continue
-                try:
-                    fn(sides)
-                    print("ok %d %s" % (i, name), flush=True)
-                except Skip as e:
-                    print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
-                except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-                    failed += 1
-                    print("not ok %d %s" % (i, name))
-                    detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-                    for line in detail.splitlines():
-                        print("# " + line)
-                    sys.stdout.flush()
-        finally:
-            teardown()
-    return 1 if failed else 0
+    return run_tests([(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)],
+                     "sd-verbs-netns-")
 
 
 if __name__ == "__main__":
