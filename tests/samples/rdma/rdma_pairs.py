@@ -13,9 +13,11 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+import traceback
 
 # seconds for one expected line or one exit (RDMA_PAIRS_WAIT: more for slow runs, e.g. under valgrind)
 WAIT = int(os.environ.get("RDMA_PAIRS_WAIT", "20"))
@@ -435,3 +437,29 @@ def cm_server(s, side, sample, port, *args):
 
 def cm_client(s, side, sample, port, *args, addr="127.0.0.1"):
     return s.start(side, sample, "-cm", "-sa", addr, "-lp", port, *args)
+
+
+def run_tests(namespace, argv, filter_env):
+    """The test_* functions of namespace (a module's globals()) as TAP, after loading the
+    samples named in argv; filter_env names a variable holding a regex to run a subset."""
+    load_samples(argv)
+    tests = [(name, fn) for name, fn in namespace.items() if name.startswith("test_") and callable(fn)]
+    only = os.environ.get(filter_env)
+    if only:
+        tests = [(n, f) for n, f in tests if re.search(only, n)]
+    print("1..%d" % len(tests), flush=True)
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print("ok %d %s" % (i, name), flush=True)
+        except Skip as e:
+            print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
+        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
+            failed += 1
+            print("not ok %d %s" % (i, name))
+            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
+            for line in detail.splitlines():
+                print("# " + line)
+            sys.stdout.flush()
+    return 1 if failed else 0

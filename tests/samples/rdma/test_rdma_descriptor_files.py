@@ -10,13 +10,11 @@ before, that it could not read or parse, or that it never got to, stays with
 its bytes.  A FIFO given as a descriptor path fails at once with the reason.
 """
 import os
-import re
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rdma_pairs import (Failure, Session, Side, Skip, check, expect_failure, expect_line,  # noqa: E402
-                        expect_success, load_samples, q, run_once)
+from rdma_pairs import (run_tests, Session, Side, check, expect_failure, expect_line,  # noqa: E402
+                        expect_success, q, run_once)
 
 FAST = 10   # seconds: a refusal must come at once, never after a hang
 
@@ -181,27 +179,7 @@ def test_successful_pair_removes_exactly_its_files():
 
 
 def main():
-    load_samples(sys.argv[1:])
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
-    only = os.environ.get("RDMA_TEST_FILTER")
-    if only:
-        tests = [(n, f) for n, f in tests if re.search(only, n)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d %s" % (i, name), flush=True)
-        except Skip as e:
-            print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-            for line in detail.splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    return 1 if failed else 0
+    return run_tests(globals(), sys.argv[1:], "RDMA_TEST_FILTER")
 
 
 if __name__ == "__main__":

@@ -8,14 +8,12 @@ Every pair runs with private descriptor paths in its own temporary directory:
 descriptor files + Enter presses (out of band) and RDMA-CM on a free port.
 """
 import os
-import re
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rdma_pairs import (Failure, Session, Side, Skip, check, check_multi_receive, cm_client,  # noqa: E402
+from rdma_pairs import (run_tests, Session, Side, check, check_multi_receive, cm_client,  # noqa: E402
                         cm_server, expect_failure, expect_in_order, expect_line, expect_success,
-                        free_port, load_samples, multi_conn, q, read_pair, run_once, send_receive,
+                        free_port, multi_conn, q, read_pair, run_once, send_receive,
                         sync_event_pair, write_pair, SYNC_REQUESTER_LINES, SYNC_RESPONDER_LINES)
 
 TCP = {"UCX_TLS": "tcp"}
@@ -433,27 +431,7 @@ def test_cm_client_takes_one_connection():
 
 
 def main():
-    load_samples(sys.argv[1:])
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
-    only = os.environ.get("RDMA_TEST_FILTER")
-    if only:
-        tests = [(n, f) for n, f in tests if re.search(only, n)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d %s" % (i, name), flush=True)
-        except Skip as e:
-            print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-            for line in detail.splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    return 1 if failed else 0
+    return run_tests(globals(), sys.argv[1:], "RDMA_TEST_FILTER")
 
 
 if __name__ == "__main__":

@@ -13,13 +13,13 @@ import os
 import re
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verbs_pairs import (CONNECTED, IDENTICAL, PROMPT, SERVER_GOT, Failure, Session, Side, Skip,  # noqa: E402
+from verbs_pairs import (CONNECTED, IDENTICAL, PROMPT, SERVER_GOT, Session, Side, Skip,  # noqa: E402
                          check, check_messages, expect_failure, expect_line, expect_success, feed_bursts,
-                         load_samples, port_in_use, run_once, start_client, start_server, type_line,
+                         port_in_use, run_once, start_client, start_server, type_line,
                          verbs_pair)
+from rdma_pairs import run_tests  # noqa: E402  (verbs_pairs put its directory on the path)
 
 # ------------------------------------------------------------------ pairs with -b
 
@@ -245,27 +245,7 @@ def test_wait_cq_wr_bad_input():
 
 
 def main():
-    load_samples(sys.argv[1:])
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
-    only = os.environ.get("VERBS_TEST_FILTER")
-    if only:
-        tests = [(n, f) for n, f in tests if re.search(only, n)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print("ok %d %s" % (i, name), flush=True)
-        except Skip as e:
-            print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-            for line in detail.splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    return 1 if failed else 0
+    return run_tests(globals(), sys.argv[1:], "VERBS_TEST_FILTER")
 
 
 if __name__ == "__main__":
