@@ -439,10 +439,11 @@ def cm_client(s, side, sample, port, *args, addr="127.0.0.1"):
     return s.start(side, sample, "-cm", "-sa", addr, "-lp", port, *args)
 
 
-def run_tests(namespace, argv, filter_env):
+def run_tests(namespace, argv, filter_env, load=None):
     """The test_* functions of namespace (a module's globals()) as TAP, after loading the
-    samples named in argv; filter_env names a variable holding a regex to run a subset."""
-    load_samples(argv)
+    samples named in argv (with load, default load_samples); filter_env names a variable
+    holding a regex to run a subset."""
+    (load or load_samples)(argv)
     tests = [(name, fn) for name, fn in namespace.items() if name.startswith("test_") and callable(fn)]
     only = os.environ.get(filter_env)
     if only:

@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from verbs_pairs import (CONNECTED, IDENTICAL, PROMPT, SERVER_GOT, Session, Side, Skip,  # noqa: E402
-                         check, check_messages, expect_failure, expect_line, expect_success, feed_bursts,
+                         check, check_messages, expect_failure, expect_line, expect_success, feed_bursts, load_samples,
                          port_in_use, run_once, start_client, start_server, type_line,
                          verbs_pair)
 from rdma_pairs import run_tests  # noqa: E402  (verbs_pairs put its directory on the path)
@@ -245,7 +245,7 @@ def test_wait_cq_wr_bad_input():
 
 
 def main():
-    return run_tests(globals(), sys.argv[1:], "VERBS_TEST_FILTER")
+    return run_tests(globals(), sys.argv[1:], "VERBS_TEST_FILTER", load=load_samples)
 
 
 if __name__ == "__main__":
