@@ -316,15 +316,21 @@ sd_verbs_cq_kick(struct doca_verbs_cq *cq)
 
 		pthread_mutex_lock(&cq->lock);
 		l = sd_list_pop_head(&cq->waiters);
+		qp = l != NULL ? sd_container_of(l, struct doca_verbs_qp, sq.wait_link) : NULL;
+		/* taken under the CQ's lock: a QP being destroyed waits for this kick to let it go */
+		if (qp != NULL)
+			__atomic_add_fetch(&qp->kick_refs, 1, __ATOMIC_ACQ_REL);
 		pthread_mutex_unlock(&cq->lock);
-		if (l == NULL)
+		if (qp == NULL)
 			return;
-		qp = sd_container_of(l, struct doca_verbs_qp, sq.wait_link);
 		pthread_mutex_lock(&qp->lock);
 		qp->sq.waiting = false;
-		sd_verbs_sq_issue(qp);
-		sd_verbs_wq_retire(qp, kick);
+		if (!qp->destroying && qp->state != DOCA_VERBS_QP_STATE_RST) {
+			sd_verbs_sq_issue(qp);
+			sd_verbs_wq_retire(qp, kick);
+		}
 		pthread_mutex_unlock(&qp->lock);
+		__atomic_sub_fetch(&qp->kick_refs, 1, __ATOMIC_ACQ_REL);
 		for (int i = 0; i < 2; i++)
 			if (kick[i] != NULL && kick[i] != cq)
 				sd_verbs_cq_kick(kick[i]);

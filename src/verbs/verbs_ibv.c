@@ -779,8 +779,7 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 	derr = sd_fabric_dev_open(spd->sdev->devinfo->netdev, &smr->fdev);
 	if (derr == DOCA_SUCCESS) {
 		/* the PD is the protection domain: the rkey serves only QPs of this PD */
-		derr = sd_fabric_mr_register_rkey(smr->fdev, addr, len, perms, pd->handle, &smr->fmr,
-						  &smr->mr.rkey);
+		derr = sd_fabric_mr_register_rkey(smr->fdev, addr, len, perms, pd->handle, &smr->fmr, &smr->mr.rkey);
 		if (derr != DOCA_SUCCESS)
 			sd_fabric_dev_close(smr->fdev);
 	}

@@ -197,6 +197,8 @@ struct doca_verbs_qp {
 	struct sd_verbs_sq sq;
 	struct sd_verbs_rq rq;
 	bool reachable;	     /* the peer was resolved and the ep connected */
+	bool destroying;     /* doca_verbs_qp_destroy() runs: no kick issues its queue any more */
+	uint32_t kick_refs;  /* kicks holding the QP after taking it off a CQ's waiters (atomic) */
 	const char *err_why; /* why the QP entered ERR (for the log) */
 };
 

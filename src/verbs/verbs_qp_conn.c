@@ -13,6 +13,7 @@
  *   destroy  the ep, the queues, the number.
  */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,11 +73,10 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 	return DOCA_SUCCESS;
 }
 
-void
-sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp)
+/* Off its wait CQ's waiter list, if on it (qp->lock held). */
+static void
+unwait(struct doca_verbs_qp *qp)
 {
-	attach_cqs(qp, false);
-	pthread_mutex_lock(&qp->lock);
 	if (qp->sq.waiting) {
 		struct doca_verbs_cq *cq = qp->sq.ring[qp->sq.issue % qp->sq.size].wait_cq;
 
@@ -85,7 +85,19 @@ sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp)
 		pthread_mutex_unlock(&cq->lock);
 		qp->sq.waiting = false;
 	}
+}
+
+void
+sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp)
+{
+	attach_cqs(qp, false);
+	pthread_mutex_lock(&qp->lock);
+	qp->destroying = true;
+	unwait(qp);
 	pthread_mutex_unlock(&qp->lock);
+	/* a kick on another thread may hold the QP, taken off the list before we looked: let it finish */
+	while (__atomic_load_n(&qp->kick_refs, __ATOMIC_ACQUIRE) != 0)
+		sched_yield();
 	sd_verbs_addr_remove(qp->qpn);
 	sd_verbs_wq_fini(qp);
 }
@@ -187,14 +199,7 @@ sd_verbs_qp_conn_reset(struct doca_verbs_qp *qp)
 
 	pthread_mutex_lock(&qp->lock);
 	qp->state = DOCA_VERBS_QP_STATE_RST; /* completions from here on are dropped */
-	if (sq->waiting) {
-		struct doca_verbs_cq *cq = sq->ring[sq->issue % sq->size].wait_cq;
-
-		pthread_mutex_lock(&cq->lock);
-		sd_list_del(&sq->wait_link);
-		pthread_mutex_unlock(&cq->lock);
-		sq->waiting = false;
-	}
+	unwait(qp);
 	pthread_mutex_unlock(&qp->lock);
 	/*
 	 * A queue pair never connected (a fresh QP, or one whose peer did not
