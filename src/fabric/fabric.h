@@ -295,8 +295,8 @@ void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
  * to the owner's connections of that domain (sd_fabric_ep_set_domain), as an
  * MR serves only QPs of its PD.
  */
-doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
-					uint32_t domain, struct fabric_mr **mr, uint32_t *rkey);
+doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint32_t domain,
+					struct fabric_mr **mr, uint32_t *rkey);
 /*
  * Fill *rmr (the caller's storage) as the peer range named by rkey: it claims
  * every address and permission, so only the target's check decides.
