@@ -265,10 +265,9 @@ sd_verbs_cq_push(struct doca_verbs_cq *cq, const struct ibv_wc *wc)
 		cq->ring[cq->pi % size] = *wc;
 		cq->pi++;
 	} else if (cq->attr.cq_overrun != 0) {
-		/* overrun allowed: the oldest entry is overwritten, as the hardware ring would */
+		/* overrun allowed: the oldest entry is overwritten, as the hardware ring would (poll skips it) */
 		cq->ring[cq->pi % size] = *wc;
 		cq->pi++;
-		cq->ci++;
 		overrun = false;
 	}
 	if (overrun && !cq->overrun) {
@@ -390,6 +389,8 @@ doca_verbs_bridge_poll_cq(struct doca_verbs_cq *cq, int num_entries, struct ibv_
 	if (__atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - cq->ci < (uint32_t)num_entries)
 		cq_progress(cq);
 	pthread_mutex_lock(&cq->lock);
+	if (cq->pi - cq->ci > size)
+		cq->ci = cq->pi - size; /* overwritten (cq_overrun): consumed unseen */
 	while (n < (uint32_t)num_entries && cq->ci != cq->pi) {
 		wc[n++] = cq->ring[cq->ci % size];
 		cq->ci++;
