@@ -347,6 +347,23 @@ peer_same_image(struct fabric_ep *ep)
 }
 
 bool
+fabric_direct_peer_replaced(const struct fabric_ep *ep)
+{
+	struct fabric_mr_rec hdr;
+	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
+	ssize_t n;
+
+	if (ep->peer_recs == NULL)
+		return false;
+	n = process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
+	if (n == (ssize_t)sizeof(hdr))
+		return memcmp(&hdr, ep->peer_recs, sizeof(hdr)) != 0;
+	/* the table is not where it was: another image; other errors (death, policy) are not ours to judge */
+	return n >= 0 || errno == EFAULT;
+}
+
+bool
 fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
 {
 	size_t done = 0;

@@ -144,9 +144,16 @@ fabric_liveness_check(struct fabric_dev *dev)
 			ucp_request_param_t prm = {0};
 			ucs_status_ptr_t req;
 
-			if (ep->pidfd < 0 || ep->uep == NULL || poll(&pfd, 1, 0) <= 0)
+			if (ep->pidfd < 0 || ep->uep == NULL)
 				continue;
-			DOCA_LOG_INFO("Connection %u lost: peer process exited", ep->id);
+			if (poll(&pfd, 1, 0) > 0) {
+				DOCA_LOG_INFO("Connection %u lost: peer process exited", ep->id);
+			} else if (fabric_direct_peer_replaced(ep)) {
+				/* same pid, another program: nothing of the peer's soft NIC answers any more */
+				DOCA_LOG_INFO("Connection %u lost: peer process replaced its program (exec)", ep->id);
+			} else {
+				continue;
+			}
 			fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_RESET);
 			prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 			prm.flags = UCP_EP_CLOSE_FLAG_FORCE;

@@ -300,6 +300,11 @@ void fabric_rec_revoke(struct fabric_dev *dev, const struct fabric_mr *mr);
 void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_hello *hello);
 void fabric_direct_connected(struct fabric_ep *ep);
 void fabric_direct_forget(struct fabric_ep *ep);
+/*
+ * Has the peer process become another program (exec) since it connected?  Known
+ * only while its record table is mapped: its nonce is read through the pid.
+ */
+bool fabric_direct_peer_replaced(const struct fabric_ep *ep);
 bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
 			  bool write);
 bool fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write);

@@ -403,6 +403,51 @@ TEST(two_procs_peer_qp_destroyed_process_alive)
 	side_down(&s);
 }
 
+/* ---- a peer that execs another program (same pid, another image) ---- */
+
+static void
+execing_peer(struct side *s)
+{
+	side_up(s, s->fd, 7);
+	sync_wait(s, 'W');
+	/* the same pid, a new image: nothing of the old address space or soft NIC is left */
+	execl("/bin/sleep", "sleep", "3", (char *)NULL);
+	_exit(127);
+}
+
+TEST(two_procs_peer_execs_another_program)
+{
+	struct side s;
+	struct ibv_wc wc[2];
+	uint64_t t0;
+	int fd, n, status = 0;
+	pid_t pid = spawn(execing_peer, &fd);
+
+	side_up(&s, fd, 7);
+	memset(s.buf, 0x6b, 64);
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_RDMA_WRITE, 1, s.buf, 64, s.mr->lkey, s.peer.addr, s.peer.rkey), 0);
+	dp_poll1(s.d.cq, wc);
+	ASSERT_EQ(wc[0].status, IBV_WC_SUCCESS);
+	sync_send(&s, 'W');
+	usleep(300 * 1000); /* the exec is done: /bin/sleep runs under the peer's pid */
+	/* neither copied into the new image (its record nonce differs) nor left waiting */
+	t0 = dp_now_ms();
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_RDMA_WRITE, 2, s.buf, 64, s.mr->lkey, s.peer.addr, s.peer.rkey), 0);
+	ASSERT_EQ(dp_send(s.qp, IBV_WR_SEND, 3, s.buf, 8, s.mr->lkey, 0, 0), 0);
+	/* found by the liveness check (200 ms), long before the new program ends (3 s) */
+	n = dp_poll_n(s.d.cq, wc, 2, 1500);
+	ASSERT_EQ(n, 2);
+	ASSERT(dp_now_ms() - t0 <= 1500);
+	ASSERT_EQ(wc[0].wr_id, 2);
+	ASSERT_NE(wc[0].status, IBV_WC_SUCCESS);
+	ASSERT_EQ(wc[1].wr_id, 3);
+	ASSERT_NE(wc[1].status, IBV_WC_SUCCESS);
+	/* the new program was not disturbed: it sleeps its 3 s and exits 0 */
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	side_down(&s);
+}
+
 int
 main(int argc, char **argv)
 {
