@@ -2,11 +2,11 @@
 /*
  * DOCA Verbs: queue pairs, completion queues and shared receive queues made
  * directly, the way an rdma-core program makes them, but through DOCA objects.
- * softdoca implements the control plane (docs/verbs.md): objects, attributes,
- * the QP state machine, numbers, completion channels and async event handles.
- * Posting work and polling completions (doca_verbs_bridge.h) come with the
- * datapath; paths that need hardware (external WQ memory, UAR and doorbell
- * addresses, DPA, congestion-control groups, ECE) return
+ * softdoca implements them on its soft NIC (docs/verbs.md): objects, attributes,
+ * the QP state machine, QPs reached by (GID, QP number), completion channels and
+ * async events; work is posted and completions polled with rdma-core's structs
+ * through doca_verbs_bridge.h.  Paths that need hardware (external WQ memory,
+ * UAR and doorbell addresses, DPA, congestion-control groups, ECE) return
  * DOCA_ERROR_NOT_SUPPORTED (or NULL / 0 where the call returns no error) and log why.
  *
  * Object model

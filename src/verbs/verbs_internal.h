@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libdoca_verbs internals: the objects behind doca_verbs.h and the helpers the
- * per-object files share.  Control plane only: no object here moves data yet.
+ * per-object files share; the datapath's queues are in verbs_wq.h.
  *
  * Ownership: a context counts the objects made on it (PDs, CQs, QPs, SRQs, AH
  * attributes, completion channels) and refuses to go while any remains; a PD
@@ -229,15 +229,16 @@ void sd_verbs_ctx_count(struct doca_verbs_context *ctx, uint32_t *counter, int d
 void sd_verbs_ctx_free(struct doca_verbs_context *ctx);
 
 /*
- * The next number for a CQ, QP or SRQ: 24-bit, never 0, unique in the process
- * until 2^24 - 1 numbers were handed out (verbs_context.c).
+ * The next number for a CQ or SRQ: 24-bit, never 0, unique in the process
+ * until 2^24 - 1 numbers were handed out (verbs_context.c).  QP numbers come
+ * from the address service (verbs_addr.h): they say where the QP listens.
  */
 uint32_t sd_verbs_next_num(void);
 
 /*
- * Datapath entry points, called by the datapath when it lands (and by tests now):
- * a completion was written to cq (queues one channel event if the CQ is armed);
- * an async event happened on a QP or CQ of ctx.
+ * Called by the datapath (verbs_cq.c, verbs_wq.c) and by tests: a completion
+ * was written to cq (queues one channel event if the CQ is armed); an async
+ * event happened on a QP or CQ of ctx.
  */
 SD_EXPORT void sd_verbs_cq_completion_added(struct doca_verbs_cq *cq, bool solicited);
 SD_EXPORT doca_error_t sd_verbs_async_event_post(struct doca_verbs_context *ctx, int event_type, void *element);
