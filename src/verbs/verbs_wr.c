@@ -80,44 +80,31 @@ keys_cover(const struct doca_verbs_qp *qp, const struct ibv_sge *sg, int num_sge
 	return true;
 }
 
-/* What the opcode becomes; false for one softdoca does not execute. */
+/* What each work request opcode becomes on the soft NIC, and its completion's opcode. */
+static const struct {
+	bool valid, rc_only;
+	enum fabric_op_type ftype;
+	enum ibv_wc_opcode wc;
+} send_ops[] = {
+	[IBV_WR_SEND] = {true, false, FABRIC_OP_SEND, IBV_WC_SEND},
+	[IBV_WR_SEND_WITH_IMM] = {true, false, FABRIC_OP_SEND_IMM, IBV_WC_SEND},
+	[IBV_WR_RDMA_WRITE] = {true, false, FABRIC_OP_WRITE, IBV_WC_RDMA_WRITE},
+	[IBV_WR_RDMA_WRITE_WITH_IMM] = {true, false, FABRIC_OP_WRITE_IMM, IBV_WC_RDMA_WRITE},
+	[IBV_WR_RDMA_READ] = {true, true, FABRIC_OP_READ, IBV_WC_RDMA_READ},
+	[IBV_WR_ATOMIC_CMP_AND_SWP] = {true, true, FABRIC_OP_CMP_SWP, IBV_WC_COMP_SWAP},
+	[IBV_WR_ATOMIC_FETCH_AND_ADD] = {true, true, FABRIC_OP_FETCH_ADD, IBV_WC_FETCH_ADD},
+};
+
+/* What the opcode becomes; false for one softdoca does not execute (or UC cannot). */
 static bool
 send_opcode(const struct doca_verbs_qp *qp, enum ibv_wr_opcode opc, struct sd_verbs_swqe *w)
 {
-	bool rc = qp->init.qp_type == DOCA_VERBS_QP_TYPE_RC;
-
-	switch (opc) {
-	case IBV_WR_SEND:
-		w->ftype = FABRIC_OP_SEND;
-		w->wc_opcode = IBV_WC_SEND;
-		return true;
-	case IBV_WR_SEND_WITH_IMM:
-		w->ftype = FABRIC_OP_SEND_IMM;
-		w->wc_opcode = IBV_WC_SEND;
-		return true;
-	case IBV_WR_RDMA_WRITE:
-		w->ftype = FABRIC_OP_WRITE;
-		w->wc_opcode = IBV_WC_RDMA_WRITE;
-		return true;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		w->ftype = FABRIC_OP_WRITE_IMM;
-		w->wc_opcode = IBV_WC_RDMA_WRITE;
-		return true;
-	case IBV_WR_RDMA_READ:
-		w->ftype = FABRIC_OP_READ;
-		w->wc_opcode = IBV_WC_RDMA_READ;
-		return rc;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		w->ftype = FABRIC_OP_CMP_SWP;
-		w->wc_opcode = IBV_WC_COMP_SWAP;
-		return rc;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		w->ftype = FABRIC_OP_FETCH_ADD;
-		w->wc_opcode = IBV_WC_FETCH_ADD;
-		return rc;
-	default:
+	if ((unsigned)opc >= SD_ARRAY_SIZE(send_ops) || !send_ops[opc].valid ||
+	    (send_ops[opc].rc_only && qp->init.qp_type != DOCA_VERBS_QP_TYPE_RC))
 		return false;
-	}
+	w->ftype = send_ops[opc].ftype;
+	w->wc_opcode = send_ops[opc].wc;
+	return true;
 }
 
 static int
