@@ -16,6 +16,7 @@
 #include <doca_error.h>
 
 #include "../util/sd_util.h"
+#include "xproc.h"
 
 /*
  * Common header (16 bytes) of every mmap export descriptor.
@@ -57,7 +58,7 @@ _Static_assert(sizeof(struct sd_mmap_desc_hdr) == 16, "mmap descriptor header is
  *    48    4   perm         enum doca_access_flag bits of the export; exactly one of
  *                           PCI_READ_ONLY / PCI_READ_WRITE
  *    52    4   flags        0 (reserved)
- *    56    8   record_addr  exporter's address of its struct sd_mmap_pci_record (8-aligned)
+ *    56    8   record_addr  exporter's address of its grant record (8-aligned)
  *    64   16   key          random 128-bit key, also in the record
  *    80   16   reserved     0
  */
@@ -82,35 +83,11 @@ _Static_assert(sizeof(struct sd_mmap_pci_desc) <= SD_MMAP_PCI_DESC_MAX_LEN, "PCI
 _Static_assert(offsetof(struct sd_mmap_pci_desc, key) == 64, "PCI descriptor layout");
 
 /*
- * Export record, kept by the exporter in a static table of libdoca_common and
- * read by importers with process_vm_readv (64 bytes, native byte order: both
- * ends run on one machine; the descriptor version covers its layout).
- *
- *    0   8  magic   SD_MMAP_PCI_RECORD_MAGIC
- *    8   4  live    1 while the export stands; 0 once revoked
- *   12   4  perm    as in the descriptor
- *   16   8  addr
- *   24   8  len
- *   32  16  key
- *   48  16  reserved
- *
- * Publication writes every field, then live = 1 (release).  Revocation writes
- * live = 0, then zeroes the key, so a reader that sees the old key also reads
- * a record that was live when the key was there; a torn read across a slot
- * reuse can only mix a zeroed or a new random key, which never matches.
+ * The export record the descriptor's record_addr names is a grant record of
+ * the exporter (struct sd_xproc_rec, src/core/xproc.h): the exported range,
+ * SD_XPROC_READ (| WRITE for PCI_READ_WRITE), the descriptor's key, and the
+ * mmap's DOCA access flags as its tag.
  */
-#define SD_MMAP_PCI_RECORD_MAGIC 0x44524345524d4453ull /* "SDMRECRD" little-endian */
-
-struct sd_mmap_pci_record {
-	uint64_t magic;
-	uint32_t live;
-	uint32_t perm;
-	uint64_t addr;
-	uint64_t len;
-	uint8_t key[16];
-	uint8_t reserved[16];
-};
-_Static_assert(sizeof(struct sd_mmap_pci_record) == 64, "PCI export record is 64 bytes");
 
 /* A descriptor after parsing, in host byte order. */
 struct sd_mmap_pci_desc_info {

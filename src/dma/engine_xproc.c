@@ -17,6 +17,7 @@
 
 #include "../core/mmap_internal.h"
 #include "../core/sd_log.h"
+#include "../core/xproc.h"
 #include "engine.h"
 
 SD_LOG_REGISTER(dma.engine.xproc);
@@ -51,52 +52,50 @@ list_pid(const struct doca_buf *list)
 
 /*
  * Move len bytes between the local windows and the windows of process pid, both walked
- * by cursors; write selects process_vm_writev (local -> pid).  Returns 0 or an errno.
+ * by cursors, IOV_MAX segments at a time; write selects local -> pid.  The copy itself
+ * is Core's one cross-process loop (xproc.h), after check_exports() found the grants.
  */
-static int
+static doca_error_t
 xfer(struct xproc_engine *e, pid_t pid, bool write, struct sd_dma_sg_cur *local, struct sd_dma_sg_cur *remote,
-     uint64_t len)
+     uint64_t len, const char **reason)
 {
+	struct sd_xproc_peer peer = {.pid = pid, .uid = (uid_t)-1, .pidfd = -1};
+
 	while (len > 0) {
 		size_t lb, rb;
 		int ln = sd_dma_sg_cur_iov(local, len, e->liov, XPROC_IOV_BATCH, &lb);
 		int rn = sd_dma_sg_cur_iov(remote, lb, e->riov, XPROC_IOV_BATCH, &rb);
-		ssize_t n;
+		doca_error_t err;
 
-		if (ln == 0 || rn == 0)
-			return EFAULT; /* windows shorter than len: impossible on validated jobs */
-		if (write)
-			n = process_vm_writev(pid, e->liov, (unsigned long)ln, e->riov, (unsigned long)rn, 0);
-		else
-			n = process_vm_readv(pid, e->liov, (unsigned long)ln, e->riov, (unsigned long)rn, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
+		if (ln == 0 || rn == 0 || rb == 0) {
+			*reason = "windows shorter than the job"; /* impossible on validated jobs */
+			return DOCA_ERROR_DRIVER;
 		}
-		if (n == 0)
-			return EFAULT;
-		/* A partial transfer: continue from where the kernel stopped. */
-		sd_dma_sg_cur_advance(local, (size_t)n);
-		sd_dma_sg_cur_advance(remote, (size_t)n);
-		len -= (uint64_t)n;
+		err = sd_xproc_copy(&peer, write, e->liov, (size_t)ln, e->riov, (size_t)rn, rb, reason);
+		if (err != DOCA_SUCCESS)
+			return err;
+		sd_dma_sg_cur_advance(local, rb);
+		sd_dma_sg_cur_advance(remote, rb);
+		len -= rb;
 	}
-	return 0;
+	return DOCA_SUCCESS;
 }
 
 /* Both lists in other processes: read a chunk into the bounce buffer, then write it out. */
-static int
+static doca_error_t
 xfer_bounce(struct xproc_engine *e, pid_t spid, pid_t dpid, struct sd_dma_sg_cur *src, struct sd_dma_sg_cur *dst,
-	    uint64_t len)
+	    uint64_t len, const char **reason)
 {
 	struct doca_buf bounce = {0};
 	struct sd_dma_sg_cur bc;
-	int err;
+	doca_error_t err;
 
 	if (e->bounce == NULL) {
 		e->bounce = malloc(XPROC_BOUNCE_SIZE);
-		if (e->bounce == NULL)
-			return ENOMEM;
+		if (e->bounce == NULL) {
+			*reason = "out of memory for the bounce buffer";
+			return DOCA_ERROR_NO_MEMORY;
+		}
 	}
 	bounce.head = bounce.data = e->bounce;
 	while (len > 0) {
@@ -105,17 +104,17 @@ xfer_bounce(struct xproc_engine *e, pid_t spid, pid_t dpid, struct sd_dma_sg_cur
 		bounce.len = chunk;
 		bounce.data_len = 0;
 		sd_dma_sg_cur_init(&bc, &bounce, true);
-		err = xfer(e, spid, false, &bc, src, chunk);
-		if (err != 0)
+		err = xfer(e, spid, false, &bc, src, chunk, reason);
+		if (err != DOCA_SUCCESS)
 			return err;
 		bounce.data_len = chunk;
 		sd_dma_sg_cur_init(&bc, &bounce, false);
-		err = xfer(e, dpid, true, &bc, dst, chunk);
-		if (err != 0)
+		err = xfer(e, dpid, true, &bc, dst, chunk, reason);
+		if (err != DOCA_SUCCESS)
 			return err;
 		len -= chunk;
 	}
-	return 0;
+	return DOCA_SUCCESS;
 }
 
 /*
@@ -152,9 +151,9 @@ xproc_copy(struct xproc_engine *e, struct sd_dma_job *job)
 {
 	pid_t spid = list_pid(job->src), dpid = list_pid(job->dst);
 	struct sd_dma_sg_cur s, d;
-	doca_error_t status;
+	const char *reason = "";
+	doca_error_t status, err;
 	pid_t peer;
-	int err;
 
 	if (e->base.conf.check_remote != NULL) {
 		status = check_exports(e, job->src);
@@ -172,23 +171,23 @@ xproc_copy(struct xproc_engine *e, struct sd_dma_job *job)
 		 * asked each time: a fork()ed child inherits the engine.
 		 */
 		peer = spid != 0 ? spid : getpid();
-		err = xfer(e, peer, false, &d, &s, job->len);
+		err = xfer(e, peer, false, &d, &s, job->len, &reason);
 	} else if (spid == 0) {
 		peer = dpid;
-		err = xfer(e, peer, true, &s, &d, job->len);
+		err = xfer(e, peer, true, &s, &d, job->len, &reason);
 	} else {
 		peer = spid;
-		err = xfer_bounce(e, spid, dpid, &s, &d, job->len);
+		err = xfer_bounce(e, spid, dpid, &s, &d, job->len, &reason);
 	}
-	if (sd_unlikely(err != 0)) {
+	if (sd_unlikely(err != DOCA_SUCCESS)) {
 		if (!e->logged)
 			DOCA_LOG_ERR(
 				"Failed to copy %" PRIu64 " bytes %s process %d: %s; "
 				"the exporting process must be alive, keep its buffer mapped and allow ptrace access",
-				job->len, dpid != 0 ? "into" : "from", (int)peer, strerror(err));
+				job->len, dpid != 0 ? "into" : "from", (int)peer, reason);
 		else
 			DOCA_LOG_DBG("Failed to copy %" PRIu64 " bytes with process %d: %s", job->len, (int)peer,
-				     strerror(err));
+				     reason);
 		e->logged = true;
 		return DOCA_ERROR_DRIVER;
 	}

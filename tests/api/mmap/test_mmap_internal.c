@@ -192,7 +192,7 @@ TEST(descriptor_layout_is_pinned)
 	ASSERT_EQ(offsetof(struct sd_mmap_pci_desc, addr), 32);
 	ASSERT_EQ(offsetof(struct sd_mmap_pci_desc, perm), 48);
 	ASSERT_EQ(offsetof(struct sd_mmap_pci_desc, record_addr), 56);
-	ASSERT_EQ(sizeof(struct sd_mmap_pci_record), 64);
+	ASSERT_EQ(sizeof(struct sd_xproc_rec), 64);
 }
 
 int

@@ -419,7 +419,7 @@ TEST(forged_descriptors_are_not_permitted)
 	ASSERT_ERR(try_import(d, n, dpu), DOCA_ERROR_NOT_PERMITTED);
 	/* the record address pointing at another (unused) slot, or at nothing */
 	memcpy(d, e.desc, n);
-	put64(d, OFF(record_addr), rec + sizeof(struct sd_mmap_pci_record));
+	put64(d, OFF(record_addr), rec + sizeof(struct sd_xproc_rec));
 	ASSERT_ERR(try_import(d, n, dpu), DOCA_ERROR_NOT_PERMITTED);
 	memcpy(d, e.desc, n);
 	put64(d, OFF(record_addr), 0x1000);

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one trust rule for copies into and out of another process
+ * (docs/security.md "One rule for every cross-process copy").
+ *
+ *  1. The peer is a process this side identified itself: the other end of a
+ *     connected Unix socket (SO_PEERCRED, same user), or the process a
+ *     descriptor names and whose start time it states.  Never a pid taken
+ *     from a message.
+ *  2. Every range of the peer's memory that is read or written lies inside a
+ *     grant its owner published: a record in the owner's own memory (the
+ *     grant table of libdoca_common) holding the range, the permission and a
+ *     random 128-bit key.  A message or descriptor only says where the record
+ *     is and which key to expect; the record is read through the kernel from
+ *     the peer's address space, so a record the peer never wrote - another
+ *     process's memory, a dead or exec'd peer, a revoked grant - never
+ *     matches.
+ *  3. The record is read again right before each copy (in the same system
+ *     call as the other bytes that copy needs, where it can be).
+ *  4. Yama: a process whose memory a peer copies allows exactly that peer as
+ *     its tracer, while it needs to (sd_xproc_ptracer_hold / _release).
+ *
+ * The fabric's same-host path (src/fabric/fabric_direct.c) follows the same
+ * rule with records in a sealed memfd it maps, checked without a system call.
+ */
+#ifndef SD_XPROC_H_
+#define SD_XPROC_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <doca_error.h>
+
+#include "../util/sd_util.h"
+
+/* --- the peer ------------------------------------------------------------------- */
+
+struct sd_xproc_peer {
+	pid_t pid; /* 0: no peer */
+	uid_t uid;
+	int pidfd; /* -1 when the kernel gave none */
+};
+
+#define SD_XPROC_PEER_NONE ((struct sd_xproc_peer){.pid = 0, .uid = (uid_t)-1, .pidfd = -1})
+
+/*
+ * The process at the other end of connected Unix socket fd.  NOT_PERMITTED
+ * when it runs as another user (*reason says so); OPERATING_SYSTEM when the
+ * kernel does not say who it is.  Nothing is logged: the caller knows the API.
+ */
+SD_EXPORT doca_error_t sd_xproc_peer_from_socket(int fd, struct sd_xproc_peer *peer, const char **reason);
+/* Close what the peer holds (its pidfd); the struct becomes SD_XPROC_PEER_NONE. */
+SD_EXPORT void sd_xproc_peer_fini(struct sd_xproc_peer *peer);
+
+/*
+ * Start time of a process in clock ticks after boot (/proc/<pid>/stat field
+ * 22): with the pid, the identity of a process across pid reuse.  NOT_FOUND
+ * when no such process exists.
+ */
+SD_EXPORT doca_error_t sd_xproc_start_time(pid_t pid, uint64_t *start_time);
+
+/* --- grants: what this process lets its peers touch ----------------------------- */
+
+#define SD_XPROC_READ 1u  /* a peer may read the range */
+#define SD_XPROC_WRITE 2u /* a peer may write the range */
+
+#define SD_XPROC_KEY_LEN 16
+#define SD_XPROC_GRANTS 4096 /* live grants per process */
+
+/*
+ * A grant record, in the owner's memory, read by peers with process_vm_readv
+ * (64 bytes, native byte order: both ends run on one kernel).
+ *
+ *    0   8  magic   SD_XPROC_REC_MAGIC
+ *    8   4  live    1 while the grant stands, 0 once revoked
+ *   12   4  perm    SD_XPROC_READ | SD_XPROC_WRITE
+ *   16   8  addr
+ *   24   8  len
+ *   32  16  key     random, zeroed on revocation
+ *   48   4  tag     the owner's own meaning (a PCI export: its DOCA access flags)
+ *   52  12  reserved
+ *
+ * Publication writes every field, then live = 1 (release).  Revocation writes
+ * live = 0, then zeroes the key, so a reader that sees the old key read a
+ * record that was live when the key was there; a read torn across a slot reuse
+ * can only mix a zeroed or a new random key, which never matches.
+ */
+#define SD_XPROC_REC_MAGIC 0x44524345524d4453ull /* "SDMRECRD" little-endian */
+
+struct sd_xproc_rec {
+	uint64_t magic;
+	uint32_t live;
+	uint32_t perm;
+	uint64_t addr;
+	uint64_t len;
+	uint8_t key[SD_XPROC_KEY_LEN];
+	uint32_t tag;
+	uint8_t reserved[12];
+};
+_Static_assert(sizeof(struct sd_xproc_rec) == 64, "a grant record is 64 bytes");
+
+/* What a peer is told of a grant (the record's address and its key). */
+struct sd_xproc_ref {
+	uint64_t rec_addr;
+	uint8_t key[SD_XPROC_KEY_LEN];
+};
+
+/*
+ * Publish [addr, addr + len) with perm (and tag) for peers; *ref names it.
+ * NO_MEMORY when SD_XPROC_GRANTS grants are live (nothing logged).
+ */
+SD_EXPORT doca_error_t sd_xproc_grant(const void *addr, size_t len, uint32_t perm, uint32_t tag,
+				      struct sd_xproc_ref *ref);
+/* Revoke a grant of this process: from its return on, no peer's check passes. Idempotent on a zeroed ref. */
+SD_EXPORT void sd_xproc_revoke(struct sd_xproc_ref *ref);
+
+/* --- the copier's side -------------------------------------------------------------- */
+
+/*
+ * Check a record read from the peer against what this side expects: live,
+ * the key, perm bits present, and [addr, addr + len) inside it.
+ * NOT_PERMITTED with *reason otherwise.  Pure.
+ */
+SD_EXPORT doca_error_t sd_xproc_rec_check(const struct sd_xproc_rec *rec, const struct sd_xproc_ref *ref, uint64_t addr,
+					  uint64_t len, uint32_t perm, const char **reason);
+
+/*
+ * Read the peer's record named by ref into *rec (one system call).
+ * NOT_FOUND: the peer is gone; NOT_PERMITTED: the kernel refused (ptrace
+ * rule) or there is no record at that address; *reason says which.
+ */
+SD_EXPORT doca_error_t sd_xproc_rec_fetch(const struct sd_xproc_peer *peer, const struct sd_xproc_ref *ref,
+					  struct sd_xproc_rec *rec, const char **reason);
+
+/*
+ * Move len bytes between local iovecs and the peer's iovecs (write: local ->
+ * peer), continuing partial transfers; both arrays are consumed (modified).
+ * The caller has checked every remote range against the peer's grant.
+ * SUCCESS, or NOT_FOUND (peer gone), NOT_PERMITTED (kernel refused, *reason),
+ * DRIVER (a range the peer no longer maps, *reason).
+ */
+SD_EXPORT doca_error_t sd_xproc_copy(const struct sd_xproc_peer *peer, bool write, struct iovec *liov, size_t ln,
+				     struct iovec *riov, size_t rn, size_t len, const char **reason);
+
+/* --- Yama: who may ptrace this process ---------------------------------------------- */
+
+/*
+ * While held, peer pid may read and write this process's memory under Yama
+ * ptrace_scope 1.  One distinct peer: it alone is the tracer exception.  Yama
+ * keeps a single exception per process, so while two or more distinct peers
+ * hold, the exception is widened to any process of this user (logged once);
+ * it narrows again as they release.  Without Yama nothing changes.
+ */
+SD_EXPORT void sd_xproc_ptracer_hold(pid_t pid);
+SD_EXPORT void sd_xproc_ptracer_release(pid_t pid);
+/* What the exception is now: 0 none, a pid, or -1 for any (tests). */
+SD_EXPORT long sd_xproc_ptracer_current(void);
+
+#endif /* SD_XPROC_H_ */
