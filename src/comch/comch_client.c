@@ -97,8 +97,12 @@ client_handshake(struct sd_comch_ep *ep, struct doca_comch_connection *conn, con
 		sd_ctx_fail(&ep->ctx);
 		return 1;
 	}
+	if (!sd_comch_conn_identify(conn)) {
+		sd_comch_conn_close(conn, false);
+		sd_ctx_fail(&ep->ctx);
+		return 1;
+	}
 	conn->peer_max_msg = m->u.welcome.max_msg;
-	conn->peer_pid = m->u.welcome.pid;
 	conn->id = m->u.welcome.conn_id;
 	conn->peer_recv_queue = SD_COMCH_DEFAULT_RECV_QUEUE;
 	conn->state = SD_COMCH_CONN_OPEN;
@@ -201,6 +205,7 @@ client_start(struct doca_ctx *ctx, bool *running)
 	memset(&c->conn, 0, sizeof(c->conn));
 	c->conn.ep = &c->ep;
 	c->conn.fd = -1;
+	c->conn.peer = SD_XPROC_PEER_NONE;
 	c->conn.state = SD_COMCH_CONN_HANDSHAKE;
 	sd_list_init(&c->conn.link);
 	/* Watch first, then try: a server published in between still wakes us. */
@@ -273,6 +278,7 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 	c->wake_fd = -1;
 	c->conn.fd = -1;
 	c->conn.ep = &c->ep;
+	c->conn.peer = SD_XPROC_PEER_NONE;
 	c->conn.state = SD_COMCH_CONN_CLOSED;
 	c->ep.handshake = client_handshake;
 	c->ep.conn_closed = client_conn_closed;

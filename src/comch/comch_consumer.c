@@ -14,7 +14,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "../core/sd_log.h"
@@ -26,6 +25,49 @@ static inline struct doca_comch_consumer *
 consumer_from_ctx(struct doca_ctx *ctx)
 {
 	return sd_container_of(ctx, struct doca_comch_consumer, ctx);
+}
+
+/* The peer may read the ring and write the buffer mmap, and nothing else of ours, until ungrant. */
+static void
+consumer_ungrant(struct doca_comch_consumer *c)
+{
+	sd_xproc_revoke(&c->ring_grant);
+	sd_xproc_revoke(&c->buf_grant);
+	sd_xproc_ptracer_release(c->tracer);
+	c->tracer = 0;
+}
+
+static doca_error_t
+consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_consumer *rec)
+{
+	size_t ring_len = sizeof(*c->ring) + cap * sizeof(c->ring->slot[0]), buf_len = 0;
+	void *buf_addr = NULL;
+	doca_error_t err;
+
+	err = doca_mmap_get_memrange(c->mmap, &buf_addr, &buf_len);
+	if (err == DOCA_SUCCESS)
+		err = sd_xproc_grant(c->ring, ring_len, SD_XPROC_READ, 0, &c->ring_grant);
+	if (err == DOCA_SUCCESS) {
+		err = sd_xproc_grant(buf_addr, buf_len, SD_XPROC_WRITE, 0, &c->buf_grant);
+		if (err != DOCA_SUCCESS)
+			sd_xproc_revoke(&c->ring_grant);
+	}
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_ctx_start: cannot grant the peer the consumer's ring and buffers: %s",
+			     doca_error_get_descr(err));
+		return err;
+	}
+	/* Yama ptrace scope 1: the peer's producers copy into this process. */
+	c->tracer = c->conn->peer.pid;
+	sd_xproc_ptracer_hold(c->tracer);
+	memset(rec, 0, sizeof(*rec));
+	rec->ring_cap = htole32(cap);
+	rec->ring_addr = htole64((uint64_t)(uintptr_t)c->ring);
+	rec->ring_rec = htole64(c->ring_grant.rec_addr);
+	memcpy(rec->ring_key, c->ring_grant.key, sizeof(rec->ring_key));
+	rec->buf_rec = htole64(c->buf_grant.rec_addr);
+	memcpy(rec->buf_key, c->buf_grant.key, sizeof(rec->buf_key));
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t
@@ -58,15 +100,14 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 		}
 		c->ring->cap = cap;
 	}
-	/* The producer's process reads the ring and writes the buffers (Yama ptrace scope 1). */
-	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-	rec.pid = htole32((uint32_t)getpid());
-	rec.ring_cap = htole32(cap);
-	rec.ring_addr = htole64((uint64_t)(uintptr_t)c->ring);
+	err = consumer_grant(c, cap, &rec);
+	if (err != DOCA_SUCCESS)
+		return err;
 	err = sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s",
 			     doca_error_get_descr(err));
+		consumer_ungrant(c);
 		return err;
 	}
 	sd_list_insert_tail(&fp->local_consumers, &c->link);
@@ -85,14 +126,15 @@ consumer_progress(struct doca_ctx *ctx)
 	return 0;
 }
 
-static void
-consumer_unannounce(struct doca_comch_consumer *c)
+void
+sd_comch_consumer_unannounce(struct doca_comch_consumer *c)
 {
 	if (!c->announced)
 		return;
 	sd_list_del(&c->link);
 	sd_list_init(&c->link);
 	c->announced = false;
+	consumer_ungrant(c);
 	if (c->conn->state == SD_COMCH_CONN_OPEN)
 		(void)sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_GONE, c->id, NULL, 0, NULL, 0);
 }
@@ -103,7 +145,7 @@ consumer_flush(struct doca_ctx *ctx)
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
 	struct sd_list *elem;
 
-	consumer_unannounce(c);
+	sd_comch_consumer_unannounce(c);
 	while ((elem = sd_list_pop_head(&c->posted)) != NULL) {
 		sd_list_init(elem);
 		sd_task_complete(sd_container_of(elem, struct doca_task, link), SD_TASK_FLUSH_STATUS);
@@ -115,7 +157,7 @@ consumer_stopped(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
 
-	consumer_unannounce(c);
+	sd_comch_consumer_unannounce(c);
 	/* The next start begins a new ring: the peer forgets this one with CONSUMER_GONE. */
 	if (c->ring != NULL)
 		atomic_store_explicit((_Atomic uint64_t *)&c->ring->posted, 0, memory_order_relaxed);

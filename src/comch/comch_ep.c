@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../core/sd_log.h"
@@ -143,6 +144,31 @@ sd_comch_conn_close(struct doca_comch_connection *conn, bool say_bye)
 	close(conn->fd);
 	conn->fd = -1;
 	conn->state = SD_COMCH_CONN_CLOSED;
+	sd_xproc_peer_fini(&conn->peer);
+}
+
+void
+sd_comch_conn_fail(struct doca_comch_connection *conn)
+{
+	/* Both ends see the connection end; ours at its owner's next progress (EOF), not inside this call. */
+	if (conn->fd >= 0)
+		(void)shutdown(conn->fd, SHUT_RDWR);
+}
+
+bool
+sd_comch_conn_identify(struct doca_comch_connection *conn)
+{
+	const char *reason = "";
+	doca_error_t err;
+
+	sd_xproc_peer_fini(&conn->peer);
+	err = sd_xproc_peer_from_socket(conn->fd, &conn->peer, &reason);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Comch %s \"%s\": connection refused: %s", conn->ep->is_server ? "server" : "client",
+			     conn->ep->name, reason);
+		return false;
+	}
+	return true;
 }
 
 /* The peer left (BYE), died, or broke the protocol. */

@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "../core/sd_log.h"
 #include "comch_internal.h"
@@ -63,6 +64,115 @@ local_consumer(struct doca_comch_connection *conn, uint32_t id)
 	return NULL;
 }
 
+doca_error_t
+sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
+		      struct sd_comch_ring_view *v, const char **reason)
+{
+	const struct sd_comch_consumer_info *ci = &rc->info;
+	uint64_t ring_len = sizeof(struct sd_comch_ring) + (uint64_t)ci->ring_cap * sizeof(struct sd_comch_ring_slot);
+	uint64_t slot_addr = ci->ring_addr + sizeof(struct sd_comch_ring) +
+			     (rc->consumed & (ci->ring_cap - 1)) * sizeof(struct sd_comch_ring_slot);
+	struct iovec local[4] = {
+		{&v->ring_rec, sizeof(v->ring_rec)},
+		{&v->buf_rec, sizeof(v->buf_rec)},
+		{&v->posted, sizeof(v->posted)},
+		{&v->slot, sizeof(v->slot)},
+	};
+	struct iovec remote[4] = {
+		{(void *)(uintptr_t)ci->ring.rec_addr, sizeof(v->ring_rec)},
+		{(void *)(uintptr_t)ci->buf.rec_addr, sizeof(v->buf_rec)},
+		{(void *)(uintptr_t)ci->ring_addr, sizeof(v->posted)},
+		{(void *)(uintptr_t)slot_addr, sizeof(v->slot)},
+	};
+	size_t len = sizeof(v->ring_rec) + sizeof(v->buf_rec) + sizeof(v->posted) + sizeof(v->slot);
+	doca_error_t err;
+
+	/* Both records, the posted count and the next slot in one system call, from the connected process. */
+	err = sd_xproc_copy(&conn->peer, false, local, 4, remote, 4, len, reason);
+	if (err == DOCA_ERROR_DRIVER) {
+		/* Which address did not hold? A consumer that went away revoked its ring first. */
+		err = sd_xproc_rec_fetch(&conn->peer, &ci->ring, &v->ring_rec, reason);
+		if (err == DOCA_SUCCESS && v->ring_rec.magic == SD_XPROC_REC_MAGIC && v->ring_rec.live == 0)
+			return DOCA_ERROR_NOT_CONNECTED;
+		*reason = "an address the consumer announced is not mapped in its process";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (err != DOCA_SUCCESS)
+		return err == DOCA_ERROR_NOT_FOUND ? DOCA_ERROR_NOT_CONNECTED : err;
+	/* A revoked grant is a consumer that stopped; a bad one a peer breaking the rules. */
+	if (v->ring_rec.magic == SD_XPROC_REC_MAGIC && v->ring_rec.live == 0)
+		return DOCA_ERROR_NOT_CONNECTED;
+	err = sd_xproc_rec_check(&v->ring_rec, &ci->ring, ci->ring_addr, ring_len, SD_XPROC_READ, reason);
+	if (err == DOCA_SUCCESS && v->buf_rec.magic == SD_XPROC_REC_MAGIC && v->buf_rec.live == 0)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (err == DOCA_SUCCESS)
+		err = sd_xproc_rec_check(&v->buf_rec, &ci->buf, v->buf_rec.addr, 0, SD_XPROC_WRITE, reason);
+	return err;
+}
+
+doca_error_t
+sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v, size_t len,
+		       const char **reason)
+{
+	doca_error_t err;
+
+	/* The whole posted room lies in the granted mmap, and the data fits the room. */
+	err = sd_xproc_rec_check(&v->buf_rec, &rc->info.buf, v->slot.addr, v->slot.len, SD_XPROC_WRITE, reason);
+	if (err == DOCA_SUCCESS && len > v->slot.len) {
+		*reason = "the data does not fit the consumer's posted buffer";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return err;
+}
+
+/* A consumer the peer announces must name a ring and buffers its own process granted. */
+static unsigned
+consumer_new(struct doca_comch_connection *conn, struct sd_comch_fp *fp, const struct sd_comch_msg *m)
+{
+	struct sd_comch_remote_consumer *rc;
+	struct sd_comch_ring_view v;
+	const char *reason = "";
+	doca_error_t err;
+
+	if (sd_comch_fp_remote(conn, m->arg) != NULL) {
+		DOCA_LOG_ERR("Comch peer announced consumer %u twice; ignored", m->arg);
+		return 0;
+	}
+	rc = calloc(1, sizeof(*rc));
+	if (rc == NULL) {
+		DOCA_LOG_ERR("Comch fast path: out of memory; consumer %u is lost", m->arg);
+		return 0;
+	}
+	rc->id = m->arg;
+	rc->info = m->u.consumer;
+	err = sd_comch_fp_read_ring(conn, rc, &v, &reason);
+	if (err != DOCA_SUCCESS && err != DOCA_ERROR_NOT_CONNECTED) {
+		DOCA_LOG_ERR("Comch peer (pid %d) announced consumer %u that its process did not grant: %s; closing "
+			     "the connection",
+			     (int)conn->peer.pid, m->arg, reason);
+		free(rc);
+		sd_comch_conn_fail(conn);
+		return 0;
+	}
+	sd_list_insert_tail(&fp->remote_consumers, &rc->link);
+	sd_comch_ep_queue_event(conn->ep, SD_COMCH_EV_CONSUMER_NEW, conn, rc->id);
+	return 0;
+}
+
+/* Bytes after a buf's data (what post_recv offered the producer); *data_len its data now. */
+static size_t
+tail_room(const struct doca_buf *buf, size_t *data_len)
+{
+	void *head = NULL, *data = NULL;
+	size_t head_len = 0;
+
+	(void)doca_buf_get_head(buf, &head);
+	(void)doca_buf_get_len(buf, &head_len);
+	(void)doca_buf_get_data(buf, &data);
+	(void)doca_buf_get_data_len(buf, data_len);
+	return (size_t)((uintptr_t)head + head_len - (uintptr_t)data - *data_len);
+}
+
 /* The producer filled the consumer's oldest posted buffer: complete that task. */
 static unsigned
 data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
@@ -70,18 +180,26 @@ data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 	struct doca_comch_consumer *c = local_consumer(conn, m->arg);
 	struct doca_comch_consumer_task_post_recv *t;
 	struct sd_list *elem;
-	size_t len;
+	size_t len = 0, room = 0;
 
 	if (c == NULL || (elem = sd_list_pop_head(&c->posted)) == NULL) {
 		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
 		return 0;
 	}
 	t = sd_container_of(elem, struct doca_comch_consumer_task_post_recv, task.link);
+	room = tail_room(t->buf, &len);
+	if (m->u.data.len > room) {
+		DOCA_LOG_ERR("Comch peer says it wrote %llu bytes into consumer %u's buffer of %zu free bytes; closing "
+			     "the connection",
+			     (unsigned long long)m->u.data.len, m->arg, room);
+		sd_list_insert_head(&c->posted, elem);
+		sd_comch_conn_fail(conn);
+		return 0;
+	}
 	sd_list_init(&t->task.link);
 	t->producer_id = m->u.data.producer_id;
 	t->imm_len = m->u.data.imm_len;
 	memcpy(t->imm, m->imm, m->u.data.imm_len);
-	(void)doca_buf_get_data_len(t->buf, &len);
 	(void)doca_buf_set_data_len(t->buf, len + m->u.data.len);
 	sd_task_complete(&t->task, DOCA_SUCCESS);
 	sd_pe_wake(c->ctx.pe);
@@ -98,22 +216,7 @@ sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg
 		return 0;
 	switch (m->type) {
 	case SD_COMCH_CONSUMER_NEW:
-		if (sd_comch_fp_remote(conn, m->arg) != NULL) {
-			DOCA_LOG_ERR("Comch peer announced consumer %u twice; ignored", m->arg);
-			return 0;
-		}
-		rc = calloc(1, sizeof(*rc));
-		if (rc == NULL) {
-			DOCA_LOG_ERR("Comch fast path: out of memory; consumer %u is lost", m->arg);
-			return 0;
-		}
-		rc->id = m->arg;
-		rc->pid = m->u.consumer.pid;
-		rc->cap = m->u.consumer.ring_cap;
-		rc->ring_addr = m->u.consumer.ring_addr;
-		sd_list_insert_tail(&fp->remote_consumers, &rc->link);
-		sd_comch_ep_queue_event(conn->ep, SD_COMCH_EV_CONSUMER_NEW, conn, rc->id);
-		return 0;
+		return consumer_new(conn, fp, m);
 	case SD_COMCH_CONSUMER_GONE:
 		rc = sd_comch_fp_remote(conn, m->arg);
 		if (rc == NULL)
@@ -150,12 +253,9 @@ sd_comch_fp_conn_free(struct doca_comch_connection *conn)
 		return;
 	while ((elem = sd_list_pop_head(&conn->fp->remote_consumers)) != NULL)
 		free(sd_container_of(elem, struct sd_comch_remote_consumer, link));
-	while ((elem = sd_list_pop_head(&conn->fp->local_consumers)) != NULL) {
-		struct doca_comch_consumer *c = sd_container_of(elem, struct doca_comch_consumer, link);
-
-		sd_list_init(&c->link);
-		c->announced = false;
-	}
+	while (!sd_list_empty(&conn->fp->local_consumers))
+		sd_comch_consumer_unannounce(
+			sd_container_of(conn->fp->local_consumers.next, struct doca_comch_consumer, link));
 	free(conn->fp);
 	conn->fp = NULL;
 }

@@ -29,6 +29,7 @@
 
 #include "../core/ctx_internal.h"
 #include "../core/dev_internal.h"
+#include "../core/xproc.h"
 #include "comch_proto.h"
 
 #define SD_COMCH_DEFAULT_RECV_QUEUE 64u
@@ -49,9 +50,9 @@ struct doca_comch_connection {
 	struct sd_comch_ep *ep; /* the server or client owning it */
 	int fd;			/* -1 once closed */
 	enum sd_comch_conn_state state;
-	uint32_t id; /* server's number for it (1, 2, ...) */
-	uint32_t peer_pid;
-	uint32_t peer_max_msg; /* the peer accepts messages up to this size */
+	uint32_t id;		   /* server's number for it (1, 2, ...) */
+	struct sd_xproc_peer peer; /* the process at the other end of fd (SO_PEERCRED) */
+	uint32_t peer_max_msg;	   /* the peer accepts messages up to this size */
 	uint32_t peer_recv_queue;
 	union doca_data user_data;
 	uint64_t counters[5];	 /* indexed by enum doca_comch_counter */
@@ -178,6 +179,13 @@ void sd_comch_ep_drop_events(struct sd_comch_ep *ep);
 unsigned sd_comch_conn_poll(struct doca_comch_connection *conn);
 /* Close conn's socket (saying BYE when orderly is true and it is open); no event. */
 void sd_comch_conn_close(struct doca_comch_connection *conn, bool say_bye);
+/*
+ * The peer broke a rule of the fast path: end the connection.  Its owner's next
+ * progress finds it closed and reports it as any lost connection.
+ */
+void sd_comch_conn_fail(struct doca_comch_connection *conn);
+/* Who is at the other end of conn's socket; false (logged with who) when refused. */
+bool sd_comch_conn_identify(struct doca_comch_connection *conn);
 /* Shared setter/validation helpers of the public API. */
 doca_error_t sd_comch_ep_check_idle(struct sd_comch_ep *ep, const char *api);
 doca_error_t sd_comch_set_max_msg(struct sd_comch_ep *ep, uint32_t size, const char *api);
@@ -200,11 +208,8 @@ doca_error_t sd_comch_task_send_submit(struct doca_task *task);
 struct sd_comch_remote_consumer {
 	struct sd_list link;
 	uint32_t id;
-	uint32_t pid;
-	uint64_t ring_addr;
-	uint32_t cap;
-	uint64_t consumed;    /* slots this process's producers filled */
-	uint64_t posted_seen; /* the ring's posted count last read */
+	struct sd_comch_consumer_info info; /* its ring and the peer's grants, in the peer (conn->peer) */
+	uint64_t consumed;		    /* slots this process's producers filled */
 };
 
 /* Fast-path state of one connection (allocated on first use). */
@@ -221,9 +226,12 @@ struct doca_comch_consumer {
 	uint32_t id;
 	uint32_t imm_data_len;
 	struct sd_task_pool *recv_pool;
-	struct sd_comch_ring *ring; /* read by the producer's process */
-	struct sd_list posted;	    /* post_recv tasks in ring order */
-	struct sd_list link;	    /* fp->local_consumers while announced */
+	struct sd_comch_ring *ring;	/* read by the producer's process */
+	struct sd_xproc_ref ring_grant; /* while announced: the peer may read the ring */
+	struct sd_xproc_ref buf_grant;	/* while announced: the peer may write the mmap */
+	pid_t tracer;			/* while announced: the peer, allowed to trace us (Yama) */
+	struct sd_list posted;		/* post_recv tasks in ring order */
+	struct sd_list link;		/* fp->local_consumers while announced */
 	bool announced;
 };
 
@@ -253,8 +261,29 @@ struct doca_comch_producer_task_send {
 /* The connection's fast-path state, created on first use (NULL: out of memory, logged). */
 struct sd_comch_fp *sd_comch_fp_get(struct doca_comch_connection *conn);
 struct sd_comch_remote_consumer *sd_comch_fp_remote(struct doca_comch_connection *conn, uint32_t id);
+/* The consumer is no longer announced: its grants are revoked (its connection is gone or it stops). */
+void sd_comch_consumer_unannounce(struct doca_comch_consumer *c);
 /* A producer or consumer of conn was destroyed. */
 void sd_comch_fp_user_put(struct doca_comch_connection *conn);
+
+/* What a producer reads of a remote consumer before it writes: the grants, the ring's count and next slot. */
+struct sd_comch_ring_view {
+	struct sd_xproc_rec ring_rec;
+	struct sd_xproc_rec buf_rec;
+	uint64_t posted;
+	struct sd_comch_ring_slot slot; /* slot rc->consumed; meaningful when posted != consumed */
+};
+/*
+ * Read rc's view from the peer (one system call) and check both grants: the ring
+ * readable as announced, the buffers writable.  SUCCESS; NOT_CONNECTED (the
+ * consumer or its process went away); NOT_PERMITTED (*reason: the peer broke the
+ * rule - end the connection).
+ */
+doca_error_t sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
+				   struct sd_comch_ring_view *v, const char **reason);
+/* The view's slot lies in the granted buffers and holds len bytes: SUCCESS, NOT_PERMITTED, INVALID_VALUE. */
+doca_error_t sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v,
+				    size_t len, const char **reason);
 
 /* A fast-path record (CONSUMER_*, FP_*) arrived on conn; returns callbacks run. */
 unsigned sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg *msg);

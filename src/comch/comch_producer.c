@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Comch producer: a context on a connection that sends doca_bufs to a
- * consumer of the peer.  A send reads the consumer's post ring from the
- * consumer's process (posted count and the next slot, one process_vm_readv),
- * writes the data into that slot's buffer (process_vm_writev), then tells the
- * consumer with a FP_DATA record.  All of it happens in doca_task_submit, so a
- * send that found no posted buffer (AGAIN) succeeds as soon as the consumer
- * posts, without progress on this side; the completion is reported by progress.
+ * consumer of the peer.  A send reads from the connected process its grants of
+ * the consumer's ring and buffers, the ring's posted count and the next slot (one
+ * system call, comch_fastpath.c), writes the data into that slot's buffer if the
+ * grant covers it (xproc.h), then tells the consumer with a FP_DATA record.  All of it happens in doca_task_submit, so
+ * a send that found no posted buffer (AGAIN) succeeds as soon as the consumer posts, without progress on this side; the
+ * completion is reported by progress.
  */
 #include <endian.h>
 #include <errno.h>
@@ -43,48 +43,17 @@ producer_start(struct doca_ctx *ctx, bool *running)
 	return DOCA_SUCCESS;
 }
 
-/* Read the ring's posted count and slot `index`; false when the consumer's process is gone. */
-static bool
-read_ring(const struct sd_comch_remote_consumer *rc, uint64_t index, uint64_t *posted, struct sd_comch_ring_slot *slot)
-{
-	struct iovec local[2] = {{posted, sizeof(*posted)}, {slot, sizeof(*slot)}};
-	struct iovec remote[2] = {
-		{(void *)(uintptr_t)rc->ring_addr, sizeof(*posted)},
-		{(void *)(uintptr_t)(rc->ring_addr + sizeof(struct sd_comch_ring) +
-				     (index & (rc->cap - 1)) * sizeof(*slot)),
-		 sizeof(*slot)},
-	};
-
-	return process_vm_readv((pid_t)rc->pid, local, 2, remote, 2, 0) == (ssize_t)(sizeof(*posted) + sizeof(*slot));
-}
-
-static bool
-write_data(pid_t pid, const void *src, uint64_t dst, size_t len)
-{
-	while (len != 0) {
-		struct iovec l = {(void *)(uintptr_t)src, len}, r = {(void *)(uintptr_t)dst, len};
-		ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
-
-		if (n <= 0)
-			return false;
-		src = (const uint8_t *)src + n;
-		dst += (uint64_t)n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 static doca_error_t
 producer_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = sd_container_of(task, struct doca_comch_producer_task_send, task);
 	struct doca_comch_producer *p = producer_from_ctx(task->ctx);
 	struct sd_comch_remote_consumer *rc = sd_comch_fp_remote(p->conn, t->consumer_id);
+	struct sd_comch_ring_view view;
 	struct sd_comch_fp_data rec;
-	struct sd_comch_ring_slot slot;
+	const char *reason = "";
 	size_t len = 0;
 	void *data = NULL;
-	uint64_t posted;
 	doca_error_t err;
 
 	if (t->buf == NULL) {
@@ -102,25 +71,39 @@ producer_submit(struct doca_task *task)
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	/* One system call: the posted count and the slot we would fill. */
-	if (!read_ring(rc, rc->consumed, &posted, &slot)) {
+	/* One system call: the consumer's grants, the posted count and the slot we would fill. */
+	err = sd_comch_fp_read_ring(p->conn, rc, &view, &reason);
+	if (err == DOCA_ERROR_NOT_CONNECTED) {
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;
 	}
-	rc->posted_seen = posted;
-	if (posted == rc->consumed)
+	if (err == DOCA_SUCCESS && view.posted == rc->consumed)
 		return DOCA_ERROR_AGAIN; /* no buffer posted: the caller retries */
 	(void)doca_buf_get_data(t->buf, &data);
 	(void)doca_buf_get_data_len(t->buf, &len);
-	if (len > slot.len) {
+	if (err == DOCA_SUCCESS)
+		err = sd_comch_fp_slot_check(rc, &view, len, &reason);
+	if (err == DOCA_ERROR_INVALID_VALUE) {
 		DOCA_LOG_ERR("doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes)", len,
-			     (unsigned long long)slot.len);
+			     (unsigned long long)view.slot.len);
 		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
 	}
-	if (len != 0 && !write_data((pid_t)rc->pid, data, slot.addr, len)) {
-		DOCA_LOG_ERR("Comch producer: writing into consumer %u's buffer failed: %s", rc->id, strerror(errno));
-		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+	if (err == DOCA_SUCCESS && len != 0) {
+		struct iovec l = {data, len}, r = {(void *)(uintptr_t)view.slot.addr, len};
+
+		err = sd_xproc_copy(&p->conn->peer, true, &l, 1, &r, 1, len, &reason);
+		if (err == DOCA_ERROR_NOT_FOUND) {
+			sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+			return DOCA_SUCCESS;
+		}
+	}
+	if (err != DOCA_SUCCESS) {
+		/* Not what the consumer's process granted (or the kernel refused): no byte was written. */
+		DOCA_LOG_ERR("Comch producer: writing into consumer %u of pid %d refused: %s; closing the connection",
+			     rc->id, (int)p->conn->peer.pid, reason);
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_PERMITTED);
+		sd_comch_conn_fail(p->conn);
 		return DOCA_SUCCESS;
 	}
 	rec.len = htole64(len);

@@ -98,16 +98,22 @@ parse_payload(struct sd_comch_msg *m, const char **reason)
 	case SD_COMCH_CONSUMER_NEW:
 		if (n != sizeof(struct sd_comch_consumer))
 			return refuse(reason, "CONSUMER_NEW has the wrong length");
-		m->u.consumer.pid = get32(p);
-		m->u.consumer.ring_cap = get32(p + 4);
+		m->u.consumer.ring_cap = get32(p);
 		m->u.consumer.ring_addr = get64(p + 8);
-		if (m->u.consumer.pid == 0)
-			return refuse(reason, "CONSUMER_NEW pid is 0");
+		m->u.consumer.ring.rec_addr = get64(p + 16);
+		memcpy(m->u.consumer.ring.key, p + 24, SD_XPROC_KEY_LEN);
+		m->u.consumer.buf.rec_addr = get64(p + 40);
+		memcpy(m->u.consumer.buf.key, p + 48, SD_XPROC_KEY_LEN);
+		if (get32(p + 4) != 0)
+			return refuse(reason, "CONSUMER_NEW reserved field is not 0");
 		if (m->u.consumer.ring_cap == 0 || m->u.consumer.ring_cap > SD_COMCH_MAX_RING ||
 		    (m->u.consumer.ring_cap & (m->u.consumer.ring_cap - 1)) != 0)
 			return refuse(reason, "CONSUMER_NEW ring size is not a power of two in range");
 		if (m->u.consumer.ring_addr == 0 || (m->u.consumer.ring_addr & 7) != 0)
 			return refuse(reason, "CONSUMER_NEW ring address is 0 or misaligned");
+		if (m->u.consumer.ring.rec_addr == 0 || (m->u.consumer.ring.rec_addr & 7) != 0 ||
+		    m->u.consumer.buf.rec_addr == 0 || (m->u.consumer.buf.rec_addr & 7) != 0)
+			return refuse(reason, "CONSUMER_NEW grant record address is 0 or misaligned");
 		break;
 	case SD_COMCH_FP_DATA:
 		if (n < sizeof(struct sd_comch_fp_data))

@@ -26,15 +26,18 @@
  *                 accepts, a doca_error_t refuses (the server then closes)
  *   MSG           a control-path message: 0 .. SD_COMCH_MAX_MSG bytes
  *   BYE           orderly end of the connection (empty)
- *   CONSUMER_NEW  a consumer with id arg started on the sender's side: its process and
- *                 the address of its post ring (struct sd_comch_consumer)
+ *   CONSUMER_NEW  a consumer with id arg started on the sender's side: where its post
+ *                 ring is and the sender's grants (src/core/xproc.h) of the ring (read)
+ *                 and of the consumer's buffer mmap (write) (struct sd_comch_consumer)
  *   CONSUMER_GONE consumer arg stopped (empty)
  *   FP_DATA       producer wrote into consumer arg's oldest posted buffer:
  *                 struct sd_comch_fp_data + imm_len immediate bytes
  *
  * The post ring (struct sd_comch_ring) lives in the consumer's memory; the producer
- * process reads it with process_vm_readv and writes the data with process_vm_writev
- * (the same kernel rule as PCI exports: same user, ptrace allowed).
+ * process reads it and writes the data through the kernel (process_vm_readv /
+ * writev) - into the process at the other end of the socket (SO_PEERCRED), never
+ * one a record names, and only inside what that process granted: the pid fields of
+ * HELLO and WELCOME are informational.
  */
 #ifndef SD_COMCH_PROTO_H_
 #define SD_COMCH_PROTO_H_
@@ -44,8 +47,10 @@
 
 #include <doca_error.h>
 
-#define SD_COMCH_MAGIC 0x43434453u /* "SDCC" little-endian */
-#define SD_COMCH_PROTO_VERSION 1
+#include "../core/xproc.h"
+
+#define SD_COMCH_MAGIC 0x43434453u		     /* "SDCC" little-endian */
+#define SD_COMCH_PROTO_VERSION 2		     /* 2: CONSUMER_NEW carries grants, not a pid */
 #define SD_COMCH_MAX_MSG 4080u			     /* control-path cap (doca_comch_cap_get_max_msg_size) */
 #define SD_COMCH_MAX_NAME 120u			     /* service name, NUL included */
 #define SD_COMCH_MAX_IMM 32u			     /* immediate data of a fast-path send */
@@ -74,7 +79,7 @@ _Static_assert(sizeof(struct sd_comch_hdr) == 16, "comch header is 16 bytes");
 
 /* HELLO: who connects, with which limits, to which (function, service). */
 struct sd_comch_hello {
-	uint32_t pid;	     /* client process */
+	uint32_t pid;	     /* client process (informational; SO_PEERCRED says who it is) */
 	uint32_t max_msg;    /* largest message the client accepts, <= SD_COMCH_MAX_MSG */
 	uint32_t recv_queue; /* client's receive queue size, >= 1 */
 	uint32_t name_len;   /* 1 .. SD_COMCH_MAX_NAME - 1 */
@@ -85,17 +90,29 @@ _Static_assert(sizeof(struct sd_comch_hello) == 32, "comch hello is 32 bytes");
 struct sd_comch_welcome {
 	uint32_t status;  /* 0: accepted; else the doca_error_t of the refusal */
 	uint32_t max_msg; /* largest message the server accepts */
-	uint32_t pid;	  /* server process */
+	uint32_t pid;	  /* server process (informational) */
 	uint32_t conn_id; /* the server's number for this connection */
 };
 _Static_assert(sizeof(struct sd_comch_welcome) == 16, "comch welcome is 16 bytes");
 
 struct sd_comch_consumer {
-	uint32_t pid;	    /* process owning the consumer's buffers */
 	uint32_t ring_cap;  /* slots of its post ring: a power of two, <= SD_COMCH_MAX_RING */
-	uint64_t ring_addr; /* its post ring, in that process, 8-aligned */
+	uint32_t reserved;  /* 0 */
+	uint64_t ring_addr; /* its post ring, in the sender's process, 8-aligned */
+	uint64_t ring_rec;  /* the sender's grant record of the ring (read), 8-aligned */
+	uint8_t ring_key[SD_XPROC_KEY_LEN];
+	uint64_t buf_rec; /* the sender's grant record of the consumer's buffer mmap (write) */
+	uint8_t buf_key[SD_XPROC_KEY_LEN];
 };
-_Static_assert(sizeof(struct sd_comch_consumer) == 16, "comch consumer record is 16 bytes");
+_Static_assert(sizeof(struct sd_comch_consumer) == 64, "comch consumer record is 64 bytes");
+
+/* CONSUMER_NEW after parsing. */
+struct sd_comch_consumer_info {
+	uint32_t ring_cap;
+	uint64_t ring_addr;
+	struct sd_xproc_ref ring; /* covers the ring header and its ring_cap slots */
+	struct sd_xproc_ref buf;  /* every posted slot lies inside it */
+};
 
 #define SD_COMCH_MAX_RING 65536u
 
@@ -135,7 +152,7 @@ struct sd_comch_msg {
 	union {
 		struct sd_comch_hello hello; /* pci_addr NUL-terminated by the parser */
 		struct sd_comch_welcome welcome;
-		struct sd_comch_consumer consumer;
+		struct sd_comch_consumer_info consumer;
 		struct sd_comch_fp_data data;
 	} u;
 	const char *name;   /* HELLO: name bytes (not NUL-terminated), u.hello.name_len */

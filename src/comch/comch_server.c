@@ -91,13 +91,14 @@ server_handshake(struct sd_comch_ep *ep, struct doca_comch_connection *conn, con
 		DOCA_LOG_DBG("Comch client asked for another service on this socket; refused");
 		return refuse_hello(s, conn, DOCA_ERROR_NOT_FOUND);
 	}
+	if (!sd_comch_conn_identify(conn))
+		return refuse_hello(s, conn, DOCA_ERROR_NOT_PERMITTED);
 	if (s->num_conns > SD_COMCH_MAX_CLIENTS) {
 		DOCA_LOG_ERR("Comch server \"%s\": client refused, %u clients already connected "
 			     "(doca_comch_cap_get_max_clients)",
 			     ep->name, SD_COMCH_MAX_CLIENTS);
 		return refuse_hello(s, conn, DOCA_ERROR_FULL);
 	}
-	conn->peer_pid = m->u.hello.pid;
 	conn->peer_max_msg = m->u.hello.max_msg;
 	conn->peer_recv_queue = m->u.hello.recv_queue;
 	conn->id = ++s->next_conn_id;
@@ -140,6 +141,7 @@ accept_clients(struct doca_comch_server *s)
 		}
 		conn->ep = &s->ep;
 		conn->fd = fd;
+		conn->peer = SD_XPROC_PEER_NONE;
 		conn->state = SD_COMCH_CONN_HANDSHAKE;
 		sd_list_insert_tail(&s->conns, &conn->link);
 		s->num_conns++;

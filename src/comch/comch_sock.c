@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,41 @@
 
 SD_LOG_REGISTER(comch.sock);
 
-/* mkdir dir 0700 if missing; refuse a directory another user owns or others may write. */
+/*
+ * Every directory above dir: another user must not be able to rename or replace
+ * what lies below it (owned by root or us; not writable by others unless sticky).
+ */
+static bool
+ancestors_safe(const char *dir, char *path, size_t size)
+{
+	struct stat st;
+	char *slash;
+
+	if (snprintf(path, size, "%s", dir) >= (int)size)
+		return false;
+	while ((slash = strrchr(path, '/')) != NULL) {
+		*(slash == path ? slash + 1 : slash) = '\0';
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & 0022) != 0 && (st.st_mode & S_ISVTX) == 0)) {
+			return false;
+		}
+		if (slash == path)
+			break;
+	}
+	return true;
+}
+
+/*
+ * mkdir dir 0700 if missing, then require it private: a directory (not a
+ * symlink) of this user that no one else may read, write or enter, below
+ * directories no one else may change.
+ */
 static doca_error_t
 make_private_dir(const char *dir)
 {
+	char bad[PATH_MAX];
 	struct stat st;
+	int fd;
 
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		DOCA_LOG_ERR("Failed to create the Comch runtime directory %s: %s; set SOFTDOCA_RUNTIME_DIR to a "
@@ -36,10 +67,22 @@ make_private_dir(const char *dir)
 			     dir, strerror(errno));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022) != 0) {
-		DOCA_LOG_ERR("Comch runtime directory %s is not a private directory of this user (owner, mode "
-			     "0700); remove it or set SOFTDOCA_RUNTIME_DIR",
-			     dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 0077) != 0) {
+		DOCA_LOG_ERR("Comch runtime directory %s is not a private directory of this user (a directory, not a "
+			     "symlink, owned by uid %u, mode 0700 - it is %s%04o); chmod 0700 it, remove it or set "
+			     "SOFTDOCA_RUNTIME_DIR",
+			     dir, (unsigned)geteuid(), fd < 0 ? "not openable as one, " : "",
+			     fd < 0 ? 0 : (unsigned)(st.st_mode & 07777));
+		if (fd >= 0)
+			close(fd);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	close(fd);
+	if (dir[0] == '/' && !ancestors_safe(dir, bad, sizeof(bad))) {
+		DOCA_LOG_ERR("Comch runtime directory %s lies under %s, which another user may change; choose a "
+			     "directory under ones only root or this user can write (SOFTDOCA_RUNTIME_DIR)",
+			     dir, bad);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -140,8 +183,8 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto close_sock;
 	}
-	/* Appears under its final name only once listening (clients wait on inotify). */
-	if (rename(tmp, path) != 0) {
+	/* Only this user may connect (the directory says so too); then it appears under its final name. */
+	if (chmod(tmp, 0600) != 0 || rename(tmp, path) != 0) {
 		DOCA_LOG_ERR("Failed to publish the Comch server socket %s: %s", path, strerror(errno));
 		(void)unlink(tmp);
 		err = DOCA_ERROR_OPERATING_SYSTEM;

@@ -47,6 +47,27 @@ hello(uint8_t *buf, const char *name)
 	return record(buf, SD_COMCH_HELLO, 0, p, 32 + (uint32_t)strlen(name));
 }
 
+/* A CONSUMER_NEW payload (64 bytes, little-endian) with keys 0xa0.. (ring) and 0xb0.. (buffers). */
+static void
+consumer_new(uint8_t *p, uint32_t cap, uint64_t ring, uint64_t ring_rec, uint64_t buf_rec)
+{
+	uint64_t v;
+	uint32_t w = htole32(cap);
+
+	memset(p, 0, 64);
+	memcpy(p, &w, 4);
+	v = htole64(ring);
+	memcpy(p + 8, &v, 8);
+	v = htole64(ring_rec);
+	memcpy(p + 16, &v, 8);
+	v = htole64(buf_rec);
+	memcpy(p + 40, &v, 8);
+	for (int i = 0; i < 16; i++) {
+		p[24 + i] = (uint8_t)(0xa0 + i);
+		p[48 + i] = (uint8_t)(0xb0 + i);
+	}
+}
+
 static doca_error_t
 parse(const uint8_t *buf, size_t len, struct sd_comch_msg *m)
 {
@@ -121,7 +142,7 @@ TEST(forgeries_refused)
 	c[0] ^= 1; /* magic */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memcpy(c, b, n);
-	c[4] = 2; /* version */
+	c[4] = 3; /* version */
 	ASSERT_ERR(sd_comch_parse(c, n, &m, &reason), DOCA_ERROR_UNSUPPORTED_VERSION);
 	ASSERT_NOT_NULL(reason);
 	memcpy(c, b, n);
@@ -140,12 +161,26 @@ TEST(forgeries_refused)
 	memcpy(c, b, n);
 	c[n - 1] = 0; /* NUL inside the name */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
-	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x03\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	consumer_new(c, 3, 0x7f0000001040ull, 0x7f0000002000ull, 0x7f0000002040ull);
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, c, 64);
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE); /* ring of 3 slots */
-	n = record(b, SD_COMCH_CONSUMER_NEW, 2, "\x01\x00\x00\x00\x04\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	consumer_new(c, 4, 0x7f0000001040ull, 0x7f0000002000ull, 0x7f0000002044ull);
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, c, 64);
+	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE); /* misaligned grant record */
+	consumer_new(c, 4, 0x7f0000001040ull, 0x7f0000002000ull, 0x7f0000002040ull);
+	c[4] = 1; /* reserved */
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, c, 64);
+	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, c, 16); /* the version 1 layout (a pid and a ring) */
+	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
+	consumer_new(c, 4, 0x7f0000001040ull, 0x7f0000002000ull, 0x7f0000002040ull);
+	n = record(b, SD_COMCH_CONSUMER_NEW, 2, c, 64);
 	ASSERT_OK(parse(b, n, &m));
 	ASSERT_EQ(m.u.consumer.ring_cap, 4);
 	ASSERT_EQ(m.u.consumer.ring_addr, 0x7f0000001040ull);
+	ASSERT_EQ(m.u.consumer.ring.rec_addr, 0x7f0000002000ull);
+	ASSERT_EQ(m.u.consumer.buf.rec_addr, 0x7f0000002040ull);
+	ASSERT_EQ(m.u.consumer.buf.key[0], 0xb0);
 	n = record(b, SD_COMCH_CONSUMER_GONE, 0, "", 0); /* consumer id 0 */
 	ASSERT_ERR(parse(b, n, &m), DOCA_ERROR_INVALID_VALUE);
 	n = record(b, SD_COMCH_BYE, 5, "", 0); /* arg on a record that takes none */
@@ -166,8 +201,8 @@ TEST(random_and_mutated_inputs)
 
 	lens[0] = hello(seeds[0], "comch_ctrl_path_sample_server");
 	lens[1] = record(seeds[1], SD_COMCH_MSG, 0, "hello", 5);
-	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3,
-			 "\x01\x00\x00\x00\x10\x00\x00\x00\x40\x10\x00\x00\x00\x7f\x00\x00", 16);
+	consumer_new(buf, 16, 0x7f0000001040ull, 0x7f0000002000ull, 0x7f0000002040ull);
+	lens[2] = record(seeds[2], SD_COMCH_CONSUMER_NEW, 3, buf, 64);
 	lens[3] = record(seeds[3], SD_COMCH_BYE, 0, "", 0);
 	for (int r = 0; r < ROUNDS; r++) {
 		size_t len;
