@@ -235,12 +235,12 @@ sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg
 void
 sd_comch_fp_conn_closed(struct doca_comch_connection *conn)
 {
-	struct sd_list *elem;
+	struct sd_list *elem, *next;
 
 	if (conn->fp == NULL)
 		return;
-	/* Nothing more will arrive: the consumers' contexts fail, which flushes their posts. */
-	sd_list_for_each(elem, &conn->fp->local_consumers)
+	/* Nothing more will arrive: the consumers' contexts fail, which flushes their posts (and unlinks them). */
+	sd_list_for_each_safe(elem, next, &conn->fp->local_consumers)
 		sd_ctx_fail(&sd_container_of(elem, struct doca_comch_consumer, link)->ctx);
 }
 

@@ -143,7 +143,7 @@ sd_comch_ep_from_ctx(struct doca_ctx *ctx)
 /* The private runtime directory (created 0700, checked to be ours). */
 doca_error_t sd_comch_rundir(char *dir, size_t size);
 /* Socket path of (host function, service name) inside the runtime directory. */
-doca_error_t sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t size);
+SD_EXPORT doca_error_t sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t size);
 /*
  * Listen on path: takes path.lock (IN_USE if another live server holds it), binds a
  * temporary name and renames it to path once listening, so a client never finds a
