@@ -109,6 +109,12 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 				     doca_error_get_name(err));
 			goto free_export;
 		}
+		/*
+		 * Yama ptrace_scope 1: the importer is not known here (the descriptor
+		 * travels out of band), so any process of this user may read us while
+		 * the export stands; the importer's checks above are what hold.
+		 */
+		sd_xproc_ptracer_hold(SD_XPROC_ANY_PEER);
 		mmap->pci_export = exp;
 		mmap->exported_pci = true;
 	}
@@ -146,6 +152,7 @@ sd_mmap_pci_unexport(struct doca_mmap *mmap)
 	if (exp == NULL)
 		return;
 	sd_xproc_revoke(&exp->grant);
+	sd_xproc_ptracer_release(SD_XPROC_ANY_PEER);
 	free(exp);
 	mmap->pci_export = NULL;
 	mmap->pci_desc = NULL;

@@ -188,8 +188,12 @@ ptracer_apply(void)
 		}
 	}
 	if (distinct > 1) {
+		bool any = false;
+
+		for (unsigned i = 0; i < PTRACER_PEERS; i++)
+			any |= ptracer_peers[i].refs != 0 && ptracer_peers[i].pid == SD_XPROC_ANY_PEER;
 		want = -1;
-		if (!widened_logged) {
+		if (!any && !widened_logged) {
 			widened_logged = true;
 			DOCA_LOG_WARN(
 				"Yama keeps one tracer exception per process and several peers copy this "

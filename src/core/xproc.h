@@ -152,8 +152,11 @@ SD_EXPORT doca_error_t sd_xproc_copy(const struct sd_xproc_peer *peer, bool writ
  * ptrace_scope 1.  One distinct peer: it alone is the tracer exception.  Yama
  * keeps a single exception per process, so while two or more distinct peers
  * hold, the exception is widened to any process of this user (logged once);
- * it narrows again as they release.  Without Yama nothing changes.
+ * it narrows again as they release.  SD_XPROC_ANY_PEER holds it open to any
+ * process of this user (no warning: the holder says so).  Without Yama
+ * nothing changes.
  */
+#define SD_XPROC_ANY_PEER ((pid_t)-1) /* a holder that cannot know its peer (a PCI export) */
 SD_EXPORT void sd_xproc_ptracer_hold(pid_t pid);
 SD_EXPORT void sd_xproc_ptracer_release(pid_t pid);
 /* What the exception is now: 0 none, a pid, or -1 for any (tests). */
