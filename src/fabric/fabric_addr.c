@@ -8,11 +8,11 @@
  * Locking: svc.life serializes the calls that may start or stop the thread
  * (add, remove); svc.lock guards the listeners' tables and the published
  * blobs.  The thread takes svc.lock only to copy the listener fds and to copy
- * an answer; it never calls into the rest of the fabric (devices, queue pairs).  Listener fds are opened by add()
- * and closed only after the thread was joined, so the thread never polls a
- * closed fd.  Listener records are never freed: a restarted service tries
- * the same slot first and continues the round-robin index, so a QPN just
- * given back is not handed out again at once.
+ * an answer; it never calls into the rest of the fabric (devices, queue
+ * pairs).  Listener fds are opened by add() and closed only after the thread
+ * was joined, so the thread never polls a closed fd.  Listener records are
+ * never freed: a restarted service tries the same slot first and continues the
+ * round-robin index, so a QPN just given back is not handed out again at once.
  */
 #include <errno.h>
 #include <netinet/in.h>
