@@ -250,7 +250,7 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 		.am_arg = dev,
 	};
 
-	/* "sdfab:" and as much of the netdev as fits (a netdev name has at most 15 characters) */
+	/* "sdfab:" and the netdev's first 9 characters: a thread name has at most 15 */
 	snprintf(thread_name, sizeof(thread_name), FABRIC_WORKER_THREAD_PREFIX ":%.*s",
 		 (int)(sizeof(thread_name) - sizeof(FABRIC_WORKER_THREAD_PREFIX ":")),
 		 dev->netdev[0] != '\0' ? dev->netdev : "all");

@@ -39,7 +39,8 @@ struct fabric_worker_ops {
 
 /*
  * The service thread's name (pthread_setname_np, what ps and /proc/<pid>/task/<tid>/comm
- * show): "sdfab:<netdev>" for a device, "sdfab-cm" for the CM world.  At most 15 characters.
+ * show): "sdfab:<netdev>" for a device, "sdfab-cm" for the CM world; the address service's
+ * thread is "sdfab-addr" (fabric_addr.c).  At most 15 characters.
  */
 #define FABRIC_WORKER_THREAD_PREFIX "sdfab"
 #define FABRIC_WORKER_THREAD_NAME_LEN 16
