@@ -138,13 +138,13 @@ typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, vo
  * restricted to that netdev for network transports (NULL or "" = all), shm/cma
  * allowed, plus its worker and service thread.
  */
-doca_error_t sd_fabric_dev_open(const char *netdev, struct fabric_dev **dev);
+SD_EXPORT doca_error_t sd_fabric_dev_open(const char *netdev, struct fabric_dev **dev);
 /*
  * A reference on the most recently opened device (or, with none open, the
  * all-netdev one), for memory whose owner names no device (sync events).
  */
-doca_error_t sd_fabric_dev_open_last(struct fabric_dev **dev);
-void sd_fabric_dev_close(struct fabric_dev *dev);
+SD_EXPORT doca_error_t sd_fabric_dev_open_last(struct fabric_dev **dev);
+SD_EXPORT void sd_fabric_dev_close(struct fabric_dev *dev);
 
 /* ---- completion domain (fabric_progress.c) ---- */
 
@@ -155,40 +155,41 @@ struct fabric_ctx_attr {
 	void *user;
 };
 
-doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr, struct fabric_ctx **ctx);
+SD_EXPORT doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
+					    struct fabric_ctx **ctx);
 /* Fails with IN_USE while eps exist. Posted receives complete with CONNECTION_ABORTED first. */
-doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
+SD_EXPORT doca_error_t sd_fabric_ctx_destroy(struct fabric_ctx *ctx);
 /*
  * Progress the device's worker and deliver this ctx's completions (op->cb) and
  * ep errors on the calling thread.  Returns the number of callbacks run.
  */
-uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
+SD_EXPORT uint32_t sd_fabric_ctx_progress(struct fabric_ctx *ctx);
 /* Are completions or connection errors waiting for sd_fabric_ctx_progress()? */
-bool sd_fabric_ctx_has_work(struct fabric_ctx *ctx);
+SD_EXPORT bool sd_fabric_ctx_has_work(struct fabric_ctx *ctx);
 /*
  * The owner is going to sleep on its event fd (a PE arming its notification):
  * the service thread takes the worker now.  Returns sd_fabric_ctx_has_work().
  */
-bool sd_fabric_ctx_arm(struct fabric_ctx *ctx);
+SD_EXPORT bool sd_fabric_ctx_arm(struct fabric_ctx *ctx);
 /* An fd that becomes readable when completions were queued by the service thread. */
-int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
+SD_EXPORT int sd_fabric_ctx_get_event_fd(struct fabric_ctx *ctx);
 /*
  * Complete every posted receive with err (delivered by the next progress), as
  * a QP in error flushes its receive queue: for the owner that knows no
  * connection can fill them any more.
  */
-void sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err);
+SD_EXPORT void sd_fabric_ctx_flush_recvs(struct fabric_ctx *ctx, doca_error_t err);
 /*
  * How long a message may wait for a receive from now on (UINT64_MAX: for
  * ever, as an RNR retry count of 7); messages already waiting keep theirs.
  */
-void sd_fabric_ctx_set_rnr_timeout(struct fabric_ctx *ctx, uint64_t timeout_ns);
+SD_EXPORT void sd_fabric_ctx_set_rnr_timeout(struct fabric_ctx *ctx, uint64_t timeout_ns);
 /* Post a receive buffer (buf may be NULL with len 0: write_imm or empty sends). */
-doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len);
+SD_EXPORT doca_error_t sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf, size_t len);
 
 /* ---- queue pairs (fabric_ep.c) ---- */
 
-doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **ep);
+SD_EXPORT doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **ep);
 /*
  * Tear the ep down: UCX requests still out are given up to 1 s, the ack owed
  * to the peer is sent and the endpoint flushed (so everything this side sent
@@ -198,34 +199,34 @@ doca_error_t sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabr
  * closed.  Receives already completed from this ep keep src_user; their
  * src_ep becomes NULL.
  */
-void sd_fabric_ep_destroy(struct fabric_ep *ep);
+SD_EXPORT void sd_fabric_ep_destroy(struct fabric_ep *ep);
 /*
  * The peer is known to be gone (e.g. the CM saw its socket reset): the ep
  * fails now, its ops complete with err, and a later destroy does not wait for
  * the peer.  No error callback.
  */
-void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
-void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
+SD_EXPORT void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
+SD_EXPORT void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
 /*
  * The ep's protection domain (0: none), before it is exported: the peer's
  * accesses through this ep reach registrations of that domain (and of none).
  */
-void sd_fabric_ep_set_domain(struct fabric_ep *ep, uint32_t domain);
+SD_EXPORT void sd_fabric_ep_set_domain(struct fabric_ep *ep, uint32_t domain);
 /* The blob (owned by the ep, valid until destroy) the peer passes to connect(). */
-doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);
+SD_EXPORT doca_error_t sd_fabric_ep_export(struct fabric_ep *ep, const void **blob, size_t *len);
 /*
  * Parse the peer's blob (INVALID_VALUE if malformed) and create the UCP
  * endpoint.  On failure *reason (may be NULL) says why, for the caller to log.
  */
-doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const char **reason);
-void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats);
+SD_EXPORT doca_error_t sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const char **reason);
+SD_EXPORT void sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats);
 /* No op of the ep is waiting (for the peer, UCX, ordering or the window). */
-bool sd_fabric_ep_is_idle(struct fabric_ep *ep);
+SD_EXPORT bool sd_fabric_ep_is_idle(struct fabric_ep *ep);
 
 /* Two-sided: consume one receive posted on the peer's ctx. */
-doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);
-doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
-				   uint32_t imm);
+SD_EXPORT doca_error_t sd_fabric_ep_send(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len);
+SD_EXPORT doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+					     uint32_t imm);
 /*
  * One-sided into [raddr, raddr+len) of rmr; write_imm also consumes a receive.
  * The initiator checks the imported range (INVALID_VALUE / NOT_PERMITTED,
@@ -233,23 +234,23 @@ doca_error_t sd_fabric_ep_send_imm(struct fabric_ep *ep, struct fabric_op *op, c
  * forged or revoked one: the op completes with NOT_PERMITTED, the
  * connection fails on both sides, the target's memory is untouched.
  */
-doca_error_t sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
-				struct fabric_rmr *rmr, uint64_t raddr);
-doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
-				    struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm);
-doca_error_t sd_fabric_ep_read(struct fabric_ep *ep, struct fabric_op *op, void *buf, size_t len,
-			       struct fabric_rmr *rmr, uint64_t raddr);
+SD_EXPORT doca_error_t sd_fabric_ep_write(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+					  struct fabric_rmr *rmr, uint64_t raddr);
+SD_EXPORT doca_error_t sd_fabric_ep_write_imm(struct fabric_ep *ep, struct fabric_op *op, const void *buf, size_t len,
+					      struct fabric_rmr *rmr, uint64_t raddr, uint32_t imm);
+SD_EXPORT doca_error_t sd_fabric_ep_read(struct fabric_ep *ep, struct fabric_op *op, void *buf, size_t len,
+					 struct fabric_rmr *rmr, uint64_t raddr);
 /* 8-byte atomics on an 8-byte aligned remote address; *result gets the old value. */
-doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
-				    uint64_t add, uint64_t *result);
-doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr, uint64_t raddr,
-				  uint64_t cmp, uint64_t swap, uint64_t *result);
+SD_EXPORT doca_error_t sd_fabric_ep_fetch_add(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
+					      uint64_t raddr, uint64_t add, uint64_t *result);
+SD_EXPORT doca_error_t sd_fabric_ep_cmp_swp(struct fabric_ep *ep, struct fabric_op *op, struct fabric_rmr *rmr,
+					    uint64_t raddr, uint64_t cmp, uint64_t swap, uint64_t *result);
 /*
  * After an atomic on rmr completed: tell the target, whose range owner (a sync
  * event) may have waiters to wake.  Fire and forget (a lost notice only costs
  * a sleeping waiter its wake-up), ordered after the atomic on this ep.
  */
-void sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr);
+SD_EXPORT void sd_fabric_ep_notify_changed(struct fabric_ep *ep, struct fabric_rmr *rmr, uint64_t raddr);
 
 /* ---- memory (fabric_mem.c) ---- */
 
@@ -274,17 +275,18 @@ struct fabric_rmr {
  */
 typedef void (*fabric_mr_notify_cb)(void *arg);
 
-doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
-				   struct fabric_mr **mr);
+SD_EXPORT doca_error_t sd_fabric_mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
+					     struct fabric_mr **mr);
 /* Install (or with cb NULL remove) the change notification of a registered range. */
-void sd_fabric_mr_set_notify(struct fabric_mr *mr, fabric_mr_notify_cb cb, void *arg);
+SD_EXPORT void sd_fabric_mr_set_notify(struct fabric_mr *mr, fabric_mr_notify_cb cb, void *arg);
 /* Deregister; remote accesses through its blob are refused from now on (the target's record is gone). */
-void sd_fabric_mr_deregister(struct fabric_mr *mr);
+SD_EXPORT void sd_fabric_mr_deregister(struct fabric_mr *mr);
 /* The blob (owned by the mr) carrying range, permissions, region id and key. */
-doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t *len);
+SD_EXPORT doca_error_t sd_fabric_mr_export(struct fabric_mr *mr, const void **blob, size_t *len);
 /* Parse a peer's mr blob (INVALID_VALUE if malformed, UNSUPPORTED_VERSION if newer). */
-doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len, struct fabric_rmr **rmr);
-void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
+SD_EXPORT doca_error_t sd_fabric_rmr_import(struct fabric_dev *dev, const void *blob, size_t len,
+					    struct fabric_rmr **rmr);
+SD_EXPORT void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
 /*
  * Register for rkey addressing (RDMA Verbs): the range's key is derived from
  * the 32-bit *rkey returned (region id << 8 | an 8-bit random tag), so a peer
@@ -295,13 +297,13 @@ void sd_fabric_rmr_destroy(struct fabric_rmr *rmr);
  * to the owner's connections of that domain (sd_fabric_ep_set_domain), as an
  * MR serves only QPs of its PD.
  */
-doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint32_t domain,
-					struct fabric_mr **mr, uint32_t *rkey);
+SD_EXPORT doca_error_t sd_fabric_mr_register_rkey(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms,
+						  uint32_t domain, struct fabric_mr **mr, uint32_t *rkey);
 /*
  * Fill *rmr (the caller's storage) as the peer range named by rkey: it claims
  * every address and permission, so only the target's check decides.
  */
-void sd_fabric_rmr_init_rkey(struct fabric_rmr *rmr, struct fabric_dev *dev, uint32_t rkey);
-void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len, uint32_t *perms);
+SD_EXPORT void sd_fabric_rmr_init_rkey(struct fabric_rmr *rmr, struct fabric_dev *dev, uint32_t rkey);
+SD_EXPORT void sd_fabric_rmr_get_range(const struct fabric_rmr *rmr, uint64_t *addr, uint64_t *len, uint32_t *perms);
 
 #endif /* SD_FABRIC_H_ */

@@ -82,6 +82,7 @@ world_ucx_open(struct cm_world *w)
 {
 	struct fabric_worker_attr attr = {
 		.name = "softdoca-cm",
+		.thread_name = FABRIC_WORKER_THREAD_PREFIX "-cm",
 		.env_prefix = "SD_CM",
 		.configure = world_configure,
 		.thread_mode = UCS_THREAD_MODE_SERIALIZED, /* w->wk.lock serializes every call */

@@ -52,6 +52,8 @@
 
 #include <doca_error.h>
 
+#include "../util/sd_util.h"
+
 struct fabric_cm;
 struct fabric_cm_conn;
 
@@ -92,14 +94,14 @@ struct fabric_cm_attr {
 	uint32_t liveness_ms;	     /* 0: SOFTDOCA_RDMA_CM_LIVENESS_MS from the environment, else 1500 */
 };
 
-doca_error_t sd_fabric_cm_create(const struct fabric_cm_attr *attr, struct fabric_cm **cm);
+SD_EXPORT doca_error_t sd_fabric_cm_create(const struct fabric_cm_attr *attr, struct fabric_cm **cm);
 /* Stop listening, end every connection (peers see DISCONNECT / FAILURE), free. */
-void sd_fabric_cm_destroy(struct fabric_cm *cm);
-void sd_fabric_cm_set_request_timeout(struct fabric_cm *cm, uint32_t ms);
+SD_EXPORT void sd_fabric_cm_destroy(struct fabric_cm *cm);
+SD_EXPORT void sd_fabric_cm_set_request_timeout(struct fabric_cm *cm, uint32_t ms);
 /* Deliver queued events (cb) on the calling thread; returns how many ran. */
-uint32_t sd_fabric_cm_progress(struct fabric_cm *cm);
+SD_EXPORT uint32_t sd_fabric_cm_progress(struct fabric_cm *cm);
 /* Readable (level) while events wait for sd_fabric_cm_progress(). */
-int sd_fabric_cm_get_event_fd(struct fabric_cm *cm);
+SD_EXPORT int sd_fabric_cm_get_event_fd(struct fabric_cm *cm);
 
 /*
  * Listen on addr, or with addr NULL on every local IPv4 address (0.0.0.0;
@@ -108,40 +110,41 @@ int sd_fabric_cm_get_event_fd(struct fabric_cm *cm);
  * *port (may be NULL with an addr) gets the bound port.  IN_USE when the port
  * is taken (by anyone), ALREADY_EXIST when this cm listens on it already.
  */
-doca_error_t sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen, uint16_t *port);
+SD_EXPORT doca_error_t sd_fabric_cm_listen(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
+					   uint16_t *port);
 /* NOT_FOUND when not listening on port.  Requests not yet answered are rejected. */
-doca_error_t sd_fabric_cm_unlisten(struct fabric_cm *cm, uint16_t port);
+SD_EXPORT doca_error_t sd_fabric_cm_unlisten(struct fabric_cm *cm, uint16_t port);
 
 /*
  * Start a connection to addr carrying desc (1..4096 bytes, copied) and
  * conn_id; the outcome is an ACCEPTED or FAILURE event.  user is the
  * connection's user pointer.
  */
-doca_error_t sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
-				  uint32_t conn_id, const void *desc, size_t desc_len, void *user,
-				  struct fabric_cm_conn **conn);
+SD_EXPORT doca_error_t sd_fabric_cm_connect(struct fabric_cm *cm, const struct sockaddr *addr, socklen_t addrlen,
+					    uint32_t conn_id, const void *desc, size_t desc_len, void *user,
+					    struct fabric_cm_conn **conn);
 
 /* Server, after REQUEST: BAD_STATE unless the request is unanswered (or the peer left). */
-doca_error_t sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *priv, uint8_t priv_len,
-				 const void *desc, size_t desc_len);
-doca_error_t sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject why);
+SD_EXPORT doca_error_t sd_fabric_cm_accept(struct fabric_cm_conn *conn, uint32_t conn_id, const void *priv,
+					   uint8_t priv_len, const void *desc, size_t desc_len);
+SD_EXPORT doca_error_t sd_fabric_cm_reject(struct fabric_cm_conn *conn, enum fabric_cm_reject why);
 /* Client, after ACCEPTED: the connection is established on this side. */
-doca_error_t sd_fabric_cm_confirm(struct fabric_cm_conn *conn);
+SD_EXPORT doca_error_t sd_fabric_cm_confirm(struct fabric_cm_conn *conn);
 /*
  * End the connection in any state (orderly: the peer gets DISCONNECT, or
  * FAILURE if it was not established there).  No event for the caller.
  * Idempotent: SUCCESS when it already ended.
  */
-doca_error_t sd_fabric_cm_disconnect(struct fabric_cm_conn *conn);
+SD_EXPORT doca_error_t sd_fabric_cm_disconnect(struct fabric_cm_conn *conn);
 /* Disconnect if needed and free; queued events for conn are dropped. */
-void sd_fabric_cm_conn_destroy(struct fabric_cm_conn *conn);
+SD_EXPORT void sd_fabric_cm_conn_destroy(struct fabric_cm_conn *conn);
 
-void sd_fabric_cm_conn_set_user(struct fabric_cm_conn *conn, void *user);
-void *sd_fabric_cm_conn_get_user(const struct fabric_cm_conn *conn);
+SD_EXPORT void sd_fabric_cm_conn_set_user(struct fabric_cm_conn *conn, void *user);
+SD_EXPORT void *sd_fabric_cm_conn_get_user(const struct fabric_cm_conn *conn);
 /* The peer's socket address (client: the server's; server: the client's). */
-doca_error_t sd_fabric_cm_conn_get_peer(const struct fabric_cm_conn *conn, struct sockaddr_storage *addr,
-					socklen_t *addrlen);
+SD_EXPORT doca_error_t sd_fabric_cm_conn_get_peer(const struct fabric_cm_conn *conn, struct sockaddr_storage *addr,
+						  socklen_t *addrlen);
 /* The liveness timeout in force (ms), for diagnostics and tests. */
-uint32_t sd_fabric_cm_liveness_ms(const struct fabric_cm *cm);
+SD_EXPORT uint32_t sd_fabric_cm_liveness_ms(const struct fabric_cm *cm);
 
 #endif /* SD_FABRIC_CM_H_ */

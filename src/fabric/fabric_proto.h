@@ -16,6 +16,8 @@
 
 #include <doca_error.h>
 
+#include "../util/sd_util.h"
+
 /*
  * Version 2: every remote access is checked by the target's own record of
  * the range: served by the target as an active message, or (same host) copied
@@ -219,8 +221,10 @@ static_assert(offsetof(struct fabric_mr_blob, perms) == 32 && offsetof(struct fa
  * that knows the DOCA call to log.  A connection blob's worker address is
  * the addr_len bytes at blob + out->hdr.hdr_len.
  */
-doca_error_t sd_fabric_conn_blob_parse(const void *blob, size_t len, struct fabric_conn_blob *out, const char **reason);
-doca_error_t sd_fabric_mr_blob_parse(const void *blob, size_t len, struct fabric_mr_blob *out, const char **reason);
+SD_EXPORT doca_error_t sd_fabric_conn_blob_parse(const void *blob, size_t len, struct fabric_conn_blob *out,
+						 const char **reason);
+SD_EXPORT doca_error_t sd_fabric_mr_blob_parse(const void *blob, size_t len, struct fabric_mr_blob *out,
+					       const char **reason);
 
 /* The soft NIC only runs where the CPU is little-endian (x86-64, aarch64). */
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "wire formats are little-endian");

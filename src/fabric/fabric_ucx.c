@@ -233,8 +233,10 @@ static doca_error_t
 ucx_open(struct fabric_dev *dev, const char *netdev)
 {
 	bool mt = sd_env_bool("SOFTDOCA_FABRIC_UCX_MT", false);
+	char thread_name[FABRIC_WORKER_THREAD_NAME_LEN];
 	struct fabric_worker_attr attr = {
 		.name = "softdoca",
+		.thread_name = thread_name,
 		.configure = ucx_configure,
 		.configure_arg = (void *)(uintptr_t)netdev,
 		/*
@@ -248,6 +250,10 @@ ucx_open(struct fabric_dev *dev, const char *netdev)
 		.am_arg = dev,
 	};
 
+	/* "sdfab:" and the netdev's first 9 characters: a thread name has at most 15 */
+	snprintf(thread_name, sizeof(thread_name), FABRIC_WORKER_THREAD_PREFIX ":%.*s",
+		 (int)(sizeof(thread_name) - sizeof(FABRIC_WORKER_THREAD_PREFIX ":")),
+		 dev->netdev[0] != '\0' ? dev->netdev : "all");
 	return fabric_worker_open(&dev->w, &attr);
 }
 

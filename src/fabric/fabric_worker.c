@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
@@ -61,6 +62,7 @@ fabric_worker_open(struct fabric_worker *w, const struct fabric_worker_attr *att
 	ucs_status_t st;
 
 	memset(w, 0, sizeof(*w));
+	snprintf(w->thread_name, sizeof(w->thread_name), "%s", attr->thread_name);
 	w->efd = -1;
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0) {
@@ -216,9 +218,13 @@ fabric_worker_start(struct fabric_worker *w, const struct fabric_worker_ops *ops
 	atomic_store(&w->stop, false);
 	rc = pthread_create(&w->svc, NULL, svc_main, w);
 	if (rc != 0) {
-		DOCA_LOG_ERR("Failed to start a service thread: %s", strerror(rc));
+		DOCA_LOG_ERR("Failed to start the service thread %s: %s", w->thread_name, strerror(rc));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	/* Named before anyone can look: one thread per netdev per process is what tests count. */
+	rc = pthread_setname_np(w->svc, w->thread_name);
+	if (rc != 0)
+		DOCA_LOG_DBG("Failed to name the service thread %s: %s", w->thread_name, strerror(rc));
 	w->svc_started = true;
 	return DOCA_SUCCESS;
 }

@@ -37,9 +37,18 @@ struct fabric_worker_ops {
 	uint64_t spin_ns;
 };
 
+/*
+ * The service thread's name (pthread_setname_np, what ps and /proc/<pid>/task/<tid>/comm
+ * show): "sdfab:<netdev>" for a device, "sdfab-cm" for the CM world; the address service's
+ * thread is "sdfab-addr" (fabric_addr.c).  At most 15 characters.
+ */
+#define FABRIC_WORKER_THREAD_PREFIX "sdfab"
+#define FABRIC_WORKER_THREAD_NAME_LEN 16
+
 struct fabric_worker_attr {
-	const char *name;	/* UCP context name (shows in UCX logs) */
-	const char *env_prefix; /* ucp_config_read's prefix: NULL for UCX_*, "SD_CM" reads SD_CM_UCX_* too */
+	const char *name;	 /* UCP context name (shows in UCX logs) */
+	const char *thread_name; /* the service thread's name (longer ones are cut to 15 characters) */
+	const char *env_prefix;	 /* ucp_config_read's prefix: NULL for UCX_*, "SD_CM" reads SD_CM_UCX_* too */
 	/* Adjust the configuration before ucp_init (may be NULL). */
 	void (*configure)(ucp_config_t *config, void *arg);
 	void *configure_arg;
@@ -62,6 +71,7 @@ struct fabric_worker {
 	bool in_service; /* the service thread holds the lock and progresses */
 	const struct fabric_worker_ops *ops;
 	void *owner;
+	char thread_name[FABRIC_WORKER_THREAD_NAME_LEN];
 };
 
 /* UCP context, worker, event fd, AM handler and wake fd; no thread yet. */

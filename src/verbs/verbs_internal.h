@@ -178,7 +178,7 @@ struct doca_verbs_qp_attr {
  * sets them), attr.ah_attr points at ah, the QP's own copy of the address
  * given at INIT -> RTR.  The remote GID (ah.gid) and QPN (attr.dest_qp_num)
  * reach the peer's fabric queue pair through the address service
- * (verbs_addr.c): the QP's ep connects at INIT -> RTR (verbs_qp.c).
+ * (src/fabric/fabric_addr.c): the QP's ep connects at INIT -> RTR (verbs_qp.c).
  */
 struct doca_verbs_qp {
 	struct doca_verbs_context *ctx;
@@ -231,7 +231,7 @@ void sd_verbs_ctx_free(struct doca_verbs_context *ctx);
 /*
  * The next number for a CQ or SRQ: 24-bit, never 0, unique in the process
  * until 2^24 - 1 numbers were handed out (verbs_context.c).  QP numbers come
- * from the address service (verbs_addr.h): they say where the QP listens.
+ * from the address service (src/fabric/fabric_addr.h): they say where the QP listens.
  */
 uint32_t sd_verbs_next_num(void);
 

@@ -2,7 +2,7 @@
 /*
  * A QP's life on the soft NIC, driven by verbs_qp.c's state machine:
  *   create   a QP number on the device's address service, work queues, and a
- *            fabric_ep whose blob the service hands to peers (verbs_addr.c);
+ *            fabric_ep whose blob the service hands to peers (src/fabric/fabric_addr.c);
  *   RTR      (remote GID, remote QPN) resolved to the peer's blob and the ep
  *            connected; a peer that cannot be reached leaves the QP in RTR
  *            with every send failing IBV_WC_RETRY_EXC_ERR, as on hardware;
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verbs_addr.h"
+#include "../fabric/fabric_addr.h"
 #include "verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.qp_conn);
@@ -33,7 +33,7 @@ publish(struct doca_verbs_qp *qp)
 	doca_error_t err = sd_fabric_ep_export(qp->ep, &blob, &len);
 
 	if (err == DOCA_SUCCESS)
-		err = sd_verbs_addr_publish(qp->qpn, blob, len);
+		err = sd_fabric_addr_publish(qp->qpn, blob, len);
 	return err;
 }
 
@@ -53,7 +53,7 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 {
 	doca_error_t err;
 
-	err = sd_verbs_addr_add(qp->ctx->devinfo, &qp->qpn);
+	err = sd_fabric_addr_add(qp->ctx->devinfo, &qp->qpn);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: no QP number on %s's address service: %s",
 			     qp->ctx->devinfo->ibdev_name, doca_error_get_descr(err));
@@ -66,7 +66,7 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 		DOCA_LOG_ERR("doca_verbs_qp_create: cannot set up the QP's soft NIC queue pair: %s",
 			     doca_error_get_descr(err));
 		sd_verbs_wq_fini(qp);
-		sd_verbs_addr_remove(qp->qpn);
+		sd_fabric_addr_remove(qp->qpn);
 		return err;
 	}
 	attach_cqs(qp, true);
@@ -98,7 +98,7 @@ sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp)
 	/* a kick on another thread may hold the QP, taken off the list before we looked: let it finish */
 	while (__atomic_load_n(&qp->kick_refs, __ATOMIC_ACQUIRE) != 0)
 		sched_yield();
-	sd_verbs_addr_remove(qp->qpn);
+	sd_fabric_addr_remove(qp->qpn);
 	sd_verbs_wq_fini(qp);
 }
 
@@ -126,8 +126,8 @@ sd_verbs_qp_conn_rtr(struct doca_verbs_qp *qp)
 		err = DOCA_ERROR_NO_MEMORY;
 		reason = "out of memory";
 	} else {
-		err = sd_verbs_addr_resolve(qp->ctx->devinfo, qp->ah.gid.raw, qp->attr.dest_qp_num, qp->qpn, blob,
-					    FABRIC_BLOB_MAX, &len, RESOLVE_TIMEOUT_MS, &reason);
+		err = sd_fabric_addr_resolve(qp->ctx->devinfo, qp->ah.gid.raw, qp->attr.dest_qp_num, qp->qpn, blob,
+					     FABRIC_BLOB_MAX, &len, RESOLVE_TIMEOUT_MS, &reason);
 	}
 	if (err == DOCA_SUCCESS)
 		err = sd_fabric_ep_connect(qp->ep, blob, len, &reason);
@@ -140,7 +140,7 @@ sd_verbs_qp_conn_rtr(struct doca_verbs_qp *qp)
 		qp->reachable = false;
 		return;
 	}
-	sd_verbs_addr_bind(qp->qpn, qp->ah.gid.raw, qp->attr.dest_qp_num);
+	sd_fabric_addr_bind(qp->qpn, qp->ah.gid.raw, qp->attr.dest_qp_num);
 	qp->reachable = true;
 	DOCA_LOG_DBG("QP %u: connected to QP %u at GID %s", qp->qpn, qp->attr.dest_qp_num, gid);
 }

@@ -5,12 +5,14 @@
 # Then move the installed prefix somewhere else and run installed programs
 # there without LD_LIBRARY_PATH: they find their libraries through their
 # relative rpath ($ORIGIN/../<libdir>), not through a system-wide install.
+# The soft NIC, libsoftdoca_fabric (a private library, no .pc), must sit beside
+# libdoca_rdma and libdoca_verbs, which find it the same way.
 # Usage: check_install.sh <build-dir> <hello_doca.c> <cc>
 set -u
 build=$1 src=$2 cc=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..7"
+echo "1..8"
 if meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet > "$tmp/install.log" 2>&1; then
 	echo "ok 1 meson install into DESTDIR"
 else
@@ -68,4 +70,26 @@ for prog in doca_caps doca_core_tour; do
 		sed 's/^/# /' <<< "$libs"; sed 's/^/# /' <<< "$out" | tail -5; failed=1
 	fi
 done
+
+# One libsoftdoca_fabric in the libdir, which both RDMA libraries load from the moved prefix.
+n=$((n + 1))
+rdma_lib=$(find "$moved" -name 'libdoca_rdma.so.3' | head -1)
+if [ -z "$rdma_lib" ]; then
+	echo "ok $n libsoftdoca_fabric beside libdoca_rdma and libdoca_verbs # SKIP built without UCX (no RDMA libraries)"
+else
+	libdir_moved=$(dirname "$rdma_lib")
+	fabric=$(find "$moved" -name 'libsoftdoca_fabric.so*' -type f)
+	bad=
+	for lib in libdoca_rdma.so.3 libdoca_verbs.so.3; do
+		found=$(env -u LD_LIBRARY_PATH ldd "$libdir_moved/$lib" 2>&1 | awk '$1 == "libsoftdoca_fabric.so.3" {print $3}')
+		[ "$found" = "$libdir_moved/libsoftdoca_fabric.so.3" ] || bad="$bad $lib:${found:-not-found}"
+	done
+	if [ "$(wc -l <<< "$fabric")" = 1 ] && [ "$(dirname "$fabric")" = "$libdir_moved" ] && [ -z "$bad" ] &&
+		! find "$moved" -name 'softdoca_fabric*.pc' | grep -q .; then
+		echo "ok $n libsoftdoca_fabric beside libdoca_rdma and libdoca_verbs"
+	else
+		echo "not ok $n libsoftdoca_fabric beside libdoca_rdma and libdoca_verbs"
+		echo "# installed: $fabric"; echo "# resolved:$bad"; failed=1
+	fi
+fi
 exit $failed

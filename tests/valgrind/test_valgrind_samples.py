@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Every sample of ours under valgrind memcheck: no definite leak, no error in
-libdoca_* or in the sample.  TAP on stdout, one case per program (or pair).
+libdoca_* (or the fabric under them, libsoftdoca_fabric) or in the sample.  TAP on stdout, one case per program (or pair).
 
 Usage: test_valgrind_samples.py dma LOCAL_COPY COPY_HOST COPY_DPU
        test_valgrind_samples.py pe PROGRAM...

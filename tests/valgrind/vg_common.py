@@ -4,7 +4,8 @@
 Every program runs as
     valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 --xml=yes ...
 and its XML report is read back: a definite leak anywhere, or any other error
-with a frame in a libdoca_* library or in the program itself, fails it.  Errors
+with a frame in a libdoca_* library, in the soft NIC under them
+(libsoftdoca_fabric) or in the program itself, fails it.  Errors
 entirely inside third-party code (UCX, glibc, json-c) are listed but do not
 fail (they are not ours to fix).  Each finding is printed with its stack, so a
 failure names the function to fix.
@@ -15,6 +16,8 @@ import shutil
 import xml.etree.ElementTree as ET
 
 VALGRIND = shutil.which("valgrind")
+# softdoca's library code (src/): the DOCA libraries and the fabric they link.
+LIBRARY_PREFIXES = ("libdoca_", "libsoftdoca_fabric")
 
 
 def prefix(xml_dir, name):
@@ -37,7 +40,7 @@ def _frames(stack):
 
 
 def _ours(frames, program):
-    return any(obj.startswith("libdoca_") or obj == program for _, obj, _ in frames)
+    return any(obj.startswith(LIBRARY_PREFIXES) or obj == program for _, obj, _ in frames)
 
 
 def findings(xml_dir, name, program):
@@ -59,7 +62,7 @@ def findings(xml_dir, name, program):
             stack = err.find("stack")
             frames = _frames(stack) if stack is not None else []
             text = "%s: %s\n" % (kind, what) + "".join("    at %s\n" % t for _, _, t in frames)
-            in_libdoca = any(obj.startswith("libdoca_") for _, obj, _ in frames)
+            in_libdoca = any(obj.startswith(LIBRARY_PREFIXES) for _, obj, _ in frames)
             if in_libdoca:
                 text = "[inside libdoca_*: a library (src/) issue] " + text
             if kind == "Leak_DefinitelyLost" or _ours(frames, program):

@@ -65,19 +65,26 @@ dp_cq(struct doca_verbs_context *ctx, uint32_t size)
 	return cq;
 }
 
+/* A PD, its ibv_pd, the GID and a CQ on ctx (which d then owns). */
 static inline void
-dp_open(struct dp *d)
+dp_open_ctx(struct dp *d, struct doca_verbs_context *ctx)
 {
 	union ibv_gid g;
 
 	memset(d, 0, sizeof(*d));
-	d->ctx = open_verbs_ctx();
+	d->ctx = ctx;
 	ASSERT_OK(doca_verbs_pd_create(d->ctx, &d->pd));
 	d->ipd = doca_verbs_bridge_verbs_pd_get_ibv_pd(d->pd);
 	ASSERT_NOT_NULL(d->ipd);
 	ASSERT_EQ(ibv_query_gid(d->ipd->context, 1, 0, &g), 0);
 	memcpy(d->gid.raw, g.raw, sizeof(d->gid.raw));
 	d->cq = dp_cq(d->ctx, 1024);
+}
+
+static inline void
+dp_open(struct dp *d)
+{
+	dp_open_ctx(d, open_verbs_ctx());
 }
 
 static inline void

@@ -25,43 +25,43 @@ void
 fuzz_verbs_addr_one(bool response, const uint8_t *data, size_t size)
 {
 	const char *reason = NULL;
-	uint8_t again[sizeof(struct sd_verbs_addr_req_wire)];
+	uint8_t again[sizeof(struct sd_fabric_addr_req_wire)];
 	doca_error_t err;
 
 	if (!response) {
-		struct sd_verbs_addr_req req, untouched;
+		struct sd_fabric_addr_req req, untouched;
 
 		memset(&req, 0xa5, sizeof(req));
 		untouched = req;
-		err = sd_verbs_addr_req_parse(data, size, &req, &reason);
+		err = sd_fabric_addr_req_parse(data, size, &req, &reason);
 		if (err != DOCA_SUCCESS) {
 			check_refusal(err, reason, &req, &untouched, sizeof(req));
 			return;
 		}
-		if (size != sizeof(struct sd_verbs_addr_req_wire) || !sd_verbs_addr_qpn_valid(req.dest_qpn) ||
+		if (size != sizeof(struct sd_fabric_addr_req_wire) || !sd_fabric_addr_qpn_valid(req.dest_qpn) ||
 		    req.src_qpn == 0 || req.src_qpn > 0xffffffu)
 			abort();
-		sd_verbs_addr_req_encode(&req, again);
+		sd_fabric_addr_req_encode(&req, again);
 		if (memcmp(again, data, size) != 0)
 			abort();
 		return;
 	}
 	{
-		struct sd_verbs_addr_resp resp, untouched;
+		struct sd_fabric_addr_resp resp, untouched;
 
 		memset(&resp, 0xa5, sizeof(resp));
 		untouched = resp;
-		err = sd_verbs_addr_resp_parse(data, size, &resp, &reason);
+		err = sd_fabric_addr_resp_parse(data, size, &resp, &reason);
 		if (err != DOCA_SUCCESS) {
 			check_refusal(err, reason, &resp, &untouched, sizeof(resp));
 			return;
 		}
-		if (size != sizeof(struct sd_verbs_addr_resp_wire) || resp.status > SD_VERBS_ADDR_STATUS_MAX)
+		if (size != sizeof(struct sd_fabric_addr_resp_wire) || resp.status > SD_FABRIC_ADDR_STATUS_MAX)
 			abort();
-		if (resp.status == SD_VERBS_ADDR_OK ? resp.blob_len == 0 || resp.blob_len > SD_VERBS_ADDR_BLOB_MAX
-						    : resp.blob_len != 0)
+		if (resp.status == SD_FABRIC_ADDR_OK ? resp.blob_len == 0 || resp.blob_len > SD_FABRIC_ADDR_BLOB_MAX
+						     : resp.blob_len != 0)
 			abort();
-		sd_verbs_addr_resp_encode(&resp, again);
+		sd_fabric_addr_resp_encode(&resp, again);
 		if (memcmp(again, data, size) != 0)
 			abort();
 	}

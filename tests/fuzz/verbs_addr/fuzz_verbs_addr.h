@@ -2,7 +2,7 @@
 /*
  * Shared by the Verbs address message fuzz target and its replay driver: the
  * libFuzzer entry point and the contract check of both parsers
- * (src/verbs/verbs_addr_proto.c).  The first input byte picks the parser
+ * (src/fabric/fabric_addr_proto.c).  The first input byte picks the parser
  * (even: request, odd: response), the rest is the message.
  */
 #ifndef FUZZ_VERBS_ADDR_H_
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "verbs/verbs_addr_proto.h"
+#include "fabric/fabric_addr_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

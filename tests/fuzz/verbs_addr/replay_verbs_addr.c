@@ -25,34 +25,34 @@ next_rand(void)
 static size_t
 valid_req(uint8_t *buf)
 {
-	struct sd_verbs_addr_req r = {.dest_qpn = sd_verbs_addr_qpn(7, 9), .src_qpn = 0x123456};
+	struct sd_fabric_addr_req r = {.dest_qpn = sd_fabric_addr_qpn(7, 9), .src_qpn = 0x123456};
 
 	memset(r.src_gid, 0, 10);
 	r.src_gid[10] = r.src_gid[11] = 0xff;
 	r.src_gid[12] = 127;
 	r.src_gid[15] = 1;
-	sd_verbs_addr_req_encode(&r, buf);
-	return sizeof(struct sd_verbs_addr_req_wire);
+	sd_fabric_addr_req_encode(&r, buf);
+	return sizeof(struct sd_fabric_addr_req_wire);
 }
 
 static size_t
-valid_resp(uint8_t *buf, enum sd_verbs_addr_status st, uint32_t blob_len)
+valid_resp(uint8_t *buf, enum sd_fabric_addr_status st, uint32_t blob_len)
 {
-	struct sd_verbs_addr_resp r = {.status = st, .blob_len = blob_len};
+	struct sd_fabric_addr_resp r = {.status = st, .blob_len = blob_len};
 
-	sd_verbs_addr_resp_encode(&r, buf);
-	return sizeof(struct sd_verbs_addr_resp_wire);
+	sd_fabric_addr_resp_encode(&r, buf);
+	return sizeof(struct sd_fabric_addr_resp_wire);
 }
 
 static doca_error_t
 req(const uint8_t *b, size_t n)
 {
-	struct sd_verbs_addr_req r;
+	struct sd_fabric_addr_req r;
 	const char *why = NULL;
 	doca_error_t err;
 
 	fuzz_verbs_addr_one(false, b, n);
-	err = sd_verbs_addr_req_parse(b, n, &r, &why);
+	err = sd_fabric_addr_req_parse(b, n, &r, &why);
 	if (err != DOCA_SUCCESS)
 		ASSERT_NOT_NULL(why);
 	return err;
@@ -61,21 +61,21 @@ req(const uint8_t *b, size_t n)
 static doca_error_t
 resp(const uint8_t *b, size_t n)
 {
-	struct sd_verbs_addr_resp r;
+	struct sd_fabric_addr_resp r;
 
 	fuzz_verbs_addr_one(true, b, n);
-	return sd_verbs_addr_resp_parse(b, n, &r, NULL);
+	return sd_fabric_addr_resp_parse(b, n, &r, NULL);
 }
 
 TEST(request_verdicts)
 {
 	uint8_t b[64];
 	size_t n = valid_req(b);
-	struct sd_verbs_addr_req r;
+	struct sd_fabric_addr_req r;
 
 	ASSERT_EQ(n, 40);
 	ASSERT_MEM_EQ(b, "VADR", 4);
-	ASSERT_OK(sd_verbs_addr_req_parse(b, n, &r, NULL));
+	ASSERT_OK(sd_fabric_addr_req_parse(b, n, &r, NULL));
 	ASSERT_EQ(r.dest_qpn, (7u << 14) | 9);
 	ASSERT_EQ(r.src_qpn, 0x123456);
 	ASSERT_EQ(r.src_gid[15], 1);
@@ -116,28 +116,28 @@ TEST(request_verdicts)
 TEST(response_verdicts)
 {
 	uint8_t b[32];
-	struct sd_verbs_addr_resp r;
-	size_t n = valid_resp(b, SD_VERBS_ADDR_OK, 4096);
+	struct sd_fabric_addr_resp r;
+	size_t n = valid_resp(b, SD_FABRIC_ADDR_OK, 4096);
 
 	ASSERT_EQ(n, 16);
-	ASSERT_OK(sd_verbs_addr_resp_parse(b, n, &r, NULL));
-	ASSERT_EQ(r.status, SD_VERBS_ADDR_OK);
+	ASSERT_OK(sd_fabric_addr_resp_parse(b, n, &r, NULL));
+	ASSERT_EQ(r.status, SD_FABRIC_ADDR_OK);
 	ASSERT_EQ(r.blob_len, 4096);
 	ASSERT_ERR(resp(b, 15), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(resp(b, 17), DOCA_ERROR_INVALID_VALUE);
-	valid_resp(b, SD_VERBS_ADDR_OK, 4097);
+	valid_resp(b, SD_FABRIC_ADDR_OK, 4097);
 	ASSERT_ERR(resp(b, n), DOCA_ERROR_INVALID_VALUE);
-	valid_resp(b, SD_VERBS_ADDR_OK, 0);
+	valid_resp(b, SD_FABRIC_ADDR_OK, 0);
 	ASSERT_ERR(resp(b, n), DOCA_ERROR_INVALID_VALUE);
-	valid_resp(b, SD_VERBS_ADDR_NOT_READY, 1); /* a refusal with a blob */
+	valid_resp(b, SD_FABRIC_ADDR_NOT_READY, 1); /* a refusal with a blob */
 	ASSERT_ERR(resp(b, n), DOCA_ERROR_INVALID_VALUE);
-	for (uint32_t st = SD_VERBS_ADDR_NO_QP; st <= SD_VERBS_ADDR_STATUS_MAX; st++) {
-		valid_resp(b, (enum sd_verbs_addr_status)st, 0);
+	for (uint32_t st = SD_FABRIC_ADDR_NO_QP; st <= SD_FABRIC_ADDR_STATUS_MAX; st++) {
+		valid_resp(b, (enum sd_fabric_addr_status)st, 0);
 		ASSERT_OK(resp(b, n));
 	}
-	valid_resp(b, (enum sd_verbs_addr_status)(SD_VERBS_ADDR_STATUS_MAX + 1), 0);
+	valid_resp(b, (enum sd_fabric_addr_status)(SD_FABRIC_ADDR_STATUS_MAX + 1), 0);
 	ASSERT_ERR(resp(b, n), DOCA_ERROR_INVALID_VALUE);
-	valid_resp(b, SD_VERBS_ADDR_OK, 1);
+	valid_resp(b, SD_FABRIC_ADDR_OK, 1);
 	b[5] = 1; /* version 257 */
 	ASSERT_ERR(resp(b, n), DOCA_ERROR_UNSUPPORTED_VERSION);
 	b[5] = 0;
@@ -151,7 +151,7 @@ TEST(random_and_mutated)
 
 	for (int round = 0; round < ROUNDS; round++) {
 		bool response = round & 1;
-		size_t n = response ? valid_resp(b, (enum sd_verbs_addr_status)(next_rand() % 4), next_rand() % 5000)
+		size_t n = response ? valid_resp(b, (enum sd_fabric_addr_status)(next_rand() % 4), next_rand() % 5000)
 				    : valid_req(b);
 		uint32_t flips = next_rand() % 4;
 

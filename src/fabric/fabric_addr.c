@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The owning side of the Verbs address service (verbs_addr.h): QPN
+ * The owning side of the Verbs address service (fabric_addr.h): QPN
  * allocation, one TCP listener per local IP address on port (base + slot), and
  * the resolver thread that answers queries.  The asking side is
- * verbs_addr_resolve.c; the wire format verbs_addr_proto.h.
+ * fabric_addr_resolve.c; the wire format fabric_addr_proto.h.
  *
  * Locking: svc.life serializes the calls that may start or stop the thread
  * (add, remove); svc.lock guards the listeners' tables and the published
  * blobs.  The thread takes svc.lock only to copy the listener fds and to copy
- * an answer; it never calls into the fabric.  Listener fds are opened by add()
- * and closed only after the thread was joined, so the thread never polls a
- * closed fd.  Listener records are never freed: a restarted service tries
- * the same slot first and continues the round-robin index, so a QPN just
- * given back is not handed out again at once.
+ * an answer; it never calls into the rest of the fabric (devices, queue
+ * pairs).  Listener fds are opened by add() and closed only after the thread
+ * was joined, so the thread never polls a closed fd.  Listener records are
+ * never freed: a restarted service tries the same slot first and continues the
+ * round-robin index, so a QPN just given back is not handed out again at once.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -26,11 +26,12 @@
 
 #include "../core/sd_log.h"
 #include "../util/sd_time.h"
-#include "verbs_addr.h"
-#include "verbs_addr_internal.h"
-#include "verbs_addr_proto.h"
+#include "fabric_addr.h"
+#include "fabric_addr_internal.h"
+#include "fabric_addr_proto.h"
+#include "fabric_worker.h"
 
-SD_LOG_REGISTER(verbs.addr);
+SD_LOG_REGISTER(fabric.addr);
 
 #define ADDR_MAX_LISTENERS 16 /* distinct local IP addresses with QPs */
 #define ADDR_MAX_CLIENTS 64   /* queries served at once; more wait in the backlog */
@@ -38,22 +39,23 @@ SD_LOG_REGISTER(verbs.addr);
 #define ADDR_LOG_PER_SEC 10   /* malformed-request lines per second, the rest counted */
 #define ADDR_BACKLOG 128
 #define ACCEPT_PAUSE_MS 100 /* the listeners rest this long when accept() runs out of fds or memory */
+#define ADDR_THREAD_NAME FABRIC_WORKER_THREAD_PREFIX "-addr" /* beside the fabric's other threads */
 
 struct addr_entry {
 	bool published, bound;
 	uint8_t peer_gid[16];
 	uint32_t peer_qpn;
 	uint32_t blob_len;
-	uint8_t blob[SD_VERBS_ADDR_BLOB_MAX];
+	uint8_t blob[SD_FABRIC_ADDR_BLOB_MAX];
 };
 
 struct addr_listener {
-	struct sd_verbs_addr_ip ip; /* port 0: the key; the listening port is base + slot */
-	int fd;			    /* -1 while the service is stopped */
-	uint32_t slot;		    /* 0: none taken yet */
+	struct sd_fabric_addr_ip ip; /* port 0: the key; the listening port is base + slot */
+	int fd;			     /* -1 while the service is stopped */
+	uint32_t slot;		     /* 0: none taken yet */
 	uint32_t next_index;
 	uint32_t num_qps;
-	struct addr_entry **entries; /* [SD_VERBS_ADDR_MAX_INDEX + 1], by index */
+	struct addr_entry **entries; /* [SD_FABRIC_ADDR_MAX_INDEX + 1], by index */
 };
 
 static struct {
@@ -75,12 +77,12 @@ static struct {
 struct addr_client {
 	int fd; /* -1: free */
 	uint32_t slot;
-	struct sd_verbs_addr_ip peer;
+	struct sd_fabric_addr_ip peer;
 	uint64_t deadline_ns;
 	size_t have; /* request bytes read */
-	uint8_t req[sizeof(struct sd_verbs_addr_req_wire)];
+	uint8_t req[sizeof(struct sd_fabric_addr_req_wire)];
 	size_t out_len, out_off; /* answer bytes, written so far */
-	uint8_t out[sizeof(struct sd_verbs_addr_resp_wire) + SD_VERBS_ADDR_BLOB_MAX];
+	uint8_t out[sizeof(struct sd_fabric_addr_resp_wire) + SD_FABRIC_ADDR_BLOB_MAX];
 };
 
 /* ---------------------------------------------------------------- owner side */
@@ -100,14 +102,14 @@ entry_of(uint32_t qpn, struct addr_listener **owner)
 {
 	struct addr_listener *l;
 
-	if (!sd_verbs_addr_qpn_valid(qpn))
+	if (!sd_fabric_addr_qpn_valid(qpn))
 		return NULL;
-	l = listener_by_slot(sd_verbs_addr_qpn_slot(qpn));
+	l = listener_by_slot(sd_fabric_addr_qpn_slot(qpn));
 	if (l == NULL)
 		return NULL;
 	if (owner != NULL)
 		*owner = l;
-	return l->entries[sd_verbs_addr_qpn_index(qpn)];
+	return l->entries[sd_fabric_addr_qpn_index(qpn)];
 }
 
 /* True when another listener of this process holds slot: QPNs must stay unique in the process. */
@@ -122,13 +124,13 @@ slot_taken_here(const struct addr_listener *self, uint32_t slot)
 
 /* Bind and listen on ip:port; 0, or the errno of the step that failed. */
 static int
-try_listen(const struct sd_verbs_addr_ip *ip, uint16_t port, int *fd_out)
+try_listen(const struct sd_fabric_addr_ip *ip, uint16_t port, int *fd_out)
 {
-	struct sd_verbs_addr_ip a = *ip;
+	struct sd_fabric_addr_ip a = *ip;
 	int one = 1;
 	int fd, err;
 
-	sd_verbs_addr_ip_set_port(&a, port);
+	sd_fabric_addr_ip_set_port(&a, port);
 	fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
@@ -158,12 +160,12 @@ fail:
 static doca_error_t
 listener_open(struct addr_listener *l)
 {
-	uint16_t base = sd_verbs_addr_port_base();
-	uint32_t start = l->slot != 0 ? l->slot : (uint32_t)getpid() % SD_VERBS_ADDR_MAX_SLOT + 1;
-	char name[SD_VERBS_ADDR_IP_STRLEN];
+	uint16_t base = sd_fabric_addr_port_base();
+	uint32_t start = l->slot != 0 ? l->slot : (uint32_t)getpid() % SD_FABRIC_ADDR_MAX_SLOT + 1;
+	char name[SD_FABRIC_ADDR_IP_STRLEN];
 
-	for (uint32_t k = 0; k < SD_VERBS_ADDR_MAX_SLOT; k++) {
-		uint32_t slot = (start - 1 + k) % SD_VERBS_ADDR_MAX_SLOT + 1;
+	for (uint32_t k = 0; k < SD_FABRIC_ADDR_MAX_SLOT; k++) {
+		uint32_t slot = (start - 1 + k) % SD_FABRIC_ADDR_MAX_SLOT + 1;
 		int fd = -1, err;
 
 		if (slot_taken_here(l, slot))
@@ -173,7 +175,7 @@ listener_open(struct addr_listener *l)
 			continue;
 		if (err != 0) {
 			DOCA_LOG_ERR("Failed to open the Verbs address listener on %s port %u: %s",
-				     sd_verbs_addr_ip_str(&l->ip, name, sizeof(name)), base + slot, strerror(err));
+				     sd_fabric_addr_ip_str(&l->ip, name, sizeof(name)), base + slot, strerror(err));
 			return DOCA_ERROR_OPERATING_SYSTEM;
 		}
 		if (l->slot != slot)
@@ -181,23 +183,23 @@ listener_open(struct addr_listener *l)
 		l->slot = slot;
 		l->fd = fd;
 		DOCA_LOG_DBG("Verbs address listener on %s port %u (slot %u)",
-			     sd_verbs_addr_ip_str(&l->ip, name, sizeof(name)), base + slot, slot);
+			     sd_fabric_addr_ip_str(&l->ip, name, sizeof(name)), base + slot, slot);
 		return DOCA_SUCCESS;
 	}
 	DOCA_LOG_ERR("Failed to open the Verbs address listener on %s: every port %u..%u is in use; free some or move "
 		     "the range with SOFTDOCA_VERBS_PORT_BASE",
-		     sd_verbs_addr_ip_str(&l->ip, name, sizeof(name)), base + 1, base + SD_VERBS_ADDR_MAX_SLOT);
+		     sd_fabric_addr_ip_str(&l->ip, name, sizeof(name)), base + 1, base + SD_FABRIC_ADDR_MAX_SLOT);
 	return DOCA_ERROR_FULL;
 }
 
 /* The listener record of ip, made on first use.  svc.lock held. */
 static doca_error_t
-listener_get(const struct sd_verbs_addr_ip *ip, struct addr_listener **out)
+listener_get(const struct sd_fabric_addr_ip *ip, struct addr_listener **out)
 {
 	struct addr_listener *l;
 
 	for (uint32_t i = 0; i < svc.num_listeners; i++) {
-		if (sd_verbs_addr_ip_equal(&svc.listeners[i]->ip, ip)) {
+		if (sd_fabric_addr_ip_equal(&svc.listeners[i]->ip, ip)) {
 			*out = svc.listeners[i];
 			return DOCA_SUCCESS;
 		}
@@ -210,7 +212,7 @@ listener_get(const struct sd_verbs_addr_ip *ip, struct addr_listener **out)
 	l = calloc(1, sizeof(*l));
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	l->entries = calloc(SD_VERBS_ADDR_MAX_INDEX + 1, sizeof(*l->entries));
+	l->entries = calloc(SD_FABRIC_ADDR_MAX_INDEX + 1, sizeof(*l->entries));
 	if (l->entries == NULL) {
 		free(l);
 		return DOCA_ERROR_NO_MEMORY;
@@ -251,6 +253,7 @@ service_start(void)
 		svc.wake_fd = -1;
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	(void)pthread_setname_np(svc.thread, ADDR_THREAD_NAME);
 	svc.running = true;
 	return DOCA_SUCCESS;
 }
@@ -336,11 +339,11 @@ addr_fork_handlers(void)
 static uint32_t
 take_index(struct addr_listener *l)
 {
-	for (uint32_t k = 0; k < SD_VERBS_ADDR_MAX_INDEX; k++) {
-		uint32_t index = (l->next_index - 1 + k) % SD_VERBS_ADDR_MAX_INDEX + 1;
+	for (uint32_t k = 0; k < SD_FABRIC_ADDR_MAX_INDEX; k++) {
+		uint32_t index = (l->next_index - 1 + k) % SD_FABRIC_ADDR_MAX_INDEX + 1;
 
 		if (l->entries[index] == NULL) {
-			l->next_index = index % SD_VERBS_ADDR_MAX_INDEX + 1;
+			l->next_index = index % SD_FABRIC_ADDR_MAX_INDEX + 1;
 			return index;
 		}
 	}
@@ -348,17 +351,17 @@ take_index(struct addr_listener *l)
 }
 
 doca_error_t
-sd_verbs_addr_add(const struct doca_devinfo *devinfo, uint32_t *qpn)
+sd_fabric_addr_add(const struct doca_devinfo *devinfo, uint32_t *qpn)
 {
 	struct addr_listener *l = NULL;
 	struct addr_entry *e;
-	struct sd_verbs_addr_ip ip;
+	struct sd_fabric_addr_ip ip;
 	uint32_t index;
 	doca_error_t err;
 
 	if (devinfo == NULL || qpn == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!sd_verbs_addr_ip_of_dev(&ip, devinfo)) {
+	if (!sd_fabric_addr_ip_of_dev(&ip, devinfo)) {
 		DOCA_LOG_ERR("Failed to add a Verbs QP address on %s: netdev %s has no IP address; give it one",
 			     devinfo->ibdev_name, devinfo->netdev);
 		return DOCA_ERROR_NOT_SUPPORTED;
@@ -386,14 +389,14 @@ sd_verbs_addr_add(const struct doca_devinfo *devinfo, uint32_t *qpn)
 	if (index == 0) {
 		DOCA_LOG_ERR("Failed to add a Verbs QP address on %s: all %u QP numbers of this process on its address "
 			     "are in use",
-			     devinfo->ibdev_name, SD_VERBS_ADDR_MAX_INDEX);
+			     devinfo->ibdev_name, SD_FABRIC_ADDR_MAX_INDEX);
 		err = DOCA_ERROR_FULL;
 		goto unlock;
 	}
 	l->entries[index] = e;
 	l->num_qps++;
 	svc.num_qps++;
-	*qpn = sd_verbs_addr_qpn(l->slot, index);
+	*qpn = sd_fabric_addr_qpn(l->slot, index);
 	pthread_mutex_unlock(&svc.lock);
 	pthread_mutex_unlock(&svc.life);
 	return DOCA_SUCCESS;
@@ -409,11 +412,11 @@ unlock_life:
 }
 
 doca_error_t
-sd_verbs_addr_publish(uint32_t qpn, const void *blob, size_t len)
+sd_fabric_addr_publish(uint32_t qpn, const void *blob, size_t len)
 {
 	struct addr_entry *e;
 
-	if (blob == NULL || len == 0 || len > SD_VERBS_ADDR_BLOB_MAX)
+	if (blob == NULL || len == 0 || len > SD_FABRIC_ADDR_BLOB_MAX)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&svc.lock);
 	e = entry_of(qpn, NULL);
@@ -427,7 +430,7 @@ sd_verbs_addr_publish(uint32_t qpn, const void *blob, size_t len)
 }
 
 void
-sd_verbs_addr_bind(uint32_t qpn, const uint8_t peer_gid[16], uint32_t peer_qpn)
+sd_fabric_addr_bind(uint32_t qpn, const uint8_t peer_gid[16], uint32_t peer_qpn)
 {
 	struct addr_entry *e;
 
@@ -444,7 +447,7 @@ sd_verbs_addr_bind(uint32_t qpn, const uint8_t peer_gid[16], uint32_t peer_qpn)
 }
 
 void
-sd_verbs_addr_remove(uint32_t qpn)
+sd_fabric_addr_remove(uint32_t qpn)
 {
 	struct addr_listener *l = NULL;
 	struct addr_entry *e;
@@ -454,7 +457,7 @@ sd_verbs_addr_remove(uint32_t qpn)
 	pthread_mutex_lock(&svc.lock);
 	e = entry_of(qpn, &l);
 	if (e != NULL) {
-		l->entries[sd_verbs_addr_qpn_index(qpn)] = NULL;
+		l->entries[sd_fabric_addr_qpn_index(qpn)] = NULL;
 		l->num_qps--;
 		last = --svc.num_qps == 0;
 	}
@@ -500,11 +503,11 @@ client_close(struct addr_client *c)
 static void
 client_refuse(struct addr_client *c, const char *why)
 {
-	char peer[SD_VERBS_ADDR_IP_STRLEN];
+	char peer[SD_FABRIC_ADDR_IP_STRLEN];
 
 	if (log_allowed())
 		DOCA_LOG_WARN("Failed to serve a Verbs address request from %s: %s; connection closed",
-			      sd_verbs_addr_ip_str(&c->peer, peer, sizeof(peer)), why);
+			      sd_fabric_addr_ip_str(&c->peer, peer, sizeof(peer)), why);
 	client_close(c);
 }
 
@@ -512,23 +515,23 @@ client_refuse(struct addr_client *c, const char *why)
 static bool
 source_matches(const struct addr_client *c, const uint8_t gid[16])
 {
-	struct sd_verbs_addr_ip claimed;
+	struct sd_fabric_addr_ip claimed;
 
-	if (sd_verbs_addr_ip_of_gid(&claimed, gid, "") != NULL)
+	if (sd_fabric_addr_ip_of_gid(&claimed, gid, "") != NULL)
 		return false;
-	return sd_verbs_addr_ip_equal(&claimed, &c->peer);
+	return sd_fabric_addr_ip_equal(&claimed, &c->peer);
 }
 
 /* A full request arrived: build the answer under svc.lock. */
 static void
 client_answer(struct addr_client *c)
 {
-	struct sd_verbs_addr_resp resp = {.status = SD_VERBS_ADDR_NO_QP};
-	struct sd_verbs_addr_req req;
+	struct sd_fabric_addr_resp resp = {.status = SD_FABRIC_ADDR_NO_QP};
+	struct sd_fabric_addr_req req;
 	const char *why = NULL;
 	struct addr_entry *e;
 
-	if (sd_verbs_addr_req_parse(c->req, sizeof(c->req), &req, &why) != DOCA_SUCCESS) {
+	if (sd_fabric_addr_req_parse(c->req, sizeof(c->req), &req, &why) != DOCA_SUCCESS) {
 		client_refuse(c, why);
 		return;
 	}
@@ -537,21 +540,21 @@ client_answer(struct addr_client *c)
 		return;
 	}
 	pthread_mutex_lock(&svc.lock);
-	e = sd_verbs_addr_qpn_slot(req.dest_qpn) == c->slot ? entry_of(req.dest_qpn, NULL) : NULL;
+	e = sd_fabric_addr_qpn_slot(req.dest_qpn) == c->slot ? entry_of(req.dest_qpn, NULL) : NULL;
 	if (e == NULL)
-		resp.status = SD_VERBS_ADDR_NO_QP;
+		resp.status = SD_FABRIC_ADDR_NO_QP;
 	else if (!e->published)
-		resp.status = SD_VERBS_ADDR_NOT_READY;
+		resp.status = SD_FABRIC_ADDR_NOT_READY;
 	else if (e->bound && (e->peer_qpn != req.src_qpn || memcmp(e->peer_gid, req.src_gid, 16) != 0))
-		resp.status = SD_VERBS_ADDR_BOUND;
+		resp.status = SD_FABRIC_ADDR_BOUND;
 	else {
-		resp.status = SD_VERBS_ADDR_OK;
+		resp.status = SD_FABRIC_ADDR_OK;
 		resp.blob_len = e->blob_len;
-		memcpy(c->out + sizeof(struct sd_verbs_addr_resp_wire), e->blob, e->blob_len);
+		memcpy(c->out + sizeof(struct sd_fabric_addr_resp_wire), e->blob, e->blob_len);
 	}
 	pthread_mutex_unlock(&svc.lock);
-	sd_verbs_addr_resp_encode(&resp, c->out);
-	c->out_len = sizeof(struct sd_verbs_addr_resp_wire) + resp.blob_len;
+	sd_fabric_addr_resp_encode(&resp, c->out);
+	c->out_len = sizeof(struct sd_fabric_addr_resp_wire) + resp.blob_len;
 	c->out_off = 0;
 }
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one parser (and the encoders) of the Verbs address service's messages
- * (verbs_addr_proto.h).  Nothing from the socket is trusted: sizes, magic,
+ * (fabric_addr_proto.h).  Nothing from the socket is trusted: sizes, magic,
  * version, lengths and every value are checked before they are used.
  */
 #include <endian.h>
 #include <string.h>
 
-#include "verbs_addr_proto.h"
+#include "fabric_addr_proto.h"
 
 static doca_error_t
 refuse(const char **reason, const char *why)
@@ -18,13 +18,13 @@ refuse(const char **reason, const char *why)
 }
 
 void
-sd_verbs_addr_req_encode(const struct sd_verbs_addr_req *req, void *buf)
+sd_fabric_addr_req_encode(const struct sd_fabric_addr_req *req, void *buf)
 {
-	struct sd_verbs_addr_req_wire w;
+	struct sd_fabric_addr_req_wire w;
 
 	memset(&w, 0, sizeof(w));
-	w.magic = htole32(SD_VERBS_ADDR_MAGIC);
-	w.version = htole16(SD_VERBS_ADDR_VERSION);
+	w.magic = htole32(SD_FABRIC_ADDR_MAGIC);
+	w.version = htole16(SD_FABRIC_ADDR_VERSION);
 	w.hdr_len = htole16((uint16_t)sizeof(w));
 	w.dest_qpn = htole32(req->dest_qpn);
 	w.src_qpn = htole32(req->src_qpn);
@@ -33,13 +33,13 @@ sd_verbs_addr_req_encode(const struct sd_verbs_addr_req *req, void *buf)
 }
 
 void
-sd_verbs_addr_resp_encode(const struct sd_verbs_addr_resp *resp, void *buf)
+sd_fabric_addr_resp_encode(const struct sd_fabric_addr_resp *resp, void *buf)
 {
-	struct sd_verbs_addr_resp_wire w;
+	struct sd_fabric_addr_resp_wire w;
 
 	memset(&w, 0, sizeof(w));
-	w.magic = htole32(SD_VERBS_ADDR_MAGIC);
-	w.version = htole16(SD_VERBS_ADDR_VERSION);
+	w.magic = htole32(SD_FABRIC_ADDR_MAGIC);
+	w.version = htole16(SD_FABRIC_ADDR_VERSION);
 	w.hdr_len = htole16((uint16_t)sizeof(w));
 	w.status = htole32((uint32_t)resp->status);
 	w.blob_len = htole32(resp->blob_len);
@@ -50,9 +50,9 @@ sd_verbs_addr_resp_encode(const struct sd_verbs_addr_resp *resp, void *buf)
 static doca_error_t
 check_common(uint32_t magic, uint16_t version, uint16_t hdr_len, size_t want, const char **reason)
 {
-	if (magic != SD_VERBS_ADDR_MAGIC)
+	if (magic != SD_FABRIC_ADDR_MAGIC)
 		return refuse(reason, "bad magic (not a softdoca Verbs address message)");
-	if (version != SD_VERBS_ADDR_VERSION) {
+	if (version != SD_FABRIC_ADDR_VERSION) {
 		if (reason != NULL)
 			*reason = "unsupported protocol version";
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
@@ -63,10 +63,10 @@ check_common(uint32_t magic, uint16_t version, uint16_t hdr_len, size_t want, co
 }
 
 doca_error_t
-sd_verbs_addr_req_parse(const void *buf, size_t len, struct sd_verbs_addr_req *out, const char **reason)
+sd_fabric_addr_req_parse(const void *buf, size_t len, struct sd_fabric_addr_req *out, const char **reason)
 {
-	static const uint8_t zero[sizeof(((struct sd_verbs_addr_req_wire *)0)->reserved)];
-	struct sd_verbs_addr_req_wire w;
+	static const uint8_t zero[sizeof(((struct sd_fabric_addr_req_wire *)0)->reserved)];
+	struct sd_fabric_addr_req_wire w;
 	uint32_t dest_qpn, src_qpn;
 	doca_error_t err;
 
@@ -78,7 +78,7 @@ sd_verbs_addr_req_parse(const void *buf, size_t len, struct sd_verbs_addr_req *o
 		return err;
 	dest_qpn = le32toh(w.dest_qpn);
 	src_qpn = le32toh(w.src_qpn);
-	if (!sd_verbs_addr_qpn_valid(dest_qpn))
+	if (!sd_fabric_addr_qpn_valid(dest_qpn))
 		return refuse(reason, "destination QPN is not a valid slot/index QPN");
 	if (src_qpn == 0 || src_qpn > 0xffffffu)
 		return refuse(reason, "source QPN is 0 or wider than 24 bits");
@@ -91,9 +91,9 @@ sd_verbs_addr_req_parse(const void *buf, size_t len, struct sd_verbs_addr_req *o
 }
 
 doca_error_t
-sd_verbs_addr_resp_parse(const void *buf, size_t len, struct sd_verbs_addr_resp *out, const char **reason)
+sd_fabric_addr_resp_parse(const void *buf, size_t len, struct sd_fabric_addr_resp *out, const char **reason)
 {
-	struct sd_verbs_addr_resp_wire w;
+	struct sd_fabric_addr_resp_wire w;
 	uint32_t status, blob_len;
 	doca_error_t err;
 
@@ -105,13 +105,13 @@ sd_verbs_addr_resp_parse(const void *buf, size_t len, struct sd_verbs_addr_resp 
 		return err;
 	status = le32toh(w.status);
 	blob_len = le32toh(w.blob_len);
-	if (status > SD_VERBS_ADDR_STATUS_MAX)
+	if (status > SD_FABRIC_ADDR_STATUS_MAX)
 		return refuse(reason, "unknown status");
-	if (status == SD_VERBS_ADDR_OK && (blob_len == 0 || blob_len > SD_VERBS_ADDR_BLOB_MAX))
+	if (status == SD_FABRIC_ADDR_OK && (blob_len == 0 || blob_len > SD_FABRIC_ADDR_BLOB_MAX))
 		return refuse(reason, "blob length of an OK answer is 0 or over 4096");
-	if (status != SD_VERBS_ADDR_OK && blob_len != 0)
+	if (status != SD_FABRIC_ADDR_OK && blob_len != 0)
 		return refuse(reason, "a refusal carries a blob");
-	out->status = (enum sd_verbs_addr_status)status;
+	out->status = (enum sd_fabric_addr_status)status;
 	out->blob_len = blob_len;
 	return DOCA_SUCCESS;
 }

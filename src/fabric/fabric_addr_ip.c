@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Socket addresses of the Verbs address service (verbs_addr_internal.h): what
+ * Socket addresses of the Verbs address service (fabric_addr_internal.h): what
  * a device listens on, what a GID points at, and how both print.
  */
 #include <arpa/inet.h>
@@ -10,18 +10,18 @@
 #include <string.h>
 
 #include "../util/sd_env.h"
-#include "verbs_addr_internal.h"
-#include "verbs_addr_proto.h"
+#include "fabric_addr_internal.h"
+#include "fabric_addr_proto.h"
 
 uint16_t
-sd_verbs_addr_port_base(void)
+sd_fabric_addr_port_base(void)
 {
-	return (uint16_t)sd_env_u64("SOFTDOCA_VERBS_PORT_BASE", SD_VERBS_ADDR_PORT_BASE_DEFAULT,
-				    SD_VERBS_ADDR_PORT_BASE_MIN, SD_VERBS_ADDR_PORT_BASE_MAX);
+	return (uint16_t)sd_env_u64("SOFTDOCA_VERBS_PORT_BASE", SD_FABRIC_ADDR_PORT_BASE_DEFAULT,
+				    SD_FABRIC_ADDR_PORT_BASE_MIN, SD_FABRIC_ADDR_PORT_BASE_MAX);
 }
 
 void
-sd_verbs_addr_ip_set_port(struct sd_verbs_addr_ip *ip, uint16_t port)
+sd_fabric_addr_ip_set_port(struct sd_fabric_addr_ip *ip, uint16_t port)
 {
 	if (ip->ss.ss_family == AF_INET)
 		((struct sockaddr_in *)&ip->ss)->sin_port = htons(port);
@@ -30,7 +30,7 @@ sd_verbs_addr_ip_set_port(struct sd_verbs_addr_ip *ip, uint16_t port)
 }
 
 bool
-sd_verbs_addr_ip_equal(const struct sd_verbs_addr_ip *a, const struct sd_verbs_addr_ip *b)
+sd_fabric_addr_ip_equal(const struct sd_fabric_addr_ip *a, const struct sd_fabric_addr_ip *b)
 {
 	if (a->ss.ss_family != b->ss.ss_family)
 		return false;
@@ -42,7 +42,7 @@ sd_verbs_addr_ip_equal(const struct sd_verbs_addr_ip *a, const struct sd_verbs_a
 }
 
 const char *
-sd_verbs_addr_ip_str(const struct sd_verbs_addr_ip *ip, char *buf, size_t size)
+sd_fabric_addr_ip_str(const struct sd_fabric_addr_ip *ip, char *buf, size_t size)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 
@@ -61,7 +61,7 @@ sd_verbs_addr_ip_str(const struct sd_verbs_addr_ip *ip, char *buf, size_t size)
 }
 
 static void
-ip_from_v4(struct sd_verbs_addr_ip *ip, const uint8_t a[4])
+ip_from_v4(struct sd_fabric_addr_ip *ip, const uint8_t a[4])
 {
 	struct sockaddr_in *s = (struct sockaddr_in *)&ip->ss;
 
@@ -72,7 +72,7 @@ ip_from_v4(struct sd_verbs_addr_ip *ip, const uint8_t a[4])
 }
 
 static void
-ip_from_v6(struct sd_verbs_addr_ip *ip, const uint8_t a[16], const char *netdev)
+ip_from_v6(struct sd_fabric_addr_ip *ip, const uint8_t a[16], const char *netdev)
 {
 	struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ip->ss;
 
@@ -87,7 +87,7 @@ ip_from_v6(struct sd_verbs_addr_ip *ip, const uint8_t a[16], const char *netdev)
 
 /* ::1 is the one ::/96 address (besides IPv4-mapped ones) a GID may be. */
 const char *
-sd_verbs_addr_ip_of_gid(struct sd_verbs_addr_ip *ip, const uint8_t gid[16], const char *netdev)
+sd_fabric_addr_ip_of_gid(struct sd_fabric_addr_ip *ip, const uint8_t gid[16], const char *netdev)
 {
 	static const uint8_t v4_prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	static const uint8_t zero[12];
@@ -105,7 +105,7 @@ sd_verbs_addr_ip_of_gid(struct sd_verbs_addr_ip *ip, const uint8_t gid[16], cons
 }
 
 bool
-sd_verbs_addr_ip_of_dev(struct sd_verbs_addr_ip *ip, const struct doca_devinfo *devinfo)
+sd_fabric_addr_ip_of_dev(struct sd_fabric_addr_ip *ip, const struct doca_devinfo *devinfo)
 {
 	if (devinfo->has_ipv4)
 		ip_from_v4(ip, devinfo->ipv4);

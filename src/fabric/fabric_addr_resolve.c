@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The asking side of the Verbs address service (verbs_addr.h,
- * sd_verbs_addr_resolve): one TCP connection per attempt from the local GID's
+ * The asking side of the Verbs address service (fabric_addr.h,
+ * sd_fabric_addr_resolve): one TCP connection per attempt from the local GID's
  * address to port (base + slot) of the remote GID's, one request, one answer;
  * "not ready", "no such QP" and refused connections are retried until the
  * caller's timeout.  Nothing here is shared between threads.
@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "../util/sd_time.h"
-#include "verbs_addr.h"
-#include "verbs_addr_internal.h"
-#include "verbs_addr_proto.h"
+#include "fabric_addr.h"
+#include "fabric_addr_internal.h"
+#include "fabric_addr_proto.h"
 
 #define RETRY_MS 10 /* pause between attempts */
 
@@ -33,7 +33,7 @@ enum attempt {
 	ATTEMPT_FATAL,	   /* *err says what */
 };
 
-/* The calling thread's last reason (verbs_addr.h: valid until its next resolve). */
+/* The calling thread's last reason (fabric_addr.h: valid until its next resolve). */
 static __thread char reason_buf[192];
 static __thread char answered_why[192];
 
@@ -113,7 +113,7 @@ xfer(int fd, void *buf, size_t len, bool out, uint64_t deadline_ns)
 
 /* Connect from src to dst (non-blocking, bounded by deadline); the fd, or -errno. */
 static int
-connect_to(const struct sd_verbs_addr_ip *src, const struct sd_verbs_addr_ip *dst, uint64_t deadline_ns)
+connect_to(const struct sd_fabric_addr_ip *src, const struct sd_fabric_addr_ip *dst, uint64_t deadline_ns)
 {
 	int one = 1, err = 0;
 	socklen_t elen = sizeof(err);
@@ -145,18 +145,18 @@ fail:
 
 /* One connection, one request, one answer. */
 static enum attempt
-attempt_once(const struct sd_verbs_addr_ip *src, const struct sd_verbs_addr_ip *dst,
-	     const struct sd_verbs_addr_req *req, uint8_t *blob, uint32_t *blob_len, uint64_t deadline_ns,
+attempt_once(const struct sd_fabric_addr_ip *src, const struct sd_fabric_addr_ip *dst,
+	     const struct sd_fabric_addr_req *req, uint8_t *blob, uint32_t *blob_len, uint64_t deadline_ns,
 	     doca_error_t *err, const char **why)
 {
-	uint8_t reqb[sizeof(struct sd_verbs_addr_req_wire)], hdr[sizeof(struct sd_verbs_addr_resp_wire)];
-	struct sd_verbs_addr_resp resp;
-	char name[SD_VERBS_ADDR_IP_STRLEN];
+	uint8_t reqb[sizeof(struct sd_fabric_addr_req_wire)], hdr[sizeof(struct sd_fabric_addr_resp_wire)];
+	struct sd_fabric_addr_resp resp;
+	char name[SD_FABRIC_ADDR_IP_STRLEN];
 	const char *perr = NULL;
 	enum attempt res;
 	int fd, e;
 
-	sd_verbs_addr_ip_str(dst, name, sizeof(name));
+	sd_fabric_addr_ip_str(dst, name, sizeof(name));
 	fd = connect_to(src, dst, deadline_ns);
 	if (fd < 0) {
 		e = -fd;
@@ -172,7 +172,7 @@ attempt_once(const struct sd_verbs_addr_ip *src, const struct sd_verbs_addr_ip *
 		}
 		return ATTEMPT_LOST;
 	}
-	sd_verbs_addr_req_encode(req, reqb);
+	sd_fabric_addr_req_encode(req, reqb);
 	e = xfer(fd, reqb, sizeof(reqb), true, deadline_ns);
 	if (e == 0)
 		e = xfer(fd, hdr, sizeof(hdr), false, deadline_ns);
@@ -181,14 +181,14 @@ attempt_once(const struct sd_verbs_addr_ip *src, const struct sd_verbs_addr_ip *
 		res = ATTEMPT_LOST;
 		goto out;
 	}
-	*err = sd_verbs_addr_resp_parse(hdr, sizeof(hdr), &resp, &perr);
+	*err = sd_fabric_addr_resp_parse(hdr, sizeof(hdr), &resp, &perr);
 	if (*err != DOCA_SUCCESS) {
 		*why = say("malformed answer from %s: %s", name, perr);
 		res = ATTEMPT_FATAL;
 		goto out;
 	}
 	switch (resp.status) {
-	case SD_VERBS_ADDR_OK:
+	case SD_FABRIC_ADDR_OK:
 		e = xfer(fd, blob, resp.blob_len, false, deadline_ns);
 		if (e != 0) {
 			*why = say("%s cut its answer short: %s", name, e == EPIPE ? "connection closed" : strerror(e));
@@ -198,15 +198,15 @@ attempt_once(const struct sd_verbs_addr_ip *src, const struct sd_verbs_addr_ip *
 		*blob_len = resp.blob_len;
 		res = ATTEMPT_OK;
 		break;
-	case SD_VERBS_ADDR_NO_QP:
+	case SD_FABRIC_ADDR_NO_QP:
 		*why = say("%s has no QP %#x", name, req->dest_qpn);
 		res = ATTEMPT_NO_QP;
 		break;
-	case SD_VERBS_ADDR_NOT_READY:
+	case SD_FABRIC_ADDR_NOT_READY:
 		*why = say("QP %#x at %s is not ready (its address is not published yet)", req->dest_qpn, name);
 		res = ATTEMPT_NOT_READY;
 		break;
-	case SD_VERBS_ADDR_BOUND:
+	case SD_FABRIC_ADDR_BOUND:
 	default:
 		*why = say("QP %#x at %s is bound to another peer", req->dest_qpn, name);
 		*err = DOCA_ERROR_CONNECTION_ABORTED;
@@ -219,14 +219,14 @@ out:
 }
 
 doca_error_t
-sd_verbs_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], uint32_t qpn, uint32_t src_qpn,
-		      void *blob, size_t cap, size_t *len, uint32_t timeout_ms, const char **reason)
+sd_fabric_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], uint32_t qpn, uint32_t src_qpn,
+		       void *blob, size_t cap, size_t *len, uint32_t timeout_ms, const char **reason)
 {
 	uint64_t deadline_ns = sd_now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	struct sd_verbs_addr_req req = {.dest_qpn = qpn, .src_qpn = src_qpn};
-	uint8_t buf[SD_VERBS_ADDR_BLOB_MAX];
+	struct sd_fabric_addr_req req = {.dest_qpn = qpn, .src_qpn = src_qpn};
+	uint8_t buf[SD_FABRIC_ADDR_BLOB_MAX];
 	const char *why = NULL;
-	struct sd_verbs_addr_ip src, dst;
+	struct sd_fabric_addr_ip src, dst;
 	enum attempt res;
 	enum attempt answered = ATTEMPT_LOST; /* the last "no", "not ready" or refusal */
 	uint32_t got = 0;
@@ -237,8 +237,8 @@ sd_verbs_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], u
 		err = DOCA_ERROR_INVALID_VALUE;
 		goto out;
 	}
-	why = sd_verbs_addr_ip_of_gid(&dst, gid, local->netdev);
-	if (why == NULL && sd_verbs_addr_ip_of_gid(&src, local->gid, local->netdev) != NULL)
+	why = sd_fabric_addr_ip_of_gid(&dst, gid, local->netdev);
+	if (why == NULL && sd_fabric_addr_ip_of_gid(&src, local->gid, local->netdev) != NULL)
 		why = say("local device %s has no IP address (its GID is not one)", local->ibdev_name);
 	if (why == NULL && src.ss.ss_family != dst.ss.ss_family)
 		why = "local and remote GIDs are of different families (IPv4-mapped and IPv6)";
@@ -248,12 +248,12 @@ sd_verbs_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], u
 		err = DOCA_ERROR_INVALID_VALUE;
 		goto out;
 	}
-	if (!sd_verbs_addr_qpn_valid(qpn)) {
+	if (!sd_fabric_addr_qpn_valid(qpn)) {
 		why = say("QPN %#x is not a softdoca QPN (slot and index must be non-zero)", qpn);
 		err = DOCA_ERROR_NOT_FOUND;
 		goto out;
 	}
-	sd_verbs_addr_ip_set_port(&dst, (uint16_t)(sd_verbs_addr_port_base() + sd_verbs_addr_qpn_slot(qpn)));
+	sd_fabric_addr_ip_set_port(&dst, (uint16_t)(sd_fabric_addr_port_base() + sd_fabric_addr_qpn_slot(qpn)));
 	memcpy(req.src_gid, local->gid, sizeof(req.src_gid));
 	for (;;) {
 		res = attempt_once(&src, &dst, &req, buf, &got, deadline_ns, &err, &why);
