@@ -128,6 +128,9 @@ copy_error(int e, const char **reason)
 		*reason = "the kernel refused access to the peer's memory (EPERM): run both sides as the same user; "
 			  "with Yama ptrace_scope 2 the copier needs CAP_SYS_PTRACE, with 3 no copy is possible";
 		return DOCA_ERROR_NOT_PERMITTED;
+	case ENOSYS:
+		*reason = "this kernel has no process_vm_readv / process_vm_writev";
+		return DOCA_ERROR_NOT_SUPPORTED;
 	default:
 		*reason = "the peer no longer maps the memory it granted";
 		return DOCA_ERROR_DRIVER;

@@ -4,7 +4,7 @@
  * record.
  *
  * A peer on the same host and pid namespace can be written and read with one
- * process_vm_writev/readv: the kernel copies, the target process does not
+ * process_vm_writev/readv (Core's copy loop, xproc.h): the kernel copies, the target process does not
  * run (a responder blocked on stdin still sees the write).  The kernel only
  * asks whether we may ptrace the target, so the key, range and permission of
  * the access must be verified before the copy - and against what the target
@@ -35,6 +35,7 @@
 
 #include "fabric_internal.h"
 #include "../core/sd_log.h"
+#include "../core/xproc.h"
 #include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.direct);
@@ -258,15 +259,22 @@ fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, u
 	return raddr >= rec.addr && len <= rec.len && raddr - rec.addr <= rec.len - len;
 }
 
-/* The kernel refused us the peer (ptrace policy): no more direct copies on this ep. */
+/* The kernel refused us the peer (ptrace policy, no process_vm_*): no more direct copies on this ep. */
 static void
-direct_refused(struct fabric_ep *ep)
+direct_refused(struct fabric_ep *ep, doca_error_t err, const char *reason)
 {
-	if (errno != EPERM && errno != ENOSYS)
+	if (err != DOCA_ERROR_NOT_PERMITTED && err != DOCA_ERROR_NOT_SUPPORTED)
 		return;
 	DOCA_LOG_INFO("Connection %u: direct copies to the peer refused by the kernel (%s); using active messages",
-		      ep->id, strerror(errno));
+		      ep->id, reason);
 	ep->tx = &fabric_tx_am;
+}
+
+/* The peer as Core's cross-process copy knows it (xproc.h): the pid its HELLO and the blob agree on. */
+static inline struct sd_xproc_peer
+direct_peer(const struct fabric_ep *ep)
+{
+	return (struct sd_xproc_peer){.pid = (pid_t)ep->peer_pid, .uid = (uid_t)-1, .pidfd = ep->pidfd};
 }
 
 /*
@@ -331,13 +339,15 @@ peer_same_image(struct fabric_ep *ep)
 	struct fabric_mr_rec hdr;
 	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
 	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
-	ssize_t n = process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
+	struct sd_xproc_peer peer = direct_peer(ep);
+	const char *reason = "";
+	doca_error_t err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
 
-	if (n == (ssize_t)sizeof(hdr) && memcmp(&hdr, ep->peer_recs, sizeof(hdr)) == 0)
+	if (err == DOCA_SUCCESS && memcmp(&hdr, ep->peer_recs, sizeof(hdr)) == 0)
 		return true;
-	if (n < 0)
-		direct_refused(ep);
-	if (n >= 0 || errno == EFAULT) {
+	direct_refused(ep, err, reason);
+	/* another nonce, or no table where it was: another image (a dead peer is the liveness check's) */
+	if (err == DOCA_SUCCESS || err == DOCA_ERROR_DRIVER) {
 		DOCA_LOG_INFO("Connection %u: the peer process is no longer the one that connected; using active "
 			      "messages",
 			      ep->id);
@@ -352,52 +362,49 @@ fabric_direct_peer_replaced(const struct fabric_ep *ep)
 	struct fabric_mr_rec hdr;
 	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
 	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
-	ssize_t n;
+	struct sd_xproc_peer peer = direct_peer(ep);
+	const char *reason = "";
+	doca_error_t err;
 
 	if (ep->peer_recs == NULL)
 		return false;
-	n = process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
-	if (n == (ssize_t)sizeof(hdr))
+	err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
+	if (err == DOCA_SUCCESS)
 		return memcmp(&hdr, ep->peer_recs, sizeof(hdr)) != 0;
 	/* the table is not where it was: another image; other errors (death, policy) are not ours to judge */
-	return n >= 0 || errno == EFAULT;
+	return err == DOCA_ERROR_DRIVER;
 }
 
 bool
 fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write)
 {
-	size_t done = 0;
+	struct iovec l = {.iov_base = buf, .iov_len = len};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)raddr, .iov_len = len};
+	struct sd_xproc_peer peer = direct_peer(ep);
+	const char *reason = "";
+	doca_error_t err;
 
 	if (!peer_same_image(ep))
 		return false;
-	while (done < len) {
-		struct iovec l = {.iov_base = (uint8_t *)buf + done, .iov_len = len - done};
-		struct iovec r = {.iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = len - done};
-		ssize_t n = write ? process_vm_writev((pid_t)ep->peer_pid, &l, 1, &r, 1, 0)
-				  : process_vm_readv((pid_t)ep->peer_pid, &l, 1, &r, 1, 0);
-
-		if (n <= 0) {
-			/*
-			 * Granted but not copyable (the peer unmapped what it registered,
-			 * or died): the active-message path reports what the peer says.
-			 * A partial write is harmless: that path writes it all again.
-			 */
-			if (n < 0)
-				direct_refused(ep);
-			return false;
-		}
-		done += (size_t)n;
-	}
-	return true;
+	err = sd_xproc_copy(&peer, write, &l, 1, &r, 1, len, &reason);
+	/*
+	 * Granted but not copyable (the peer unmapped what it registered, or
+	 * died): the active-message path reports what the peer says.  A partial
+	 * write is harmless: that path writes it all again.
+	 */
+	direct_refused(ep, err, reason);
+	return err == DOCA_SUCCESS;
 }
 
-/* Copy ops[0..n) in one syscall; returns how many are wholly done (they complete). */
+/* Copy ops[0..n) in one go (Core's copy loop); returns how many are done (all or none: they complete). */
 static uint32_t
 batch_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
 {
 	struct iovec l[FABRIC_DIRECT_BATCH], r[FABRIC_DIRECT_BATCH];
-	size_t off = 0;
-	ssize_t done;
+	struct sd_xproc_peer peer = direct_peer(ep);
+	const char *reason = "";
+	doca_error_t err;
+	size_t len = 0;
 	uint32_t k;
 
 	for (k = 0; k < n; k++) {
@@ -405,19 +412,17 @@ batch_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
 		l[k].iov_len = ops[k]->buf_len;
 		r[k].iov_base = (void *)(uintptr_t)ops[k]->raddr;
 		r[k].iov_len = ops[k]->buf_len;
+		len += ops[k]->buf_len;
 	}
-	done = write ? process_vm_writev((pid_t)ep->peer_pid, l, n, r, n, 0)
-		     : process_vm_readv((pid_t)ep->peer_pid, l, n, r, n, 0);
-	if (done < 0) {
-		direct_refused(ep);
+	err = sd_xproc_copy(&peer, write, l, n, r, n, len, &reason);
+	if (err != DOCA_SUCCESS) {
+		/* what did land is written (or read) again by the active-message path */
+		direct_refused(ep, err, reason);
 		return 0;
 	}
-	/* the kernel copies the iovecs in order: those wholly inside `done` are there */
-	for (k = 0; k < n && off + ops[k]->buf_len <= (size_t)done; k++) {
-		off += ops[k]->buf_len;
+	for (k = 0; k < n; k++)
 		direct_done(ops[k]);
-	}
-	return k;
+	return n;
 }
 
 bool

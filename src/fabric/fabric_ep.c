@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
@@ -458,6 +459,22 @@ ep_ucx_pending(const struct fabric_ep *ep)
  * hang if UCX never finishes one.  The request is released either way
  * (UCX lets an unfinished request go on without telling us).
  */
+/*
+ * One round of the worker for a teardown that waits on UCX, then the lock is
+ * let go for a moment: the service thread and other application threads of
+ * the device go on meanwhile, and whoever progresses completes what we wait
+ * for.  Called and returns with dev->w.lock held.
+ */
+static void
+teardown_round(struct fabric_dev *dev)
+{
+	if (ucp_worker_progress(dev->w.worker) != 0)
+		return;
+	fabric_dev_unlock(dev);
+	sched_yield();
+	fabric_dev_lock(dev);
+}
+
 static void
 close_wait(struct fabric_ep *ep, ucs_status_ptr_t req)
 {
@@ -470,7 +487,7 @@ close_wait(struct fabric_ep *ep, ucs_status_ptr_t req)
 				      ep->id);
 			break;
 		}
-		ucp_worker_progress(dev->w.worker);
+		teardown_round(dev);
 	}
 	ucp_request_free(req);
 }
@@ -482,6 +499,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
 	struct sd_list *pos;
+	bool leak = false;
 
 	if (ep == NULL)
 		return;
@@ -502,14 +520,14 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		/* copies the application posted are done before the teardown */
 		fabric_direct_flush(ep);
 		while (ep_ucx_pending(ep) && sd_now_ns() < deadline)
-			ucp_worker_progress(dev->w.worker);
+			teardown_round(dev);
 		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
 		if (ep->ack_sent != ep->rx_base)
 			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
 		freq = ucp_ep_flush_nbx(ep->uep, &fprm);
 		if (UCS_PTR_IS_PTR(freq)) {
 			while (ucp_request_check_status(freq) == UCS_INPROGRESS && sd_now_ns() < deadline)
-				ucp_worker_progress(dev->w.worker);
+				teardown_round(dev);
 			ucp_request_free(freq);
 		}
 	}
@@ -535,9 +553,19 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 			close_wait(ep, req);
 		ep->uep = NULL;
 	}
-	/* rendezvous receives into this ep's messages must not outlive it */
-	while (ep->pending_rx > 0)
-		ucp_worker_progress(dev->w.worker);
+	/*
+	 * Rendezvous receives into this ep's messages must not outlive it.  A
+	 * forced close ends them in UCX; should one still run after 2 s, the ep
+	 * is left allocated (its callback may yet come) instead of freed under it.
+	 */
+	for (uint64_t until = sd_now_ns() + 2000000000ull; ep->pending_rx > 0 && sd_now_ns() < until;)
+		teardown_round(dev);
+	if (ep->pending_rx > 0) {
+		DOCA_LOG_ERR("Connection %u: %u receives still running in UCX 2 s after its forced close; the "
+			     "connection's memory is left allocated",
+			     ep->id, ep->pending_rx);
+		leak = true;
+	}
 	/* whatever UCX did not call back for after a forced close ends here */
 	while (!sd_list_empty(&ep->inflight)) {
 		struct fabric_op *op = sd_container_of(ep->inflight.next, struct fabric_op, node);
@@ -568,6 +596,8 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	fabric_id_free((void **)dev->eps, dev->eps_cap, ep->id);
 	sd_list_del(&ep->node);
 	fabric_dev_unlock(dev);
+	if (leak)
+		return;
 	free(ep->blob);
 	free(ep);
 }

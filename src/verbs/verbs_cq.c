@@ -336,7 +336,7 @@ sd_verbs_cq_kick(struct doca_verbs_cq *cq)
 	}
 }
 
-void
+doca_error_t
 sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool attach)
 {
 	pthread_rwlock_wrlock(&cq->qps_lock);
@@ -347,8 +347,7 @@ sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool atta
 
 			if (q == NULL) {
 				pthread_rwlock_unlock(&cq->qps_lock);
-				DOCA_LOG_ERR("CQ %u: out of memory attaching QP %u", cq->cqn, qp->qpn);
-				return;
+				return DOCA_ERROR_NO_MEMORY;
 			}
 			cq->qps = q;
 			cq->cap_qps = cap;
@@ -363,6 +362,7 @@ sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool atta
 		}
 	}
 	pthread_rwlock_unlock(&cq->qps_lock);
+	return DOCA_SUCCESS;
 }
 
 /* Progress every domain feeding the CQ (a domain another thread progresses is skipped). */

@@ -37,15 +37,21 @@ publish(struct doca_verbs_qp *qp)
 	return err;
 }
 
-static void
+/* The QP's CQs progress its domains from now on (attach), or no longer; all or nothing. */
+static doca_error_t
 attach_cqs(struct doca_verbs_qp *qp, bool attach)
 {
 	struct doca_verbs_cq *scq = qp->init.send_cq, *rcq = qp->init.receive_cq;
+	doca_error_t err = DOCA_SUCCESS;
 
 	if (scq != NULL)
-		sd_verbs_cq_attach(scq, qp, attach);
-	if (rcq != NULL && rcq != scq)
-		sd_verbs_cq_attach(rcq, qp, attach);
+		err = sd_verbs_cq_attach(scq, qp, attach);
+	if (err == DOCA_SUCCESS && rcq != NULL && rcq != scq) {
+		err = sd_verbs_cq_attach(rcq, qp, attach);
+		if (err != DOCA_SUCCESS && scq != NULL)
+			(void)sd_verbs_cq_attach(scq, qp, false);
+	}
+	return err;
 }
 
 doca_error_t
@@ -62,15 +68,16 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 	err = sd_verbs_wq_init(qp);
 	if (err == DOCA_SUCCESS)
 		err = publish(qp);
-	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: cannot set up the QP's soft NIC queue pair: %s",
-			     doca_error_get_descr(err));
-		sd_verbs_wq_fini(qp);
-		sd_fabric_addr_remove(qp->qpn);
-		return err;
+	if (err == DOCA_SUCCESS) {
+		/* without its CQs nothing would progress the QP: fail the create instead */
+		err = attach_cqs(qp, true);
+		if (err == DOCA_SUCCESS)
+			return DOCA_SUCCESS;
 	}
-	attach_cqs(qp, true);
-	return DOCA_SUCCESS;
+	DOCA_LOG_ERR("doca_verbs_qp_create: cannot set up the QP's soft NIC queue pair: %s", doca_error_get_descr(err));
+	sd_verbs_wq_fini(qp);
+	sd_fabric_addr_remove(qp->qpn);
+	return err;
 }
 
 /* Off its wait CQ's waiter list, if on it (qp->lock held). */
@@ -90,7 +97,7 @@ unwait(struct doca_verbs_qp *qp)
 void
 sd_verbs_qp_conn_destroy(struct doca_verbs_qp *qp)
 {
-	attach_cqs(qp, false);
+	(void)attach_cqs(qp, false);
 	pthread_mutex_lock(&qp->lock);
 	qp->destroying = true;
 	unwait(qp);

@@ -136,7 +136,8 @@ void sd_verbs_scatter_free(struct sd_verbs_scatter *sc);
 bool sd_verbs_cq_push(struct doca_verbs_cq *cq, const struct ibv_wc *wc);
 /* Has cq produced at least pi completions?  If not and qp is given, qp waits on cq (cq->lock inside). */
 bool sd_verbs_cq_reached(struct doca_verbs_cq *cq, uint32_t pi, struct doca_verbs_qp *qp);
-void sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool attach);
+/* Attach (NO_MEMORY when the CQ's list cannot grow) or detach (always SUCCESS) a QP feeding cq. */
+doca_error_t sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool attach);
 struct doca_verbs_comp_channel;
 /* Progress the domains the channel's handle reported ready (doca_verbs_get_cq_event). */
 void sd_verbs_channel_progress(struct doca_verbs_comp_channel *ch);
