@@ -3,10 +3,10 @@
  * What a data-path library checks on the bufs of a task before it moves bytes:
  * the buf is still held, its list is not too long, every segment lies inside
  * its mmap and, when it receives bytes, may be written, and a destination has
- * room after data + data_len.  DMA (dma_task_memcpy.c) and RDMA (rdma_task.c)
- * share these checks and one verdict type; each library words its own log
- * lines (they name the DOCA call and the library's fix) and adds its own
- * reasons, numbered from SD_BUF_NUM_FAULTS.
+ * room after data + data_len.  DMA (dma_task_memcpy.c) and RDMA
+ * (rdma_task_check.c) share these checks and one verdict type; the status and
+ * log line of each fault are Core's rows in refusal.h, and each library adds
+ * its own reasons, numbered from SD_BUF_NUM_FAULTS, as rows of its table.
  *
  * The checks are inline: they run on every submit, and RDMA's validation is
  * inlined into its submit path (an 8-byte ping-pong shows a call).
@@ -49,25 +49,6 @@ sd_buf_refuse(struct sd_buf_verdict *v, unsigned int why, const char *what, uint
 	v->b = b;
 	v->c = c;
 	return false;
-}
-
-/* The status a task refused for a buf fault completes with (the same in every library). */
-static inline doca_error_t
-sd_buf_fault_status(enum sd_buf_fault fault)
-{
-	switch (fault) {
-	case SD_BUF_OK:
-		return DOCA_SUCCESS;
-	case SD_BUF_NO_LOCAL_WRITE:
-		return DOCA_ERROR_NOT_PERMITTED;
-	case SD_BUF_RELEASED:
-	case SD_BUF_LIST_TOO_LONG:
-	case SD_BUF_OUTSIDE_MMAP:
-	case SD_BUF_NO_ROOM:
-	case SD_BUF_NUM_FAULTS:
-		break;
-	}
-	return DOCA_ERROR_INVALID_VALUE;
 }
 
 /* The task still holds buf (the head of a list carries the count). */

@@ -102,6 +102,7 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 	sd_list_init(&ctx->held);
 	ctx->stop_generation = 0;
 	ctx->failed = false;
+	ctx->refusals_logged = 0;
 }
 
 doca_error_t
@@ -280,6 +281,7 @@ doca_ctx_start(struct doca_ctx *ctx)
 		return err;
 	}
 	ctx->failed = false;
+	ctx->refusals_logged = 0;
 	ctx->stop_generation = 0;
 	sd_ctx_transition(ctx, running ? DOCA_CTX_STATE_RUNNING : DOCA_CTX_STATE_STARTING);
 	return err;

@@ -155,8 +155,9 @@ struct doca_ctx {
 	struct sd_list held;
 	/* doca_pe_progress() call (pe->generation) during which STOPPING began; 0: outside */
 	uint64_t stop_generation;
-	bool failed; /* a task failed while RUNNING, or sd_ctx_fail();
-		      * cleared at start */
+	bool failed;		  /* a task failed while RUNNING, or sd_ctx_fail();
+				   * cleared at start */
+	uint64_t refusals_logged; /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
 };
 
 /*

@@ -95,7 +95,6 @@ dma_stopped(struct doca_ctx *ctx)
 		eng->ops->quiesce(eng);
 	}
 	dma->used_engines = 0;
-	dma->logged_statuses = 0;
 	sd_dma_unpin_all(dma);
 }
 

@@ -46,7 +46,6 @@ struct doca_dma {
 	uint32_t queued;       /* jobs given to engines, not yet reported */
 	uint32_t used_engines; /* bit per engine that got a job since the last quiesce */
 	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
-	uint32_t logged_statuses; /* bit per doca_error_t already logged at ERR this run */
 	/* mmaps pinned while the ctx runs (doca_mmap_destroy -> BAD_STATE) */
 	struct doca_mmap **pinned;
 	uint32_t num_pinned;

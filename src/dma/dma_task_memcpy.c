@@ -8,15 +8,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../core/buf_check.h"
+#include "../core/refusal.h"
 #include "../core/sd_log.h"
 #include "dma_internal.h"
 
 SD_LOG_REGISTER(dma.task);
 
 /*
- * Why a task cannot run; each reason has one log line naming the rule and the
- * fix.  The buf faults DMA shares with RDMA come from buf_check.h.
+ * Why a task cannot run: the buf faults DMA shares with RDMA (buf_check.h),
+ * then DMA's own; each has one row in dma_refusals (refusal.h).
  */
 enum refusal {
 	OK = SD_BUF_OK,
@@ -37,114 +37,61 @@ enum refusal {
 	NUM_REFUSALS,
 };
 
-static const doca_error_t own_status[NUM_REFUSALS] = {
-	[NO_SRC] = DOCA_ERROR_INVALID_VALUE,	       [NO_DST] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,      [DST_TOO_BIG] = DOCA_ERROR_INVALID_VALUE,
-	[SRC_EMPTY] = DOCA_ERROR_INVALID_VALUE,	       [RDMA_MMAP] = DOCA_ERROR_NOT_PERMITTED,
-	[MIXED_PROCESSES] = DOCA_ERROR_NOT_SUPPORTED,  [SRC_NO_PCI_READ] = DOCA_ERROR_NOT_PERMITTED,
-	[DST_NO_PCI_WRITE] = DOCA_ERROR_NOT_PERMITTED,
+#define ROW(status, text)                                                                                              \
+	{                                                                                                              \
+		(status), false, (text)                                                                                \
+	}
+
+/* Indexed by reason; a buf fault without a row here is Core's. */
+static const struct sd_refusal dma_refusals[NUM_REFUSALS] = {
+	/* DMA's limit counts both lists: its own line */
+	[LIST_TOO_LONG] =
+		ROW(DOCA_ERROR_INVALID_VALUE,
+		    "{api}: {a} source + {c} destination segments exceed max_buf_list_len {b}; split the copy "
+		    "into more tasks (doca_dma_cap_task_memcpy_get_max_buf_list_len)"),
+	[NO_SRC] = ROW(DOCA_ERROR_INVALID_VALUE,
+		       "{api}: {task} task has no source buffer; set one with doca_dma_task_memcpy_set_src()"),
+	[NO_DST] = ROW(DOCA_ERROR_INVALID_VALUE,
+		       "{api}: {task} task has no destination buffer; set one with doca_dma_task_memcpy_set_dst()"),
+	[SRC_TOO_BIG] = ROW(DOCA_ERROR_INVALID_VALUE,
+			    "{api}: source holds {a} bytes, more than max_buf_size {b}; split the copy "
+			    "(doca_dma_cap_task_memcpy_get_max_buf_size)"),
+	[DST_TOO_BIG] = ROW(DOCA_ERROR_INVALID_VALUE,
+			    "{api}: destination buffer spans {a} bytes, more than max_buf_size {b}; use a smaller "
+			    "destination (doca_dma_cap_task_memcpy_get_max_buf_size)"),
+	[SRC_EMPTY] = ROW(DOCA_ERROR_INVALID_VALUE,
+			  "{api}: source holds no data (data_len 0); set its data window with doca_buf_set_data() or "
+			  "take it with doca_buf_inventory_buf_get_by_data()"),
+	[RDMA_MMAP] = ROW(DOCA_ERROR_NOT_PERMITTED,
+			  "{api}: a {what} segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only "
+			  "local memory and PCI exports, use doca_rdma for RDMA peers"),
+	[MIXED_PROCESSES] = ROW(DOCA_ERROR_NOT_SUPPORTED,
+				"{api}: the {what} list mixes memory of different processes (pid {a} and {b}); use one "
+				"task per process"),
+	[SRC_NO_PCI_READ] = ROW(DOCA_ERROR_NOT_PERMITTED,
+				"{api}: the source is another process's export without PCI read permission "
+				"(permissions 0x{ax}); the exporter must set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
+				"PCI_READ_WRITE before doca_mmap_export_pci()"),
+	[DST_NO_PCI_WRITE] =
+		ROW(DOCA_ERROR_NOT_PERMITTED,
+		    "{api}: the destination is another process's export without "
+		    "DOCA_ACCESS_FLAG_PCI_READ_WRITE (permissions 0x{ax}); the exporter must grant it before "
+		    "doca_mmap_export_pci()"),
 };
 
 static inline doca_error_t
 refusal_status(unsigned int why)
 {
-	return why < SD_BUF_NUM_FAULTS ? sd_buf_fault_status((enum sd_buf_fault)why) : own_status[why];
+	const struct sd_buf_verdict v = {.why = why};
+
+	return sd_refusal_status(dma_refusals, &v);
 }
 
-#define LOG_AT(err_level, fmt, ...)                                                                                    \
-	do {                                                                                                           \
-		if (err_level)                                                                                         \
-			DOCA_LOG_ERR(fmt, ##__VA_ARGS__);                                                              \
-		else                                                                                                   \
-			DOCA_LOG_DBG(fmt, ##__VA_ARGS__);                                                              \
-	} while (0)
-
+/* A refusal of v, logged by the log-once rule (refusal.h); returned: the caller gets it (always at ERR). */
 static void
-log_refusal(const char *api, const struct sd_buf_verdict *v, bool err_level)
+log_refusal(struct doca_dma *dma, const char *api, const struct sd_buf_verdict *v, bool returned)
 {
-	switch ((enum refusal)v->why) {
-	case OK:
-	case NUM_REFUSALS:
-		break;
-	case NO_SRC:
-		LOG_AT(err_level, "%s: memcpy task has no source buffer; set one with doca_dma_task_memcpy_set_src()",
-		       api);
-		break;
-	case NO_DST:
-		LOG_AT(err_level,
-		       "%s: memcpy task has no destination buffer; set one with doca_dma_task_memcpy_set_dst()", api);
-		break;
-	case BUF_RELEASED:
-		LOG_AT(err_level, "%s: the %s buffer was released (refcount 0); give the task a buffer you hold", api,
-		       v->what);
-		break;
-	case LIST_TOO_LONG:
-		LOG_AT(err_level,
-		       "%s: %" PRIu64 " source + %" PRIu64 " destination segments exceed max_buf_list_len %" PRIu64
-		       "; split the copy into more tasks (doca_dma_cap_task_memcpy_get_max_buf_list_len)",
-		       api, v->a, v->c, v->b);
-		break;
-	case SRC_TOO_BIG:
-		LOG_AT(err_level,
-		       "%s: source holds %" PRIu64 " bytes, more than max_buf_size %" PRIu64
-		       "; split the copy (doca_dma_cap_task_memcpy_get_max_buf_size)",
-		       api, v->a, v->b);
-		break;
-	case DST_TOO_BIG:
-		LOG_AT(err_level,
-		       "%s: destination buffer spans %" PRIu64 " bytes, more than max_buf_size %" PRIu64
-		       "; use a smaller destination (doca_dma_cap_task_memcpy_get_max_buf_size)",
-		       api, v->a, v->b);
-		break;
-	case SRC_EMPTY:
-		LOG_AT(err_level,
-		       "%s: source holds no data (data_len 0); set its data window with doca_buf_set_data() or "
-		       "take it with doca_buf_inventory_buf_get_by_data()",
-		       api);
-		break;
-	case OUTSIDE_MMAP:
-		LOG_AT(err_level, "%s: a %s segment lies outside its mmap's range; take buffers from that mmap's range",
-		       api, v->what);
-		break;
-	case RDMA_MMAP:
-		LOG_AT(err_level,
-		       "%s: a %s segment lives in an RDMA export (doca_mmap_export_rdma); DMA reaches only local "
-		       "memory "
-		       "and PCI exports, use doca_rdma for RDMA peers",
-		       api, v->what);
-		break;
-	case MIXED_PROCESSES:
-		LOG_AT(err_level,
-		       "%s: the %s list mixes memory of different processes (pid %" PRIu64 " and %" PRIu64
-		       "); use one task per process",
-		       api, v->what, v->a, v->b);
-		break;
-	case SRC_NO_PCI_READ:
-		LOG_AT(err_level,
-		       "%s: the source is another process's export without PCI read permission (permissions 0x%" PRIx64
-		       "); the exporter must set DOCA_ACCESS_FLAG_PCI_READ_ONLY or PCI_READ_WRITE before "
-		       "doca_mmap_export_pci()",
-		       api, v->a);
-		break;
-	case DST_NO_LOCAL_WRITE:
-		LOG_AT(err_level,
-		       "%s: the destination mmap lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (permissions 0x%" PRIx64
-		       "); set it with doca_mmap_set_permissions() before doca_mmap_start()",
-		       api, v->a);
-		break;
-	case DST_NO_PCI_WRITE:
-		LOG_AT(err_level,
-		       "%s: the destination is another process's export without DOCA_ACCESS_FLAG_PCI_READ_WRITE "
-		       "(permissions 0x%" PRIx64 "); the exporter must grant it before doca_mmap_export_pci()",
-		       api, v->a);
-		break;
-	case DST_TOO_SMALL:
-		LOG_AT(err_level,
-		       "%s: source holds %" PRIu64 " bytes but the destination has room for %" PRIu64
-		       " after its data; use a larger destination or doca_buf_reset_data_len() it",
-		       api, v->a, v->b);
-		break;
-	}
+	SD_REFUSAL_LOG(&dma->ctx, dma_refusals, api, "memcpy", v, !returned);
 }
 
 static inline doca_error_t
@@ -438,7 +385,7 @@ submit_slow(struct doca_dma *dma, struct doca_dma_task_memcpy *t)
 	if (err != DOCA_SUCCESS) {
 		/* No buffer to report against: the submitter keeps the task. */
 		if (v.why == NO_SRC || v.why == NO_DST) {
-			log_refusal("doca_task_submit", &v, true);
+			log_refusal(dma, "doca_task_submit", &v, true);
 			return err;
 		}
 		/*
@@ -446,8 +393,7 @@ submit_slow(struct doca_dma *dma, struct doca_dma_task_memcpy *t)
 		 * accepted, and reported through the error callback after every task
 		 * submitted before it (then the context stops and flushes the rest).
 		 */
-		log_refusal("doca_task_submit", &v, !(dma->logged_statuses & (1u << (err & 31))));
-		dma->logged_statuses |= 1u << (err & 31);
+		log_refusal(dma, "doca_task_submit", &v, false);
 		sd_task_fail_in_order(&t->task, err);
 		return DOCA_SUCCESS;
 	}
@@ -488,7 +434,7 @@ sd_dma_task_validate(struct doca_task *task)
 
 	err = check_task(dma, &t->job, &v, &id);
 	if (err != DOCA_SUCCESS)
-		log_refusal("doca_task_try_submit", &v, true);
+		log_refusal(dma, "doca_task_try_submit", &v, true);
 	return err;
 }
 
@@ -527,7 +473,7 @@ doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src
 	    sd_unlikely(dma->caps->dma_max_buf_list_len < 2)) {
 		err = check_shape(dma, src, dst, &v);
 		if (err != DOCA_SUCCESS) {
-			log_refusal("doca_dma_task_memcpy_alloc_init", &v, true);
+			log_refusal(dma, "doca_dma_task_memcpy_alloc_init", &v, true);
 			return err;
 		}
 	}

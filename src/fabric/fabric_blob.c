@@ -11,14 +11,7 @@
 
 #include "fabric.h"
 #include "fabric_proto.h"
-
-static doca_error_t
-refuse(const char **reason, const char *why)
-{
-	if (reason != NULL)
-		*reason = why;
-	return DOCA_ERROR_INVALID_VALUE;
-}
+#include "../util/sd_wire.h"
 
 /* What is wrong with a blob's common prefix, per kind of blob. */
 struct prefix_msgs {
@@ -37,19 +30,17 @@ prefix_parse(const void *blob, size_t len, uint32_t magic, size_t fixed, void *o
 	     const char **reason)
 {
 	struct fabric_blob_hdr h;
+	doca_error_t err;
 
 	if (blob == NULL || len < sizeof(h))
-		return refuse(reason, m->too_short);
+		return sd_wire_refuse(reason, m->too_short);
 	memcpy(&h, blob, sizeof(h));
-	if (h.magic != magic)
-		return refuse(reason, m->bad_magic);
-	if (h.version != FABRIC_PROTO_VERSION) {
-		if (reason != NULL)
-			*reason = m->other_version;
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
+	err = sd_wire_check_magic_version(reason, h.magic, magic, h.version, FABRIC_PROTO_VERSION, m->bad_magic,
+					  m->other_version);
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (len > FABRIC_BLOB_MAX || len < fixed || h.hdr_len < fixed || h.hdr_len > len || h.total_len != len)
-		return refuse(reason, m->bad_lengths);
+		return sd_wire_refuse(reason, m->bad_lengths);
 	memcpy(out, blob, fixed);
 	return DOCA_SUCCESS;
 }
@@ -64,9 +55,9 @@ sd_fabric_conn_blob_parse(const void *blob, size_t len, struct fabric_conn_blob 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (b.addr_len == 0 || b.addr_len > len - b.hdr.hdr_len)
-		return refuse(reason, "connection blob worker address does not fit");
+		return sd_wire_refuse(reason, "connection blob worker address does not fit");
 	if (b.conn_id == 0)
-		return refuse(reason, "connection blob has connection id 0");
+		return sd_wire_refuse(reason, "connection blob has connection id 0");
 	if (out != NULL)
 		*out = b;
 	return DOCA_SUCCESS;
@@ -82,11 +73,11 @@ sd_fabric_mr_blob_parse(const void *blob, size_t len, struct fabric_mr_blob *out
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (b.len == 0 || b.addr == 0 || b.addr + b.len < b.addr)
-		return refuse(reason, "memory blob range is empty, at 0 or wraps");
+		return sd_wire_refuse(reason, "memory blob range is empty, at 0 or wraps");
 	if ((b.perms & ~FABRIC_PERM_ALL) != 0)
-		return refuse(reason, "memory blob has unknown permission bits");
+		return sd_wire_refuse(reason, "memory blob has unknown permission bits");
 	if (b.mr_id == 0)
-		return refuse(reason, "memory blob has region id 0");
+		return sd_wire_refuse(reason, "memory blob has region id 0");
 	if (out != NULL)
 		*out = b;
 	return DOCA_SUCCESS;

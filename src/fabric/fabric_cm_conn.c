@@ -395,16 +395,14 @@ protocol_error(struct fabric_cm_conn *conn, doca_error_t err, const char *why, s
 static void
 conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 {
+	const char *why = NULL;
 	struct fabric_cm_msg m;
 	doca_error_t err;
 	char peer[80];
 
-	err = fabric_cm_msg_parse(data, len, &m);
+	err = fabric_cm_msg_parse_why(data, len, &m, &why);
 	if (err != DOCA_SUCCESS) {
-		protocol_error(conn, err,
-			       err == DOCA_ERROR_UNSUPPORTED_VERSION ? "unsupported CM protocol version"
-								     : "malformed CM message",
-			       len);
+		protocol_error(conn, err, why, len);
 		return;
 	}
 	conn->last_rx_ns = sd_now_ns();

@@ -17,6 +17,8 @@
 
 #include <doca_error.h>
 
+#include "../util/sd_wire.h"
+
 /* UCP active-message id of CM messages (on the CM's own worker). */
 #define FABRIC_CM_AM_ID 0x5e
 
@@ -86,38 +88,40 @@ struct fabric_cm_msg {
  * Validate buf[0, len) as one CM message.  INVALID_VALUE for anything
  * malformed (short, bad magic, lengths that disagree, unknown type, fields a
  * type must not carry, zero token), UNSUPPORTED_VERSION for another version
- * with a good magic.  *msg is written only on success.
+ * with a good magic, with *reason (may be NULL) saying what is wrong.  *msg
+ * is written only on success.
  */
 static inline doca_error_t
-fabric_cm_msg_parse(const void *buf, size_t len, struct fabric_cm_msg *msg)
+fabric_cm_msg_parse_why(const void *buf, size_t len, struct fabric_cm_msg *msg, const char **reason)
 {
 	struct fabric_cm_hdr h;
 	const uint8_t *p = (const uint8_t *)buf;
+	doca_error_t err;
 
 	if (buf == NULL || msg == NULL || len < sizeof(h) || len > FABRIC_CM_MSG_MAX)
-		return DOCA_ERROR_INVALID_VALUE;
+		return sd_wire_refuse(reason, "CM message length outside [header, maximum]");
 	memcpy(&h, buf, sizeof(h)); /* UCX gives no alignment guarantee */
-	if (h.magic != FABRIC_CM_MAGIC)
-		return DOCA_ERROR_INVALID_VALUE;
-	if (h.version != FABRIC_CM_VERSION)
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	err = sd_wire_check_magic_version(reason, h.magic, FABRIC_CM_MAGIC, h.version, FABRIC_CM_VERSION,
+					  "not a CM message (bad magic)", "unsupported CM protocol version");
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (h.total_len != len || h.reserved != 0 || h.token == 0 || h.type == 0 || h.type > FABRIC_CM_MSG_TYPE_MAX)
-		return DOCA_ERROR_INVALID_VALUE;
+		return sd_wire_refuse(reason, "malformed CM message (length, reserved, token or type)");
 	if (h.desc_len > FABRIC_CM_DESC_MAX || (size_t)h.desc_len + h.priv_len + sizeof(h) != len)
-		return DOCA_ERROR_INVALID_VALUE;
+		return sd_wire_refuse(reason, "malformed CM message (descriptor and private data lengths)");
 	switch (h.type) {
 	case FABRIC_CM_MSG_REQUEST:
 	case FABRIC_CM_MSG_ACCEPT:
 		if (h.desc_len == 0 || h.reason != 0)
-			return DOCA_ERROR_INVALID_VALUE;
+			return sd_wire_refuse(reason, "malformed CM message (request or accept without descriptor)");
 		break;
 	case FABRIC_CM_MSG_REJECT:
 		if (h.desc_len != 0 || h.priv_len != 0 || h.reason == 0 || h.reason > FABRIC_CM_REJ_MAX)
-			return DOCA_ERROR_INVALID_VALUE;
+			return sd_wire_refuse(reason, "malformed CM message (reject with data or unknown reason)");
 		break;
 	default: /* RTU, DISCONNECT, PING carry nothing */
 		if (h.desc_len != 0 || h.priv_len != 0 || h.reason != 0)
-			return DOCA_ERROR_INVALID_VALUE;
+			return sd_wire_refuse(reason, "malformed CM message (control message with data)");
 		break;
 	}
 	msg->type = h.type;
@@ -129,6 +133,13 @@ fabric_cm_msg_parse(const void *buf, size_t len, struct fabric_cm_msg *msg)
 	msg->priv = p + sizeof(h);
 	msg->desc = p + sizeof(h) + h.priv_len;
 	return DOCA_SUCCESS;
+}
+
+/* fabric_cm_msg_parse_why() for a caller that needs no reason. */
+static inline doca_error_t
+fabric_cm_msg_parse(const void *buf, size_t len, struct fabric_cm_msg *msg)
+{
+	return fabric_cm_msg_parse_why(buf, len, msg, NULL);
 }
 
 /*

@@ -33,30 +33,53 @@
 
 #define FABRIC_AM_MAGIC 0x5dfa
 
+/*
+ * The message types: one row each, and the only place a type is added.
+ * Columns: name (FABRIC_AM_<name>), value on the wire, bytes that follow the
+ * header in UCX's header part (0 or one of the structs below), whether a
+ * receiver with no such connection answers it with a NAK (requests only:
+ * never acks, NAKs or answers, so two dead ends cannot ping-pong), and the
+ * receiver's handler (rx_<handler> in fabric_rx.c).  The parser
+ * (fabric_am.c) takes lengths and the NAK rule from here, the receiver its
+ * dispatch.
+ *
+ * SEND, SEND_IMM: payload -> posted receive; needs ack (SEND_IMM: imm valid).
+ * WRITE_IMM: no payload; consumes a receive; aux = written length.
+ * WRITE: payload -> registered range (struct fabric_am_rma follows); needs ack.
+ * ACK: no payload; the ack field is the news.
+ * NAK: seq failed with status aux (FABRIC_NAK_*); the connection is dead.
+ * CHANGED: struct fabric_am_rma follows, no payload, no ack: the initiator's
+ *   atomic on that range completed; the target tells the range's owner (sync
+ *   events wake their waiters).  Unknown mr or wrong key: dropped.
+ * READ: struct fabric_am_rma follows; seq = request id, aux = length.
+ *   Answered by READ_RESP: seq = request id, aux = 0 or a FABRIC_NAK_*
+ *   status; payload: the bytes read.
+ * ATOMIC: struct fabric_am_atomic follows; seq = request id.  Answered by
+ *   ATOMIC_RESP: aux = 0 or a FABRIC_NAK_* status; payload: the old value (8 bytes).
+ * HELLO: struct fabric_am_hello follows: sent once by each side right after it connects.
+ */
+#define FABRIC_AM_TYPES(X)                                                                                             \
+	X(SEND, 1, 0, true, message)                                                                                   \
+	X(SEND_IMM, 2, 0, true, message)                                                                               \
+	X(WRITE_IMM, 3, 0, true, message)                                                                              \
+	X(WRITE, 4, sizeof(struct fabric_am_rma), true, write)                                                         \
+	X(ACK, 5, 0, false, ack)                                                                                       \
+	X(NAK, 6, 0, false, nak)                                                                                       \
+	X(CHANGED, 7, sizeof(struct fabric_am_rma), false, changed)                                                    \
+	X(READ, 8, sizeof(struct fabric_am_rma), true, read)                                                           \
+	X(READ_RESP, 9, 0, false, answer)                                                                              \
+	X(ATOMIC, 10, sizeof(struct fabric_am_atomic), true, atomic)                                                   \
+	X(ATOMIC_RESP, 11, 0, false, answer)                                                                           \
+	X(HELLO, 12, sizeof(struct fabric_am_hello), false, hello)
+
+/* clang-format off */
 enum fabric_am_type {
-	FABRIC_AM_SEND = 1,	 /* payload -> posted receive; needs ack */
-	FABRIC_AM_SEND_IMM = 2,	 /* same, imm valid */
-	FABRIC_AM_WRITE_IMM = 3, /* no payload; consumes a receive; aux = written length */
-	FABRIC_AM_WRITE = 4,	 /* payload -> registered range (struct fabric_am_rma follows); needs ack */
-	FABRIC_AM_ACK = 5,	 /* no payload; ack field is the news */
-	FABRIC_AM_NAK = 6,	 /* seq failed with status aux (FABRIC_NAK_*); connection is dead */
-	/*
-	 * struct fabric_am_rma follows, no payload, no ack: the initiator's
-	 * atomic on that range completed; the target tells the range's owner
-	 * (sync events wake their waiters).  Unknown mr or wrong key: dropped.
-	 */
-	FABRIC_AM_CHANGED = 7,
-	/* struct fabric_am_rma follows; seq = request id, aux = length. Answered by READ_RESP. */
-	FABRIC_AM_READ = 8,
-	/* seq = request id, aux = 0 or a FABRIC_NAK_* status; payload: the bytes read. */
-	FABRIC_AM_READ_RESP = 9,
-	/* struct fabric_am_atomic follows; seq = request id. Answered by ATOMIC_RESP. */
-	FABRIC_AM_ATOMIC = 10,
-	/* seq = request id, aux = 0 or a FABRIC_NAK_* status; payload: the old value (8 bytes). */
-	FABRIC_AM_ATOMIC_RESP = 11,
-	/* struct fabric_am_hello follows: sent once by each side right after it connects. */
-	FABRIC_AM_HELLO = 12,
+#define FABRIC_AM_ENUM(name, value, body, stranger_nak, handler) FABRIC_AM_##name = value,
+	FABRIC_AM_TYPES(FABRIC_AM_ENUM)
+#undef FABRIC_AM_ENUM
+	FABRIC_AM_TYPE_LIMIT, /* one past the largest value (the table's size) */
 };
+/* clang-format on */
 
 enum fabric_nak_status {
 	FABRIC_NAK_RNR_TIMEOUT = 1, /* no receive posted in time */
@@ -156,6 +179,30 @@ static_assert(sizeof(struct fabric_mr_rec) == 64, "fabric_mr_rec is read by othe
 
 /* An op embeds the largest request header (struct fabric_op.wire). */
 #define FABRIC_AM_HDR_MAX (sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_atomic))
+
+/* A message's header part as the parser hands it over: aligned, checked, zero past what was sent. */
+struct fabric_am_msg {
+	struct fabric_am_hdr h;
+	union {
+		struct fabric_am_rma rma;	/* WRITE, READ, CHANGED */
+		struct fabric_am_atomic atomic; /* ATOMIC */
+		struct fabric_am_hello hello;	/* HELLO */
+	} u;
+	bool stranger_nak; /* the type's row: a receiver without the connection answers with a NAK */
+};
+static_assert(offsetof(struct fabric_am_msg, u) == sizeof(struct fabric_am_hdr), "the body follows the header");
+
+/*
+ * The one parser of the header part of a soft NIC active message (UCX hands
+ * it at any alignment): a pure function over bytes from another process
+ * (fuzzed, tests/fuzz/rdma).  It checks magic, version, the type against
+ * FABRIC_AM_TYPES and the length against that type's row, copies the header
+ * and its body into *out and returns DOCA_SUCCESS; otherwise INVALID_VALUE
+ * (UNSUPPORTED_VERSION for another version) with *reason (may be NULL)
+ * saying what is wrong, and *out untouched.  Nothing in the header (its ack
+ * field included) may be acted on before this succeeds.
+ */
+doca_error_t sd_fabric_am_parse(const void *header, size_t len, struct fabric_am_msg *out, const char **reason);
 
 /* ---- export blobs ---- */
 

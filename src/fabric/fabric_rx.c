@@ -168,8 +168,9 @@ fabric_ctx_deliver_unexpected(struct fabric_ctx *ctx)
 }
 
 static ucs_status_t
-rx_message(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size_t len, bool rndv)
+rx_message(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
 	struct fabric_ctx *ctx = ep->ctx;
 	struct fabric_unexp *u;
 
@@ -223,9 +224,10 @@ refuse_access(struct fabric_ep *ep, const char *what, uint64_t raddr, uint64_t l
 
 /* An AM write: the key, range and permission decide, then the payload goes into the range. */
 static ucs_status_t
-rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_rma *w, void *data, size_t len,
-	 bool rndv)
+rx_write(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
+	const struct fabric_am_rma *w = &m->u.rma;
 	struct fabric_mr *mr;
 	const char *why = fabric_mr_check(ep->ctx->dev, ep, w, len, FABRIC_PERM_REMOTE_WRITE, &mr);
 
@@ -244,31 +246,43 @@ rx_write(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabri
 	return UCS_OK;
 }
 
+/*
+ * The handlers below carry no payload (requests, their payload-less answers,
+ * control): a peer that sends one with a payload anyway has it dropped.
+ */
+
 /* A READ request: answered with the bytes (straight from the range) or with the refusal. */
-static void
-rx_read(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_rma *r)
+static ucs_status_t
+rx_read(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
+	const struct fabric_am_rma *r = &m->u.rma;
 	struct fabric_mr *mr;
 	const char *why = fabric_mr_check(ep->ctx->dev, ep, r, h->aux, FABRIC_PERM_REMOTE_READ, &mr);
 
+	(void)data, (void)len, (void)rndv;
 	if (why != NULL) {
 		fabric_ep_send_ctrl(ep, FABRIC_AM_READ_RESP, h->seq, FABRIC_NAK_ACCESS, NULL, 0, NULL, 0, false);
 		refuse_access(ep, "read", r->raddr, h->aux, why);
-		return;
+		return UCS_OK;
 	}
 	fabric_ep_send_ctrl(ep, FABRIC_AM_READ_RESP, h->seq, 0, NULL, 0, (const void *)(uintptr_t)r->raddr, h->aux,
 			    false);
+	return UCS_OK;
 }
 
 /* An atomic request: done here on the 8-byte word, answered with the old value. */
-static void
-rx_atomic(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabric_am_atomic *a)
+static ucs_status_t
+rx_atomic(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
+	const struct fabric_am_atomic *a = &m->u.atomic;
 	struct fabric_mr *mr;
 	const char *why = fabric_mr_check(ep->ctx->dev, ep, &a->rma, 8, FABRIC_PERM_REMOTE_ATOMIC, &mr);
 	uint64_t *word = (uint64_t *)(uintptr_t)a->rma.raddr;
 	uint64_t old;
 
+	(void)data, (void)len, (void)rndv;
 	if (why == NULL && (a->rma.raddr & 7) != 0)
 		why = "address not 8-byte aligned";
 	if (why == NULL && a->op != FABRIC_ATOMIC_FETCH_ADD && a->op != FABRIC_ATOMIC_CMP_SWP)
@@ -276,7 +290,7 @@ rx_atomic(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabr
 	if (why != NULL) {
 		fabric_ep_send_ctrl(ep, FABRIC_AM_ATOMIC_RESP, h->seq, FABRIC_NAK_ACCESS, NULL, 0, NULL, 0, false);
 		refuse_access(ep, "atomic", a->rma.raddr, 8, why);
-		return;
+		return UCS_OK;
 	}
 	if (a->op == FABRIC_ATOMIC_FETCH_ADD) {
 		old = __atomic_fetch_add(word, a->operand[0], __ATOMIC_SEQ_CST);
@@ -286,23 +300,27 @@ rx_atomic(struct fabric_ep *ep, const struct fabric_am_hdr *h, const struct fabr
 		(void)__atomic_compare_exchange_n(word, &old, a->operand[1], false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	}
 	fabric_ep_send_ctrl(ep, FABRIC_AM_ATOMIC_RESP, h->seq, 0, NULL, 0, &old, sizeof(old), true);
+	return UCS_OK;
 }
 
 /* A peer's atomic or write changed one of our ranges: its owner may have waiters. */
-static void
-rx_changed(struct fabric_dev *dev, const struct fabric_am_rma *w)
+static ucs_status_t
+rx_changed(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
 	struct fabric_mr *mr;
 
-	if (fabric_mr_check(dev, NULL, w, 1, 0, &mr) == NULL && mr->notify != NULL)
+	(void)data, (void)len, (void)rndv;
+	if (fabric_mr_check(ep->ctx->dev, NULL, &m->u.rma, 1, 0, &mr) == NULL && mr->notify != NULL)
 		mr->notify(mr->notify_arg);
+	return UCS_OK;
 }
 
 /* ---- answers to our requests ---- */
 
 static ucs_status_t
-rx_answer(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size_t len, bool rndv)
+rx_answer(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
 	struct fabric_op *op = fabric_ep_find_request(ep, h->seq);
 	bool read = h->type == FABRIC_AM_READ_RESP;
 	doca_error_t err;
@@ -344,12 +362,14 @@ rx_answer(struct fabric_ep *ep, const struct fabric_am_hdr *h, void *data, size_
 	return UCS_OK;
 }
 
-static void
-rx_nak(struct fabric_ep *ep, const struct fabric_am_hdr *h)
+static ucs_status_t
+rx_nak(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
 {
+	const struct fabric_am_hdr *h = &m->h;
 	doca_error_t err = fabric_nak_to_doca(h->aux);
 	struct sd_list *pos;
 
+	(void)data, (void)len, (void)rndv;
 	sd_list_for_each(pos, &ep->inflight)
 	{
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
@@ -360,7 +380,31 @@ rx_nak(struct fabric_ep *ep, const struct fabric_am_hdr *h)
 		}
 	}
 	fabric_ep_fail(ep, err);
+	return UCS_OK;
 }
+
+/* An ACK: its ack field, applied before dispatch, is all it says. */
+static ucs_status_t
+rx_ack(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
+{
+	(void)ep, (void)m, (void)data, (void)len, (void)rndv;
+	return UCS_OK;
+}
+
+static ucs_status_t
+rx_hello(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len, bool rndv)
+{
+	(void)data, (void)len, (void)rndv;
+	fabric_direct_hello(ep, &m->h, &m->u.hello);
+	return UCS_OK;
+}
+
+/* Dispatch: the handler column of FABRIC_AM_TYPES (fabric_proto.h). */
+typedef ucs_status_t (*am_rx_fn)(struct fabric_ep *ep, const struct fabric_am_msg *m, void *data, size_t len,
+				 bool rndv);
+#define AM_RX(name, value, body, nak, handler) [value] = rx_##handler,
+static const am_rx_fn am_rx[FABRIC_AM_TYPE_LIMIT] = {FABRIC_AM_TYPES(AM_RX)};
+#undef AM_RX
 
 /* ---- the handler ---- */
 
@@ -382,23 +426,16 @@ stranger_nak_cb(void *request, ucs_status_t st, void *user)
  * UCX's reply endpoint, could overtake it and blame the wrong op.
  */
 static void
-nak_stranger(const struct fabric_am_hdr *h, const ucp_am_recv_param_t *param)
+nak_stranger(const struct fabric_am_msg *m, const ucp_am_recv_param_t *param)
 {
+	const struct fabric_am_hdr *h = &m->h;
 	ucp_request_param_t prm = {0};
 	struct fabric_am_hdr *nak;
 	ucs_status_ptr_t req;
 
-	switch (h->type) {
-	case FABRIC_AM_SEND:
-	case FABRIC_AM_SEND_IMM:
-	case FABRIC_AM_WRITE_IMM:
-	case FABRIC_AM_WRITE:
-	case FABRIC_AM_READ:
-	case FABRIC_AM_ATOMIC:
-		break;
-	default:
+	/* the type's row says whether it is a request (fabric_proto.h) */
+	if (!m->stranger_nak)
 		return;
-	}
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) || param->reply_ep == NULL || h->src_id == 0)
 		return;
 	nak = calloc(1, sizeof(*nak));
@@ -420,97 +457,37 @@ nak_stranger(const struct fabric_am_hdr *h, const ucp_am_recv_param_t *param)
 		free(nak);
 }
 
-/* Is the header long enough for what its type says follows it? */
-static bool
-hdr_len_ok(uint8_t type, size_t header_length)
-{
-	switch (type) {
-	case FABRIC_AM_WRITE:
-	case FABRIC_AM_READ:
-	case FABRIC_AM_CHANGED:
-		return header_length >= sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_rma);
-	case FABRIC_AM_ATOMIC:
-		return header_length >= sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_atomic);
-	case FABRIC_AM_HELLO:
-		return header_length >= sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_hello);
-	default:
-		return header_length >= sizeof(struct fabric_am_hdr);
-	}
-}
-
 ucs_status_t
 fabric_am_handler(void *arg, const void *header, size_t header_length, void *data, size_t length,
 		  const ucp_am_recv_param_t *param)
 {
 	struct fabric_dev *dev = arg;
-	/* UCX hands the header at any alignment: work on an aligned copy */
-	struct {
-		struct fabric_am_hdr h;
-		union {
-			struct fabric_am_rma rma;
-			struct fabric_am_atomic atomic;
-			struct fabric_am_hello hello;
-		} u;
-	} copy;
-	const struct fabric_am_hdr *h = &copy.h;
 	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+	const char *why = NULL;
+	struct fabric_am_msg m;
 	struct fabric_ep *ep;
 
-	memset(&copy, 0, sizeof(copy));
-	if (header_length >= sizeof(copy.h))
-		memcpy(&copy, header, SD_MIN(header_length, sizeof(copy)));
-	if (header_length < sizeof(*h) || h->magic != FABRIC_AM_MAGIC || h->version != FABRIC_PROTO_VERSION ||
-	    !hdr_len_ok(h->type, header_length)) {
-		DOCA_LOG_DBG("Dropping a message with a bad header (%zu bytes)", header_length);
+	if (sd_fabric_am_parse(header, header_length, &m, &why) != DOCA_SUCCESS) {
+		DOCA_LOG_DBG("Dropping a message with a bad header (%zu bytes): %s", header_length, why);
 		return UCS_OK;
 	}
-	ep = fabric_id_lookup((void **)dev->eps, dev->eps_cap, h->dst_id);
-	if (ep == NULL || ep->cookie != h->cookie || ep->state == FABRIC_EP_ERROR) {
-		DOCA_LOG_DBG("Dropping a message for unknown or failed connection %u", h->dst_id);
+	ep = fabric_id_lookup((void **)dev->eps, dev->eps_cap, m.h.dst_id);
+	if (ep == NULL || ep->cookie != m.h.cookie || ep->state == FABRIC_EP_ERROR) {
+		DOCA_LOG_DBG("Dropping a message for unknown or failed connection %u", m.h.dst_id);
 		/* a connection that failed on a fault of one op told the peer so already (in order) */
-		if (ep == NULL || ep->cookie != h->cookie || fabric_doca_to_nak(ep->err) == FABRIC_NAK_NO_CONNECTION)
-			nak_stranger(h, param);
+		if (ep == NULL || ep->cookie != m.h.cookie || fabric_doca_to_nak(ep->err) == FABRIC_NAK_NO_CONNECTION)
+			nak_stranger(&m, param);
 		return UCS_OK;
 	}
 	if (ep->uep == NULL && ep->reply_uep == NULL && (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
 		ep->reply_uep = param->reply_ep;
 	if (ep->uep == NULL) {
 		/* a peer we never connected back to: learn how to address our answers */
-		ep->peer_id = h->src_id;
-		ep->peer_cookie = h->src_cookie;
+		ep->peer_id = m.h.src_id;
+		ep->peer_cookie = m.h.src_cookie;
 	}
+	/* the header is valid and addressed to a live connection: its ack may now count */
 	if (ep->n_inflight_acked > 0)
-		fabric_ep_acked(ep, h->ack);
-
-	switch (h->type) {
-	case FABRIC_AM_ACK:
-		return UCS_OK;
-	case FABRIC_AM_NAK:
-		rx_nak(ep, h);
-		return UCS_OK;
-	case FABRIC_AM_SEND:
-	case FABRIC_AM_SEND_IMM:
-	case FABRIC_AM_WRITE_IMM:
-		return rx_message(ep, h, data, length, rndv);
-	case FABRIC_AM_WRITE:
-		return rx_write(ep, h, &copy.u.rma, data, length, rndv);
-	case FABRIC_AM_READ:
-		rx_read(ep, h, &copy.u.rma);
-		return UCS_OK;
-	case FABRIC_AM_ATOMIC:
-		rx_atomic(ep, h, &copy.u.atomic);
-		return UCS_OK;
-	case FABRIC_AM_READ_RESP:
-	case FABRIC_AM_ATOMIC_RESP:
-		return rx_answer(ep, h, data, length, rndv);
-	case FABRIC_AM_CHANGED:
-		rx_changed(dev, &copy.u.rma);
-		return UCS_OK;
-	case FABRIC_AM_HELLO:
-		fabric_direct_hello(ep, h, &copy.u.hello);
-		return UCS_OK;
-	default:
-		DOCA_LOG_DBG("Dropping a message of unknown type %u", h->type);
-		return UCS_OK;
-	}
+		fabric_ep_acked(ep, m.h.ack);
+	return am_rx[m.h.type](ep, &m, data, length, rndv);
 }

@@ -85,8 +85,7 @@ rdma_teardown(struct doca_rdma *rdma)
 	if (rdma->fctx != NULL)
 		sd_fabric_ctx_progress(rdma->fctx);
 	sd_rdma_conns_teardown(rdma);
-	if (rdma->cm_ops != NULL && rdma->cm_ops->stop != NULL)
-		rdma->cm_ops->stop(rdma);
+	rdma->cm_ops.stop(rdma);
 	if (rdma->fctx == NULL) {
 		rdma->tearing_down = false;
 		return;
@@ -103,7 +102,6 @@ rdma_teardown(struct doca_rdma *rdma)
 	}
 	rdma->fctx = NULL;
 	rdma->tearing_down = false;
-	rdma->logged_refusals = 0;
 }
 
 static void
@@ -138,8 +136,8 @@ rdma_progress(struct doca_ctx *ctx)
 	/* Connection callbacks may stop the context: they come last. */
 	if (!sd_list_empty(&rdma->notify))
 		n += sd_rdma_conns_notify(rdma);
-	if (rdma->fctx != NULL && rdma->cm_ops != NULL && rdma->cm_ops->progress != NULL)
-		n += rdma->cm_ops->progress(rdma);
+	if (rdma->fctx != NULL)
+		n += rdma->cm_ops.progress(rdma);
 	return n;
 }
 
@@ -149,9 +147,59 @@ rdma_arm(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
 	return ctx->state == DOCA_CTX_STATE_STARTING ||
-	       (rdma->fctx != NULL &&
-		(sd_fabric_ctx_arm(rdma->fctx) ||
-		 (rdma->cm_ops != NULL && rdma->cm_ops->has_work != NULL && rdma->cm_ops->has_work(rdma))));
+	       (rdma->fctx != NULL && (sd_fabric_ctx_arm(rdma->fctx) || rdma->cm_ops.has_work(rdma)));
+}
+
+/* ---- CM hooks of a context that never used the CM ---- */
+
+static unsigned
+cm_none_progress(struct doca_rdma *rdma)
+{
+	(void)rdma;
+	return 0;
+}
+
+static void
+cm_none_rdma(struct doca_rdma *rdma)
+{
+	(void)rdma;
+}
+
+static bool
+cm_none_has_work(struct doca_rdma *rdma)
+{
+	(void)rdma;
+	return false;
+}
+
+static void
+cm_none_conn_free(struct doca_rdma_connection *conn)
+{
+	(void)conn;
+}
+
+static const struct sd_rdma_cm_ops cm_none_ops = {
+	.progress = cm_none_progress,
+	.stop = cm_none_rdma,
+	.has_work = cm_none_has_work,
+	.destroy = cm_none_rdma,
+	.conn_free = cm_none_conn_free,
+};
+
+void
+sd_rdma_set_cm_ops(struct doca_rdma *rdma, const struct sd_rdma_cm_ops *ops)
+{
+	rdma->cm_ops = cm_none_ops;
+	if (ops->progress != NULL)
+		rdma->cm_ops.progress = ops->progress;
+	if (ops->stop != NULL)
+		rdma->cm_ops.stop = ops->stop;
+	if (ops->has_work != NULL)
+		rdma->cm_ops.has_work = ops->has_work;
+	if (ops->destroy != NULL)
+		rdma->cm_ops.destroy = ops->destroy;
+	if (ops->conn_free != NULL)
+		rdma->cm_ops.conn_free = ops->conn_free;
 }
 
 static const struct sd_ctx_ops rdma_ctx_ops = {
@@ -210,6 +258,7 @@ doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	sd_list_init(&rdma->conns);
 	sd_list_init(&rdma->notify);
 	sd_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev);
+	sd_rdma_set_cm_ops(rdma, &cm_none_ops);
 	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	*rdma_out = rdma;
 	return DOCA_SUCCESS;
@@ -228,8 +277,7 @@ doca_rdma_destroy(struct doca_rdma *rdma)
 	err = sd_ctx_fini(&rdma->ctx, "doca_rdma_destroy");
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (rdma->cm_ops != NULL && rdma->cm_ops->destroy != NULL)
-		rdma->cm_ops->destroy(rdma);
+	rdma->cm_ops.destroy(rdma);
 	sd_rdma_conns_free(rdma);
 	sd_fabric_dev_close(rdma->fdev);
 	sd_dev_put(rdma->dev);

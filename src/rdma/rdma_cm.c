@@ -437,7 +437,7 @@ rcm_get(struct doca_rdma *rdma, const char *api, struct rdma_cm **out)
 		}
 		rcm->wake_fd = -1;
 		rdma->cm = rcm;
-		rdma->cm_ops = &rdma_cm_ops;
+		sd_rdma_set_cm_ops(rdma, &rdma_cm_ops);
 	}
 	if (rcm->stopped) {
 		DOCA_LOG_ERR("%s: the RDMA context is stopping", api);

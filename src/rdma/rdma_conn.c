@@ -357,8 +357,8 @@ sd_rdma_conns_free(struct doca_rdma *rdma)
 		struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, node);
 
 		conn_drop_ep(conn);
-		if (rdma->cm_ops != NULL && rdma->cm_ops->conn_free != NULL && conn->cm != NULL)
-			rdma->cm_ops->conn_free(conn);
+		if (conn->cm != NULL)
+			rdma->cm_ops.conn_free(conn);
 		free(conn->blob);
 		free(conn);
 	}

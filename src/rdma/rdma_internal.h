@@ -67,9 +67,11 @@ enum sd_rdma_conn_state {
 };
 
 /*
- * RDMA-CM hooks: rdma_cm.c sets rdma->cm_ops (and rdma->cm) when the CM path is
- * first used (listen / connect_to_addr / bridge).  The facade calls them when
- * non-NULL; every slot may be NULL.
+ * RDMA-CM hooks.  A context starts with do-nothing hooks (a context that
+ * never uses the CM); rdma_cm.c overlays its own with sd_rdma_set_cm_ops()
+ * (and sets rdma->cm) when the CM path is first used (listen /
+ * connect_to_addr / bridge).  Every slot is always filled: no caller tests
+ * for NULL.
  */
 struct sd_rdma_cm_ops {
 	/* From the context's progress (doca_pe_progress); return the events produced. */
@@ -105,7 +107,7 @@ struct doca_rdma_connection {
 	 * disconnect callback follows once they are done (rdma_cm.c).
 	 */
 	bool peer_left;
-	/* CM: owned by rdma_cm.c (freed through cm_ops->conn_free) */
+	/* CM: owned by rdma_cm.c (freed through cm_ops.conn_free) */
 	struct doca_rdma_addr *addr; /* doca_rdma_connection_get_addr() */
 	void *cm;
 	/* facade-private: a lost CM connection waiting for its callback (rdma->notify) */
@@ -146,13 +148,12 @@ struct doca_rdma {
 	/* task pools */
 	struct sd_task_pool *pools[SD_RDMA_TASK_TYPES];
 	uint32_t inflight; /* tasks handed to the fabric, not completed */
-	/* RDMA-CM (rdma_cm.c) */
-	const struct sd_rdma_cm_ops *cm_ops;
+	/* RDMA-CM (rdma_cm.c): the hooks in use, every slot filled */
+	struct sd_rdma_cm_ops cm_ops;
 	void *cm;
 	/* facade-private */
-	struct sd_list notify;	  /* CM connections lost, callback due (fired after fabric progress) */
-	bool tearing_down;	  /* flush/stop in progress: completing ops must not post again */
-	uint64_t logged_refusals; /* bit per refusal kind already logged at ERR this run */
+	struct sd_list notify; /* CM connections lost, callback due (fired after fabric progress) */
+	bool tearing_down;     /* flush/stop in progress: completing ops must not post again */
 };
 
 /*
@@ -287,6 +288,9 @@ unsigned sd_rdma_conns_notify(struct doca_rdma *rdma);
 void sd_rdma_conns_teardown(struct doca_rdma *rdma);
 /* rdma_conn.c: doca_rdma_destroy(): free every connection object. */
 void sd_rdma_conns_free(struct doca_rdma *rdma);
+
+/* rdma.c: install CM hooks; a NULL slot of ops keeps its do-nothing default. */
+void sd_rdma_set_cm_ops(struct doca_rdma *rdma, const struct sd_rdma_cm_ops *ops);
 
 /* rdma_task.c: ctx ops */
 doca_error_t sd_rdma_task_submit(struct doca_task *task);

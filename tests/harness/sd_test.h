@@ -103,4 +103,14 @@ struct doca_dev *sd_test_open_pci(const char *pci);
 
 #define ASSERT_OK(expr) ASSERT_ERR(expr, DOCA_SUCCESS)
 
+/* A deterministic xorshift32 step for fuzz replays and random tests: a failing run replays from its seed. */
+static inline uint32_t
+sd_test_rand(uint32_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
 #endif /* SD_TEST_H_ */
