@@ -55,6 +55,41 @@ read_self_start_time(void)
 	self_start_err = sd_xproc_start_time(getpid(), &self_start_time);
 }
 
+/* The first PCI export of mmap: publish its range as a grant. */
+static doca_error_t
+export_begin(struct doca_mmap *mmap, struct sd_mmap_pci_export **out)
+{
+	struct sd_mmap_pci_export *exp = calloc(1, sizeof(*exp));
+	doca_error_t err;
+
+	if (exp == NULL) {
+		DOCA_LOG_ERR("doca_mmap_export_pci: out of memory allocating %zu bytes", sizeof(*exp));
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	err = sd_xproc_grant(mmap->addr, mmap->len, grant_perm(mmap->permissions), mmap->permissions, &exp->grant);
+	if (err != DOCA_SUCCESS) {
+		if (err == DOCA_ERROR_NO_MEMORY)
+			DOCA_LOG_ERR("doca_mmap_export_pci: %d memory grants are live in this process, the maximum; "
+				     "stop or destroy exported mmaps first",
+				     SD_XPROC_GRANTS);
+		else
+			DOCA_LOG_ERR("doca_mmap_export_pci: cannot draw a random export key (getrandom: %s)",
+				     doca_error_get_name(err));
+		free(exp);
+		return err;
+	}
+	/*
+	 * Yama ptrace_scope 1: the importer is not known here (the descriptor
+	 * travels out of band), so any process of this user may read us while
+	 * the export stands; the importer's checks are what hold.
+	 */
+	sd_xproc_ptracer_hold(SD_XPROC_ANY_PEER);
+	mmap->pci_export = exp;
+	mmap->exported_pci = true;
+	*out = exp;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t
 doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 		     size_t *export_desc_len)
@@ -91,32 +126,9 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 
 	exp = mmap->pci_export;
 	if (exp == NULL) {
-		exp = calloc(1, sizeof(*exp));
-		if (exp == NULL) {
-			DOCA_LOG_ERR("doca_mmap_export_pci: out of memory allocating %zu bytes", sizeof(*exp));
-			return DOCA_ERROR_NO_MEMORY;
-		}
-		err = sd_xproc_grant(mmap->addr, mmap->len, grant_perm(mmap->permissions), mmap->permissions,
-				     &exp->grant);
-		if (err == DOCA_ERROR_NO_MEMORY) {
-			DOCA_LOG_ERR("doca_mmap_export_pci: %d memory grants are live in this process, the maximum; "
-				     "stop or destroy exported mmaps first",
-				     SD_XPROC_GRANTS);
-			goto free_export;
-		}
-		if (err != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("doca_mmap_export_pci: cannot draw a random export key (getrandom: %s)",
-				     doca_error_get_name(err));
-			goto free_export;
-		}
-		/*
-		 * Yama ptrace_scope 1: the importer is not known here (the descriptor
-		 * travels out of band), so any process of this user may read us while
-		 * the export stands; the importer's checks above are what hold.
-		 */
-		sd_xproc_ptracer_hold(SD_XPROC_ANY_PEER);
-		mmap->pci_export = exp;
-		mmap->exported_pci = true;
+		err = export_begin(mmap, &exp);
+		if (err != DOCA_SUCCESS)
+			return err;
 	}
 
 	dev_slot = sd_mmap_dev_slot(mmap, dev);
@@ -138,10 +150,6 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 	*export_desc = mmap->pci_desc;
 	*export_desc_len = mmap->pci_desc_len;
 	return DOCA_SUCCESS;
-
-free_export:
-	free(exp);
-	return err;
 }
 
 void

@@ -8,14 +8,7 @@
 #include <string.h>
 
 #include "fabric_addr_proto.h"
-
-static doca_error_t
-refuse(const char **reason, const char *why)
-{
-	if (reason != NULL)
-		*reason = why;
-	return DOCA_ERROR_INVALID_VALUE;
-}
+#include "../util/sd_wire.h"
 
 void
 sd_fabric_addr_req_encode(const struct sd_fabric_addr_req *req, void *buf)
@@ -50,15 +43,14 @@ sd_fabric_addr_resp_encode(const struct sd_fabric_addr_resp *resp, void *buf)
 static doca_error_t
 check_common(uint32_t magic, uint16_t version, uint16_t hdr_len, size_t want, const char **reason)
 {
-	if (magic != SD_FABRIC_ADDR_MAGIC)
-		return refuse(reason, "bad magic (not a softdoca Verbs address message)");
-	if (version != SD_FABRIC_ADDR_VERSION) {
-		if (reason != NULL)
-			*reason = "unsupported protocol version";
-		return DOCA_ERROR_UNSUPPORTED_VERSION;
-	}
+	doca_error_t err = sd_wire_check_magic_version(
+		reason, magic, SD_FABRIC_ADDR_MAGIC, version, SD_FABRIC_ADDR_VERSION,
+		"bad magic (not a softdoca Verbs address message)", "unsupported protocol version");
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (hdr_len != want)
-		return refuse(reason, "header length field does not match version 1");
+		return sd_wire_refuse(reason, "header length field does not match version 1");
 	return DOCA_SUCCESS;
 }
 
@@ -71,7 +63,7 @@ sd_fabric_addr_req_parse(const void *buf, size_t len, struct sd_fabric_addr_req 
 	doca_error_t err;
 
 	if (buf == NULL || len != sizeof(w))
-		return refuse(reason, "request is not 40 bytes");
+		return sd_wire_refuse(reason, "request is not 40 bytes");
 	memcpy(&w, buf, sizeof(w));
 	err = check_common(le32toh(w.magic), le16toh(w.version), le16toh(w.hdr_len), sizeof(w), reason);
 	if (err != DOCA_SUCCESS)
@@ -79,11 +71,11 @@ sd_fabric_addr_req_parse(const void *buf, size_t len, struct sd_fabric_addr_req 
 	dest_qpn = le32toh(w.dest_qpn);
 	src_qpn = le32toh(w.src_qpn);
 	if (!sd_fabric_addr_qpn_valid(dest_qpn))
-		return refuse(reason, "destination QPN is not a valid slot/index QPN");
+		return sd_wire_refuse(reason, "destination QPN is not a valid slot/index QPN");
 	if (src_qpn == 0 || src_qpn > 0xffffffu)
-		return refuse(reason, "source QPN is 0 or wider than 24 bits");
+		return sd_wire_refuse(reason, "source QPN is 0 or wider than 24 bits");
 	if (memcmp(w.reserved, zero, sizeof(zero)) != 0)
-		return refuse(reason, "reserved bytes are not 0");
+		return sd_wire_refuse(reason, "reserved bytes are not 0");
 	out->dest_qpn = dest_qpn;
 	out->src_qpn = src_qpn;
 	memcpy(out->src_gid, w.src_gid, sizeof(out->src_gid));
@@ -98,7 +90,7 @@ sd_fabric_addr_resp_parse(const void *buf, size_t len, struct sd_fabric_addr_res
 	doca_error_t err;
 
 	if (buf == NULL || len != sizeof(w))
-		return refuse(reason, "response header is not 16 bytes");
+		return sd_wire_refuse(reason, "response header is not 16 bytes");
 	memcpy(&w, buf, sizeof(w));
 	err = check_common(le32toh(w.magic), le16toh(w.version), le16toh(w.hdr_len), sizeof(w), reason);
 	if (err != DOCA_SUCCESS)
@@ -106,11 +98,11 @@ sd_fabric_addr_resp_parse(const void *buf, size_t len, struct sd_fabric_addr_res
 	status = le32toh(w.status);
 	blob_len = le32toh(w.blob_len);
 	if (status > SD_FABRIC_ADDR_STATUS_MAX)
-		return refuse(reason, "unknown status");
+		return sd_wire_refuse(reason, "unknown status");
 	if (status == SD_FABRIC_ADDR_OK && (blob_len == 0 || blob_len > SD_FABRIC_ADDR_BLOB_MAX))
-		return refuse(reason, "blob length of an OK answer is 0 or over 4096");
+		return sd_wire_refuse(reason, "blob length of an OK answer is 0 or over 4096");
 	if (status != SD_FABRIC_ADDR_OK && blob_len != 0)
-		return refuse(reason, "a refusal carries a blob");
+		return sd_wire_refuse(reason, "a refusal carries a blob");
 	out->status = (enum sd_fabric_addr_status)status;
 	out->blob_len = blob_len;
 	return DOCA_SUCCESS;
