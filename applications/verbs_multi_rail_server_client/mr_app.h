@@ -124,7 +124,7 @@ struct mr_msg {
 	uint64_t b;
 };
 
-/* What must match on both sides (issue 14): exchanged first. */
+/* What must match on both sides: exchanged first. */
 struct mr_hello {
 	char magic[4]; /* "MRAP" */
 	uint32_t version;

@@ -7,11 +7,12 @@
  * fabric trusts (NULL checks aside); see docs/rdma-ucx.md for the design.
  *
  * Object model
- *   fabric_dev  one UCP context + worker + service thread per netdev per process
- *               (fabric_dev_open() returns the shared one, refcounted)
+ *   fabric_dev  one UCP context + worker + service thread per netdev per process,
+ *               whichever DOCA libraries load it (libsoftdoca_fabric is one
+ *               shared object; sd_fabric_dev_open() returns the shared one, refcounted)
  *   fabric_ctx  a completion domain: completion queue, shared receive queue,
  *               unexpected-message queue; progressed by one application thread
- *               (one per doca_rdma context)
+ *               at a time (a doca_rdma context; a Verbs QP's receive queue or SRQ)
  *   fabric_ep   a queue pair: a UCP endpoint + sequence/ack/ordering state,
  *               belongs to one ctx; export() -> blob -> the peer's connect()
  *   fabric_mr   a registered local range with permissions and a random 128-bit

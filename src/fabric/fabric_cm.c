@@ -255,16 +255,6 @@ sd_fabric_cm_destroy(struct fabric_cm *cm)
 	world_put(w);
 }
 
-void
-sd_fabric_cm_set_request_timeout(struct fabric_cm *cm, uint32_t ms)
-{
-	if (cm == NULL)
-		return;
-	pthread_mutex_lock(&cm->w->wk.lock);
-	cm->request_timeout_ns = (uint64_t)(ms ? ms : CM_DEFAULT_REQUEST_TIMEOUT_MS) * 1000000ull;
-	pthread_mutex_unlock(&cm->w->wk.lock);
-}
-
 uint32_t
 sd_fabric_cm_liveness_ms(const struct fabric_cm *cm)
 {

@@ -97,7 +97,6 @@ struct fabric_cm_attr {
 SD_EXPORT doca_error_t sd_fabric_cm_create(const struct fabric_cm_attr *attr, struct fabric_cm **cm);
 /* Stop listening, end every connection (peers see DISCONNECT / FAILURE), free. */
 SD_EXPORT void sd_fabric_cm_destroy(struct fabric_cm *cm);
-SD_EXPORT void sd_fabric_cm_set_request_timeout(struct fabric_cm *cm, uint32_t ms);
 /* Deliver queued events (cb) on the calling thread; returns how many ran. */
 SD_EXPORT uint32_t sd_fabric_cm_progress(struct fabric_cm *cm);
 /* Readable (level) while events wait for sd_fabric_cm_progress(). */

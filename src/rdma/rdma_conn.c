@@ -240,21 +240,6 @@ sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify)
 		rdma->disconnect_cb(conn, conn->user_data, rdma->ctx.user_data);
 }
 
-struct doca_rdma_connection *
-sd_rdma_conn_by_id(struct doca_rdma *rdma, uint32_t id)
-{
-	struct sd_list *pos;
-
-	sd_list_for_each(pos, &rdma->conns)
-	{
-		struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, node);
-
-		if (conn->id == id)
-			return conn;
-	}
-	return NULL;
-}
-
 /*
  * Called from sd_fabric_ctx_progress(): tasks on the connection already
  * complete with status.  CM connections get their failure / disconnect

@@ -275,8 +275,6 @@ void sd_rdma_conn_fail(struct doca_rdma_connection *conn, doca_error_t err, bool
  */
 void sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify);
 
-/* Lookup by doca_rdma_connection_get_id() value; NULL if none. */
-struct doca_rdma_connection *sd_rdma_conn_by_id(struct doca_rdma *rdma, uint32_t id);
 
 /* ---- inside src/rdma only ---- */
 

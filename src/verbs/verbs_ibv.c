@@ -342,14 +342,6 @@ sd_verbs_ibv_is_context(const struct ibv_context *ctx)
 	return sdev != NULL && ctx == &sdev->vctx.context;
 }
 
-struct ibv_device *
-sd_verbs_ibv_device_of(struct doca_devinfo *devinfo)
-{
-	struct sd_ibv_dev *sdev = dev_get(devinfo);
-
-	return sdev == NULL ? NULL : &sdev->dev;
-}
-
 struct ibv_context *
 sd_verbs_ibv_context_of(struct doca_devinfo *devinfo)
 {

@@ -56,8 +56,7 @@ SD_EXPORT struct ibv_context *sd_verbs_ibv_device_context(struct ibv_device *dev
 
 /* ---- for libdoca_verbs (verbs_context.c, verbs_bridge.c) ---- */
 
-/* The soft device / context of a devinfo (made on first use; NULL only when out of memory, logged). */
-struct ibv_device *sd_verbs_ibv_device_of(struct doca_devinfo *devinfo);
+/* The soft context of a devinfo (made on first use; NULL only when out of memory, logged). */
 struct ibv_context *sd_verbs_ibv_context_of(struct doca_devinfo *devinfo);
 /* The devinfo behind a soft device, context or PD (NULL if not ours). */
 struct doca_devinfo *sd_verbs_ibv_device_devinfo(const struct ibv_device *dev);
