@@ -14,7 +14,7 @@
 
 #include "mmap_internal.h"
 #include "mmap_pci_proto.h"
-#include "mmap_test.h"
+#include "mmap_dpu.h"
 
 #define BUF_LEN 4096
 
