@@ -28,8 +28,15 @@ import sys
 import tempfile
 import time
 
-import multi_rail  # issue 14 rows: P7, P16-P18
-import verbs_rows  # issue 13 rows: P19-P22
+try:
+    from softdoca_testbed.netns import HOST_FUNCTION, TCP_ENV, TwoHosts
+    from softdoca_testbed.tap import Skip
+except ImportError:
+    sys.exit("compare.py: the softdoca_testbed package is not on PYTHONPATH: run scripts/bench.sh BUILD, "
+             "or PYTHONPATH=python python3 bench/compare.py ...")
+
+import multi_rail  # noqa: E402  issue 14 rows: P7, P16-P18
+import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
 
 KIB, MIB = 1 << 10, 1 << 20
 SKIPS = {}          # row group -> reason
@@ -449,41 +456,10 @@ def cm_rows(b, smoke):
 
 # ---- two network namespaces -------------------------------------------------------
 
-class Netns:
-    """Two namespaces joined by a veth pair, TEST-NET-1 addresses (192.0.2.0/24)."""
-
-    def __init__(self):
-        tag = "%x" % (os.getpid() & 0xffff)
-        self.ns = ("sdbench%sa" % tag, "sdbench%sb" % tag)
-        self.dev = ("sdb%sa" % tag, "sdb%sb" % tag)
-        self.addr = ("192.0.2.1", "192.0.2.2")
-        self.tmp = tempfile.mkdtemp(prefix="sdbench-")
-
-    def __enter__(self):
-        ip = ["ip"]
-        for n in self.ns:
-            run(ip + ["netns", "add", n])
-        run(ip + ["link", "add", self.dev[0], "type", "veth", "peer", "name", self.dev[1]])
-        for i in (0, 1):
-            run(ip + ["link", "set", self.dev[i], "netns", self.ns[i]])
-            run(ip + ["-n", self.ns[i], "addr", "add", self.addr[i] + "/24", "dev", self.dev[i]])
-            run(ip + ["-n", self.ns[i], "link", "set", self.dev[i], "up"])
-            run(ip + ["-n", self.ns[i], "link", "set", "lo", "up"])
-            # Each side's softdoca devices carry RDMA traffic over its end of the veth.
-            topo = {"version": 1, "devices": [{"name": "bf0", "netdev": self.dev[i], "functions": [
-                {"side": "host", "pci_addr": "0000:b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0",
-                 "vhca_id": 0}]}]}
-            with open(os.path.join(self.tmp, "topo%d.json" % i), "w") as f:
-                json.dump(topo, f)
-        return self
-
-    def topology(self, i):
-        return os.path.join(self.tmp, "topo%d.json" % i)
-
-    def __exit__(self, *exc):
-        for n in self.ns:
-            subprocess.run(["ip", "netns", "del", n], stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+def bench_hosts():
+    """The two "hosts" of the netns rows (softdoca_testbed.netns): namespaces joined by one veth
+    pair, TEST-NET-1 addresses (192.0.2.0/24), each side's mlx5_0 on its veth end; up."""
+    return TwoHosts("bench", {"v": "192.0.2.%d/24"}).up()
 
 
 def iperf3(b, nn):
@@ -493,7 +469,7 @@ def iperf3(b, nn):
     try:
         for attempt in range(20):
             time.sleep(0.15)
-            p = subprocess.run(["ip", "netns", "exec", nn.ns[1], "iperf3", "-c", nn.addr[0], "-p", port,
+            p = subprocess.run(["ip", "netns", "exec", nn.ns[1], "iperf3", "-c", nn.addr(side=0), "-p", port,
                                 "-t", str(max(1, round(b.slice * 2))), "-J"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
             if p.returncode == 0:
@@ -514,8 +490,8 @@ def perf_pair_netns(b, nn, argv, env=None):
     for e in (senv, cenv):
         e.update(b.env)
         e.update(env or {})
-    senv["SOFTDOCA_TOPOLOGY"] = nn.topology(0)
-    cenv["SOFTDOCA_TOPOLOGY"] = nn.topology(1)
+    senv["SOFTDOCA_TOPOLOGY"] = nn.topology(0, [NETNS_FUNCTION])
+    cenv["SOFTDOCA_TOPOLOGY"] = nn.topology(1, [NETNS_FUNCTION])
     srv = subprocess.Popen(["ip", "netns", "exec", nn.ns[0], b.perf] + argv +
                            ["--server", "--oob-dir", oob, "--no-progress", "--json"], env=senv,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -539,14 +515,13 @@ def perf_pair_netns(b, nn, argv, env=None):
 # the veth would carry nothing.  UCX_TLS=tcp takes shm and cma away from UCX and from the
 # fabric's same-host test (src/fabric/fabric_ucx.c shm_allowed), SOFTDOCA_FABRIC_CMA=0 from the
 # direct-copy path: every byte then crosses the veth over TCP, as between two machines.
-NETNS_TCP_ENV = {"UCX_TLS": "tcp", "SOFTDOCA_FABRIC_CMA": "0"}
+NETNS_TCP_ENV = TCP_ENV
+NETNS_FUNCTION = dict(HOST_FUNCTION, vhca_id=0)
 
 
 def link_rx_bytes(nn):
     """Bytes received by namespace a's veth end (proof that a row went over the veth)."""
-    # sysfs shows the namespace of the reader: read it from inside.
-    out = run(["cat", "/sys/class/net/%s/statistics/rx_bytes" % nn.dev[0]], netns=nn.ns[0])
-    return int(out.strip())
+    return nn.veth_bytes(0, kinds=("rx_bytes",))
 
 
 def netns_rows(b, smoke):
@@ -559,9 +534,9 @@ def netns_rows(b, smoke):
         SKIPS["netns"] = "ip (iproute2) not installed"
         return
     try:
-        nn = Netns().__enter__()
-    except RuntimeError as e:
-        SKIPS["netns"] = "cannot create namespaces: " + str(e)[-200:]
+        nn = bench_hosts()
+    except Skip as e:
+        SKIPS["netns"] = str(e)[-200:]
         return
     # --buffers 1: one buffer a side, as ucx_perftest's put_bw/am_bw (same working set).
     argv = ["rdma", "write", "-s", str(MIB), "-t", "16", "--buffers", "1", "-D", str(b.slice)]
@@ -596,14 +571,14 @@ def netns_rows(b, smoke):
             if b.ucx:
                 for test in (("ucp_put_bw", "ucp_am_bw") if not smoke else ("ucp_am_bw",)):
                     try:
-                        bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr[0],
-                                                         netdev=nn.dev)
+                        bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr(side=0),
+                                                         netdev=(nn.veth(side=0), nn.veth(side=1)))
                         b.record("rdma-write-netns", MIB, "ucx_perftest " + test + " (tcp)", round=r,
                                  bps=bps, rate=rate)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         SKIPS["rdma-write-netns/" + test] = str(e)[-200:]
                 try:
-                    bps, rate, _, _ = b.ucx_perftest("ucp_put_bw", MIB, "shm", netns=nn.ns, server_addr=nn.addr[0])
+                    bps, rate, _, _ = b.ucx_perftest("ucp_put_bw", MIB, "shm", netns=nn.ns, server_addr=nn.addr(side=0))
                     b.record("rdma-write-netns-samekernel", MIB, "ucx_perftest ucp_put_bw (shm)", round=r,
                              bps=bps, rate=rate)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
@@ -616,7 +591,7 @@ def netns_rows(b, smoke):
             else:
                 SKIPS["iperf3"] = "iperf3 not installed"
     finally:
-        nn.__exit__(None, None, None)
+        nn.down()
 
 
 def idle_cpu(b, seconds):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Multi-Rail rows of bench/compare.py (issue 14): doca_verbs_multi_rail_server_client on two
-tbf-shaped rails between two namespaces (tests/netns/multi_rail/mr_netns.py) against one rail
+tbf-shaped rails between two namespaces (softdoca_testbed.multi_rail) against one rail
 and against Multipath TCP (`mptcpize run iperf3`) on the same rails, both directions; a rail cut
 loudly (link down) and silently (tbf at 8 kbit/s) during a transfer; targets P7, P16, P17, P18
 and a plot of throughput over time across the cut and the recovery.
@@ -9,12 +9,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "netns", "multi_rail"))
-import mr_netns as m  # noqa: E402
+from softdoca_testbed import multi_rail as m
 
 RATE = "300mbit"
 TIMELINES = {}   # (who, cut) -> [(t, MB/s)]
@@ -119,7 +117,7 @@ def multi_rail_rows(b, smoke):
     d = 1.5 if smoke else 5
     tmp = tempfile.mkdtemp(prefix="sdbench-mr-")
     try:
-        envs = m.setup(tmp, (RATE, RATE))
+        envs = m.setup((RATE, RATE))
     except m.Skip as e:
         b.skips["multi-rail"] = str(e)
         return

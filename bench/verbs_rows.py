@@ -5,12 +5,12 @@
   verbs-write-shm     4 KiB, 64 KiB, 1 MiB  write VWIN --buffers 1    vs ucp_put_bw (shm)   P19 (1 MiB), P20 (4 KiB)
   verbs-read-shm      1 MiB                 read VWIN --buffers 1     vs ucp_get (shm)      row only
   verbs-send-lat-shm  8 B                   send --lat                vs ucp_am_lat (shm)   P21 (average latency)
-  verbs-write-netns   1 MiB, two namespaces over TCP (compare.py's Netns, UCX_TLS=tcp SOFTDOCA_FABRIC_CMA=0,
+  verbs-write-netns   1 MiB, two namespaces over TCP (compare.py's bench_hosts(), UCX_TLS=tcp SOFTDOCA_FABRIC_CMA=0,
                       the veth must carry the bytes)  vs ucp_put_bw / ucp_am_bw over tcp on the veth   P22
 
 VWIN = 64 work requests in flight in chains of 16, only the last of a chain signaled (--cq-mod 16).
 `doca_perf rdma` with the same depth (-t 64; every task completes) is recorded as the peer "doca_perf rdma (DOCA RDMA)": a row, not a target.
-compare.py passes itself as `cmp` (its Bench, SKIPS, summary(), Netns helpers), so nothing here is
+compare.py passes itself as `cmp` (its Bench, SKIPS, summary(), bench_hosts() helpers), so nothing here is
 duplicated and RAW stays one list.
 """
 import os
@@ -101,9 +101,9 @@ def netns_rows(b, cmp, smoke):
         cmp.SKIPS["verbs-write-netns"] = "network namespaces need root (run make bench as root)"
         return
     try:
-        nn = cmp.Netns().__enter__()
-    except RuntimeError as e:
-        cmp.SKIPS["verbs-write-netns"] = "cannot create namespaces: " + str(e)[-200:]
+        nn = cmp.bench_hosts()
+    except cmp.Skip as e:
+        cmp.SKIPS["verbs-write-netns"] = str(e)[-200:]
         return
     tail = ["-s", str(MIB), "--buffers", "1", "-D", str(b.slice)]
     try:
@@ -116,14 +116,14 @@ def netns_rows(b, cmp, smoke):
                 continue
             for test in (("ucp_put_bw", "ucp_am_bw") if not smoke else ("ucp_am_bw",)):
                 try:
-                    bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr[0],
-                                                     netdev=nn.dev)
+                    bps, rate, _, _ = b.ucx_perftest(test, MIB, "tcp", netns=nn.ns, server_addr=nn.addr(side=0),
+                                                     netdev=(nn.veth(side=0), nn.veth(side=1)))
                     b.record("verbs-write-netns", MIB, "ucx_perftest " + test + " (tcp)", round=r, bps=bps,
                              rate=rate)
                 except (RuntimeError, subprocess.TimeoutExpired) as e:
                     cmp.SKIPS["verbs-write-netns/" + test] = str(e)[-200:]
     finally:
-        nn.__exit__(None, None, None)
+        nn.down()
 
 
 def run(b, smoke, cmp):

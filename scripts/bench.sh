@@ -11,5 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 ninja -C "$build" tools/doca_perf/doca_perf bench/peer_copy bench/dma_bench bench/comch_bench \
 	applications/dma_copy/host/doca_dma_copy applications/dma_copy/dpu/doca_dma_copy >/dev/null
+# compare.py imports the test bed (namespaces) from python/softdoca_testbed.
+export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 exec python3 "$root/bench/compare.py" --build "$build" --out "$build/bench/results" \
 	--page "$root/docs/results" "$@"

@@ -19,12 +19,9 @@ import tempfile
 import time
 import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "samples", "rdma"))
-os.environ.setdefault("RDMA_PAIRS_WAIT", "120")   # before rdma_pairs is imported: its default timeouts
-import vg_common  # noqa: E402
-import rdma_pairs  # noqa: E402
+os.environ.setdefault("RDMA_PAIRS_WAIT", "120")   # before pairs is imported: its default timeouts
+import vg_common  # noqa: E402  (beside this script)
+from softdoca_testbed import pairs as rdma_pairs  # noqa: E402
 
 TIMEOUT = 180
 

@@ -2,7 +2,8 @@
 /*
  * doca_perf: perftest-style benchmarks of DOCA DMA and RDMA through the public
  * DOCA API.  This file parses the command line (perftest's flag names where
- * perftest has them) and dispatches to perf_dma.c / perf_rdma.c / perf_verbs.c.
+ * perftest has them) and dispatches through one table of tests to perf_dma.c /
+ * perf_rdma.c / perf_verbs.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -379,6 +380,100 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Options beyond the common ones that a test takes (checked after parsing). */
+enum {
+	TAKES_REMOTE = 1u << 0, /* --remote (and so --write) */
+	TAKES_EVENT = 1u << 1,	/* --event */
+	TAKES_LAT = 1u << 2,	/* --lat */
+	TAKES_CQ_MOD = 1u << 3, /* --cq-mod */
+};
+
+/* One row per test: `doca_perf <family> [<op>]`, what runs it and what it takes. */
+struct perf_test {
+	const char *family;
+	const char *op; /* NULL: the family is the test (dma) */
+	int (*run)(struct perf_opts *o);
+	unsigned takes;
+};
+
+static const struct perf_test perf_tests[] = {
+	{"dma", NULL, perf_dma_run, TAKES_REMOTE | TAKES_EVENT},
+	{"rdma", "write", perf_rdma_run, 0},
+	{"rdma", "read", perf_rdma_run, 0},
+	{"rdma", "send", perf_rdma_run, TAKES_LAT},
+	{"rdma", "atomic", perf_rdma_run, 0},
+	{"verbs", "write", perf_verbs_run, TAKES_CQ_MOD},
+	{"verbs", "read", perf_verbs_run, TAKES_CQ_MOD},
+	{"verbs", "send", perf_verbs_run, TAKES_LAT | TAKES_CQ_MOD},
+};
+
+#define NUM_TESTS (sizeof(perf_tests) / sizeof(perf_tests[0]))
+
+/*
+ * The families (family == NULL) or one family's operations, as "a, b or c", from
+ * the table: the messages name exactly what the table holds.
+ */
+static const char *
+choices(const char *family, char *buf, size_t len)
+{
+	const char *names[NUM_TESTS];
+	size_t n = 0, off = 0;
+
+	for (size_t i = 0; i < NUM_TESTS; i++) {
+		const char *name = family == NULL ? perf_tests[i].family : perf_tests[i].op;
+
+		if (family != NULL && strcmp(perf_tests[i].family, family) != 0)
+			continue;
+		if (family == NULL && n > 0 && strcmp(names[n - 1], name) == 0)
+			continue; /* rows of one family are adjacent */
+		names[n++] = name;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s",
+					i == 0	     ? ""
+					: i + 1 == n ? " or "
+						     : ", ",
+					names[i]);
+	return buf;
+}
+
+/* The row argv names, moving argv past it; or a usage error (status 2) in *rc. */
+static const struct perf_test *
+find_test(int *argc, char ***argv, int *rc)
+{
+	const char *family = (*argv)[1];
+	char list[128];
+	bool known = false;
+
+	for (size_t i = 0; i < NUM_TESTS; i++) {
+		const struct perf_test *t = &perf_tests[i];
+
+		if (strcmp(t->family, family) != 0)
+			continue;
+		known = true;
+		if (t->op == NULL) {
+			*argv += 1;
+			*argc -= 1;
+			return t;
+		}
+		if (*argc < 3) {
+			*rc = bad("%s needs an operation: %s", family, choices(family, list, sizeof(list)));
+			return NULL;
+		}
+		if (strcmp(t->op, (*argv)[2]) == 0) {
+			*argv += 2;
+			*argc -= 2;
+			return t;
+		}
+	}
+	if (known)
+		*rc = bad("%s: '%s' is not an operation (%s)", family, (*argv)[2], choices(family, list, sizeof(list)));
+	else
+		*rc = bad("unknown test '%s' (%s)", family, choices(NULL, list, sizeof(list)));
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -390,59 +485,35 @@ main(int argc, char **argv)
 		.warmup = UINT32_MAX,
 		.port = 13579,
 	};
-	bool verbs = false;
-	int rc;
+	const struct perf_test *t;
+	char list[128];
+	int rc = 0;
 
 	if (argc < 2)
-		return bad("no test given (dma, rdma or verbs)");
+		return bad("no test given (%s)", choices(NULL, list, sizeof(list)));
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "dma") == 0) {
-		o.test = "dma";
-		argv++;
-		argc--;
-	} else if (strcmp(argv[1], "rdma") == 0) {
-		if (argc < 3)
-			return bad("rdma needs an operation: write, read, send or atomic");
-		if (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 && strcmp(argv[2], "send") != 0 &&
-		    strcmp(argv[2], "atomic") != 0)
-			return bad("rdma: '%s' is not an operation (write, read, send or atomic)", argv[2]);
-		o.test = argv[2];
-		argv += 2;
-		argc -= 2;
-	} else if (strcmp(argv[1], "verbs") == 0) {
-		if (argc < 3)
-			return bad("verbs needs an operation: write, read or send");
-		if (strcmp(argv[2], "write") != 0 && strcmp(argv[2], "read") != 0 && strcmp(argv[2], "send") != 0)
-			return bad("verbs: '%s' is not an operation (write, read or send)", argv[2]);
-		o.test = argv[2];
-		verbs = true;
-		argv += 2;
-		argc -= 2;
-	} else {
-		return bad("unknown test '%s' (dma, rdma or verbs)", argv[1]);
-	}
+	t = find_test(&argc, &argv, &rc);
+	if (t == NULL)
+		return rc;
+	o.test = t->op != NULL ? t->op : t->family;
 	rc = parse_args(&o, argc, argv);
 	if (rc != 0)
 		return rc;
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
-	if (strcmp(o.test, "dma") != 0 && o.dma_mode == PERF_DMA_REMOTE)
+	if (!(t->takes & TAKES_REMOTE) && o.dma_mode == PERF_DMA_REMOTE)
 		return bad("--remote is a dma option");
-	if (o.lat && strcmp(o.test, "send") != 0)
+	if (o.lat && !(t->takes & TAKES_LAT))
 		return bad("--lat is for rdma send (one-sided latency: -t 1)");
 	if (o.dma_write && o.dma_mode != PERF_DMA_REMOTE)
 		return bad("--write needs --remote");
-	if (o.dma_event && strcmp(o.test, "dma") != 0)
+	if (o.dma_event && !(t->takes & TAKES_EVENT))
 		return bad("--event is a dma option");
-	if (o.cq_mod != 0 && !verbs)
+	if (o.cq_mod != 0 && !(t->takes & TAKES_CQ_MOD))
 		return bad("--cq-mod is a verbs option");
 	perf_clock_init();
-	if (strcmp(o.test, "dma") == 0)
-		return perf_dma_run(&o);
-	if (verbs)
-		return perf_verbs_run(&o);
-	return perf_rdma_run(&o);
+	return t->run(&o);
 }

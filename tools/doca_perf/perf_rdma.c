@@ -26,17 +26,6 @@
 
 #include "perf.h"
 
-/*
- * RDMA-CM arrives in libdoca_rdma after the out-of-band path: weak references let
- * doca_perf link either way and say at run time that -cm is not there yet.
- */
-#pragma weak doca_rdma_start_listen_to_port
-#pragma weak doca_rdma_addr_create
-#pragma weak doca_rdma_connect_to_addr
-#pragma weak doca_rdma_connection_accept
-#pragma weak doca_rdma_connection_disconnect
-#pragma weak doca_rdma_set_connection_state_callbacks
-
 #define DEFAULT_DEV "mlx5_0"
 #define MAX_CONNS PERF_RDMA_MAX_CONNS
 #define CTL_BYTES 4096	     /* descriptor / done messages */

@@ -17,14 +17,6 @@
 
 #include "perf.h"
 
-/* RDMA-CM may be missing from an older libdoca_rdma: see perf_rdma.c. */
-#pragma weak doca_rdma_start_listen_to_port
-#pragma weak doca_rdma_addr_create
-#pragma weak doca_rdma_connect_to_addr
-#pragma weak doca_rdma_connection_accept
-#pragma weak doca_rdma_connection_disconnect
-#pragma weak doca_rdma_set_connection_state_callbacks
-
 /* A TCP port nobody uses right now (the kernel's pick), or fallback if it cannot tell. */
 static uint16_t
 free_tcp_port(uint16_t fallback)
@@ -53,13 +45,6 @@ perf_rdma_run(struct perf_opts *o)
 	if (o->conns > PERF_RDMA_MAX_CONNS || o->conns > UINT16_MAX) {
 		fprintf(stderr, "doca_perf: -c %u: at most %d connections\n", o->conns, PERF_RDMA_MAX_CONNS);
 		return PERF_EXIT_USAGE;
-	}
-	if (o->use_cm &&
-	    (doca_rdma_start_listen_to_port == NULL || doca_rdma_connect_to_addr == NULL ||
-	     doca_rdma_addr_create == NULL || doca_rdma_connection_accept == NULL ||
-	     doca_rdma_connection_disconnect == NULL || doca_rdma_set_connection_state_callbacks == NULL)) {
-		fprintf(stderr, "doca_perf: -cm: this libdoca_rdma has no RDMA-CM yet; use --oob-dir\n");
-		return 1;
 	}
 	if (!o->use_cm && o->role != 0 && o->oob_dir == NULL) {
 		fprintf(stderr, "doca_perf: --server/--client need --oob-dir DIR (or -cm); see doca_perf --help\n");

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "comch_pair.h"
+#include "sd_test_peer.h"
 
 struct world {
 	struct doca_dev *host, *dpu;
@@ -374,7 +375,6 @@ TEST(notification_handle_wakes_when_the_server_appears)
 	struct world *w = world_new();
 	doca_notification_handle_t fd;
 	pid_t child;
-	int status;
 
 	client_init(&w->c, w->host, PAIR_NAME);
 	ASSERT_ERR(doca_ctx_start(w->c.ctx), DOCA_ERROR_IN_PROGRESS);
@@ -408,7 +408,7 @@ TEST(notification_handle_wakes_when_the_server_appears)
 
 		progress_until(cli, 1, client_running, &w->c, 5000);
 	}
-	ASSERT_EQ(waitpid(child, &status, 0), child);
+	sd_test_reap(child);
 	side_fini(&w->c);
 }
 
@@ -542,7 +542,6 @@ TEST(client_process_dies_server_gets_disconnect)
 	struct world *w = world_new();
 	struct side *srv[1] = {&w->s};
 	pid_t child;
-	int status;
 
 	server_init(&w->s, w->dpu, w->rep, PAIR_NAME);
 	ASSERT_OK(doca_ctx_start(w->s.ctx));
@@ -558,8 +557,7 @@ TEST(client_process_dies_server_gets_disconnect)
 		kill(getpid(), SIGKILL);
 	}
 	progress_until(srv, 1, server_saw_disconnect, &w->s, 5000);
-	ASSERT_EQ(waitpid(child, &status, 0), child);
-	ASSERT(WIFSIGNALED(status));
+	ASSERT_EQ(sd_test_wait_exit(child), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	ASSERT_EQ(w->s.num_connect, 1);
 	ASSERT_EQ(w->s.num_recv, 1);
 	side_fini(&w->s);
@@ -571,7 +569,6 @@ TEST(server_process_dies_client_stops_with_errors)
 	struct side *cli[1] = {&w->c};
 	int to_child[2];
 	pid_t child;
-	int status;
 	char ch;
 
 	ASSERT_EQ(pipe(to_child), 0);
@@ -590,7 +587,7 @@ TEST(server_process_dies_client_stops_with_errors)
 	ASSERT_ERR(doca_ctx_start(w->c.ctx), DOCA_ERROR_IN_PROGRESS);
 	progress_until(cli, 1, client_running, &w->c, 5000);
 	ASSERT_EQ(write(to_child[1], "x", 1), 1);
-	ASSERT_EQ(waitpid(child, &status, 0), child);
+	ASSERT_EQ(sd_test_wait_exit(child), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	progress_until(cli, 1, client_idle, &w->c, 5000);
 	ASSERT_EQ(w->c.transitions[w->c.num_transitions - 2], DOCA_CTX_STATE_STOPPING);
 	/* nothing left to send on: refused, no hang */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers of the mmap / buf / inventory tests: the built-in topology's host
- * function (PCI export) and DPU function (PCI import), and small fixtures.
- * Device and log helpers come from the device tests' header.
+ * Helpers of the mmap / buf / inventory tests, public API only: the built-in
+ * topology's host function (PCI export) and small fixtures.  Device and log
+ * helpers come from the device tests' header.  The unit tests that also open
+ * the DPU function in the same process add tests/unit/mmap/mmap_dpu.h.
  */
 #ifndef MMAP_TEST_H_
 #define MMAP_TEST_H_
@@ -12,7 +13,6 @@
 #include <doca_mmap.h>
 
 #include "../dev/dev_test.h"
-#include "dev_internal.h"
 
 /* Built-in topology: mlx5_0 is a host-side function, mlx5_2 a DPU-side one. */
 #define HOST_IBDEV "mlx5_0"
@@ -23,24 +23,6 @@ open_host_dev(void)
 {
 	use_builtin_topology();
 	return open_ibdev(HOST_IBDEV);
-}
-
-/*
- * These tests hold both ends of a PCI export in one host-built process.  A host
- * program lists only host functions (docs/personalities.md), so the DPU function
- * is opened by listing as the DPU would (the test-only side switch), then the
- * process is a host program again.
- */
-static inline struct doca_dev *
-open_dpu_dev(void)
-{
-	struct doca_dev *dev;
-
-	use_builtin_topology();
-	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
-	dev = open_ibdev(DPU_IBDEV);
-	sd_dev_process_side_set(SD_DEV_SIDE_HOST);
-	return dev;
 }
 
 /* A started mmap over [addr, addr + len) with these permissions and (optional) device. */

@@ -28,7 +28,7 @@
 #include <doca_rdma.h>
 #include <doca_sync_event.h>
 
-#include "sd_test.h"
+#include "sd_test_peer.h"
 
 #define MEM_LEN (1u << 20)
 #define BLOB_MAX 4096u
@@ -317,37 +317,6 @@ node_close(struct node *n)
 	ASSERT_OK(doca_mmap_destroy(n->mmap));
 	ASSERT_OK(doca_dev_close(n->dev));
 	free(n->mem);
-}
-
-/* Fork the peer; true in the child.  Each side gets its end of a socketpair. */
-static inline bool
-fork_peer(struct node *n, pid_t *pid)
-{
-	int sv[2];
-
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*pid = fork();
-	ASSERT(*pid >= 0);
-	if (*pid == 0) {
-		close(sv[0]);
-		n->sock = sv[1];
-		return true;
-	}
-	close(sv[1]);
-	n->sock = sv[0];
-	return false;
-}
-
-static inline void
-reap(pid_t pid)
-{
-	int status;
-
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		sd_test_fail(__FILE__, __LINE__, "peer killed by signal %d", WTERMSIG(status));
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
 /*

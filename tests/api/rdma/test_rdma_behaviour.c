@@ -106,7 +106,7 @@ TEST(write_error_in_submission_order_then_destroy_from_idle_callback)
 	pid_t pid;
 
 	use_transport(0);
-	if (fork_peer(&n, &pid))
+	if (sd_test_fork_peer(&pid, &n.sock))
 		target(&n);
 	requester_open(&n);
 	seen.destroy_on_idle = true;
@@ -147,7 +147,7 @@ TEST(write_error_in_submission_order_then_destroy_from_idle_callback)
 	ASSERT_OK(doca_dev_close(n.dev));
 	free(n.mem);
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 }
 
 /*
@@ -168,7 +168,7 @@ TEST(stop_from_completion_callback_is_in_progress)
 	pid_t pid;
 
 	use_transport(0);
-	if (fork_peer(&n, &pid))
+	if (sd_test_fork_peer(&pid, &n.sock))
 		target(&n);
 	requester_open(&n);
 	seen.stop_after = 1;
@@ -190,7 +190,7 @@ TEST(stop_from_completion_callback_is_in_progress)
 	ASSERT_OK(doca_mmap_destroy(remote));
 	node_close(&n);
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 }
 
 int

@@ -60,7 +60,7 @@ run_permission_rows(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_mmap *m[3];
 		uint64_t c;
 
@@ -189,7 +189,7 @@ run_permission_rows(int tcp)
 	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(res, NULL));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(permission_rows)
@@ -208,7 +208,7 @@ run_peer_ctx_permissions(int tcp)
 			     DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		node_open(&n, all, DOCA_ACCESS_FLAG_RDMA_READ, 1);
 		memset(n.mem, 0x5A, 4096);
 		node_start(&n);
@@ -261,7 +261,7 @@ run_peer_ctx_permissions(int tcp)
 	ASSERT_OK(doca_buf_dec_refcount(res, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(rb, NULL));
 	ASSERT_OK(doca_mmap_destroy(remote));
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(peer_ctx_permissions)
@@ -290,7 +290,7 @@ run_forged(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_mmap *m;
 
 		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
@@ -375,7 +375,7 @@ run_forged(int tcp)
 		sync_send(n.sock);
 		sync_wait(n.sock);
 	}
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(forged)
@@ -390,7 +390,7 @@ run_send_without_recv(int tcp)
 
 	use_transport(tcp);
 	setenv("SOFTDOCA_RDMA_RNR_TIMEOUT_MS", "300", 1);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_rdma_task_send *st;
 		struct result r = {0};
 		double t0 = now_s();
@@ -429,7 +429,7 @@ run_send_without_recv(int tcp)
 	doca_task_free(doca_rdma_task_send_as_task(st));
 	wait_idle(&n);
 	sync_wait(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(send_without_recv)
@@ -447,7 +447,7 @@ run_conns64(int tcp)
 	bool child;
 
 	use_transport(tcp);
-	child = fork_peer(&n, &pid);
+	child = sd_test_fork_peer(&pid, &n.sock);
 	node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, NCONN);
 	node_conf_all(&n);
 	node_start(&n);
@@ -513,7 +513,7 @@ run_conns64(int tcp)
 		ASSERT_OK(doca_buf_dec_refcount(src[i], NULL));
 	}
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(conns64)
@@ -527,7 +527,7 @@ run_before_connect(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_rdma_task_receive *rt;
 		struct doca_buf *dst;
 		struct result r = {0};
@@ -584,7 +584,7 @@ run_before_connect(int tcp)
 	doca_task_free(doca_rdma_task_send_as_task(st));
 	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(before_connect)
@@ -598,7 +598,7 @@ run_stop_flush(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 1);
 		node_conf_all(&n);
 		node_start(&n);
@@ -638,7 +638,7 @@ run_stop_flush(int tcp)
 	ASSERT_OK(doca_ctx_get_num_inflight_tasks(n.ctx, &inflight));
 	ASSERT_EQ(inflight, 0);
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(stop_flush)
@@ -650,10 +650,9 @@ run_peer_death(int tcp)
 {
 	struct node n = {0};
 	pid_t pid;
-	int status;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE,
 			  DOCA_ACCESS_FLAG_RDMA_WRITE, 1);
 		node_start(&n);
@@ -700,7 +699,7 @@ run_peer_death(int tcp)
 	ASSERT_OK(doca_rdma_task_send_allocate_init(n.rdma, n.conn, NULL, (union doca_data){.ptr = &r}, &st));
 	ASSERT_OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
 	sync_send(n.sock);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	sd_test_reap(pid);
 	t0 = now_s();
 	ASSERT(node_wait(&n, &r.done, 1, 15));
 	ASSERT_NE(r.status, DOCA_SUCCESS);
@@ -721,10 +720,9 @@ run_receiver_sees_peer_death(int tcp)
 {
 	struct node n = {0};
 	pid_t pid;
-	int status;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 1);
 		node_conf_all(&n);
 		node_start(&n);
@@ -751,7 +749,7 @@ run_receiver_sees_peer_death(int tcp)
 	for (int i = 0; i < 50; i++)
 		doca_pe_progress(n.pe);
 	sync_send(n.sock);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	sd_test_reap(pid);
 	t0 = now_s();
 	ASSERT(node_wait(&n, &r[1].done, 1, 15));
 	ASSERT_EQ(r[0].done, 1);

@@ -157,7 +157,7 @@ fork_is_private(uint8_t *mem, size_t len)
 		ASSERT_EQ(mem[i], 0x5a);
 	memset(mem, 0xa7, len);
 	ASSERT_EQ(write(p2c[1], "g", 1), 1);
-	reap(pid);
+	sd_test_reap(pid);
 	close(p2c[0]);
 	close(p2c[1]);
 	close(c2p[0]);

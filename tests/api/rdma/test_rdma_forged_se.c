@@ -113,7 +113,7 @@ run_forged_sync_event(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid))
+	if (sd_test_fork_peer(&pid, &n.sock))
 		exporter(&n);
 
 	uint8_t desc[BLOB_MAX], forged[BLOB_MAX];
@@ -179,7 +179,7 @@ run_forged_sync_event(int tcp)
 			sync_wait(n.sock); /* the exporter checked its value and memory */
 		}
 	}
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(forged_sync_event)

@@ -21,7 +21,7 @@ run_send_recv(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_rdma_task_receive *rt[3];
 		struct result r[3] = {0};
 		struct doca_buf *dst[3];
@@ -101,7 +101,7 @@ run_send_recv(int tcp)
 	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(src2, NULL));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(send_recv)
@@ -115,7 +115,7 @@ run_write_read(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		uint8_t *want = malloc(MEM_LEN);
 
 		node_open(&n,
@@ -184,7 +184,7 @@ run_write_read(int tcp)
 	ASSERT_OK(doca_mmap_stop(remote));
 	ASSERT_OK(doca_mmap_destroy(remote));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 	free(want);
 }
@@ -199,7 +199,7 @@ run_write_imm(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_rdma_task_receive *rt;
 		struct result r = {0};
 
@@ -251,7 +251,7 @@ run_write_imm(int tcp)
 	ASSERT_OK(doca_buf_dec_refcount(rdst, NULL));
 	ASSERT_OK(doca_mmap_destroy(remote));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(write_imm)
@@ -266,7 +266,7 @@ run_ordering(int tcp)
 	const int rounds = 8;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		uint8_t *want = malloc(MEM_LEN / 2);
 
 		node_open(&n, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE,
@@ -335,7 +335,7 @@ run_ordering(int tcp)
 	}
 	ASSERT_OK(doca_mmap_destroy(remote));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(ordering)
@@ -419,11 +419,11 @@ run_atomics(int tcp)
 	uint64_t v = 7, final;
 
 	use_transport(tcp);
-	if (fork_peer(&a, &pa)) {
+	if (sd_test_fork_peer(&pa, &a.sock)) {
 		atomic_requester(&a, 0);
 		_exit(0);
 	}
-	if (fork_peer(&b, &pb)) {
+	if (sd_test_fork_peer(&pb, &b.sock)) {
 		close(a.sock);
 		atomic_requester(&b, 1);
 		_exit(0);
@@ -451,8 +451,8 @@ run_atomics(int tcp)
 	ASSERT_EQ(final, 0x2000 + 2 * ADDS);
 	sync_send(a.sock);
 	sync_send(b.sock);
-	reap(pa);
-	reap(pb);
+	sd_test_reap(pa);
+	sd_test_reap(pb);
 	node_close(&n);
 }
 BOTH(atomics)
@@ -466,7 +466,7 @@ run_sync_event(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_sync_event *se;
 		const uint8_t *desc;
 		size_t len;
@@ -559,7 +559,7 @@ run_sync_event(int tcp)
 	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(res, NULL));
 	sync_send(n.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(sync_event)
@@ -587,7 +587,7 @@ run_sync_event_wait_task_wakes(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&n, &pid)) {
+	if (sd_test_fork_peer(&pid, &n.sock)) {
 		struct doca_sync_event_task_wait_eq *wt;
 		struct epoll_event ev = {.events = EPOLLIN};
 		doca_notification_handle_t h;
@@ -669,7 +669,7 @@ run_sync_event_wait_task_wakes(int tcp)
 	doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st));
 	ASSERT_OK(doca_sync_event_remote_net_destroy(rse));
 	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&n);
 }
 BOTH(sync_event_wait_task_wakes)

@@ -133,7 +133,7 @@ TEST(cm_send_receive_order_addr_id)
 	uint16_t port = free_port();
 	pid_t pid;
 
-	if (fork_peer(&c.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
 		/* server: receive posted first, accept, get the message, then the client's disconnect */
 		struct doca_rdma_task_receive *rt;
 		struct result rr = {0};
@@ -218,7 +218,7 @@ TEST(cm_send_receive_order_addr_id)
 		ASSERT_EQ(c.n_ev, 1);
 		doca_task_free(doca_rdma_task_send_as_task(st));
 		doca_buf_dec_refcount(src, NULL);
-		reap(pid);
+		sd_test_reap(pid);
 		node_close(&c.n);
 	}
 }
@@ -248,7 +248,7 @@ TEST(cm_reject)
 	uint16_t port = free_port();
 	pid_t pid;
 
-	if (fork_peer(&c.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
 		c.accept = false;
 		server_idle(&c, port, 1, 2);
 		ASSERT_EQ(c.n_request, 1);
@@ -262,7 +262,7 @@ TEST(cm_reject)
 	client_connect(&c, "127.0.0.1", port, 1);
 	ASSERT(cm_wait(&c, &c.n_failure, 1, 5));
 	ASSERT_EQ(c.n_established, 0);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&c.n);
 }
 
@@ -272,7 +272,7 @@ TEST(cm_max_num_connections_refuses_extra)
 	uint16_t port = free_port();
 	pid_t pid;
 
-	if (fork_peer(&c.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
 		c.accept = true;
 		server_idle(&c, port, 1, 3);
 		/* the extra request never reaches the application */
@@ -289,7 +289,7 @@ TEST(cm_max_num_connections_refuses_extra)
 	client_connect(&c, "127.0.0.1", port, 2);
 	ASSERT(cm_wait(&c, &c.n_failure, 1, 5));
 	ASSERT_EQ(c.n_established, 1);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&c.n);
 }
 
@@ -316,7 +316,7 @@ TEST(cm_request_timeout)
 	double t0, dt;
 	pid_t pid;
 
-	if (fork_peer(&c.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
 		c.ignore = true;
 		server_idle(&c, port, 1, 2);
 		ASSERT_EQ(c.n_request, 1);
@@ -337,7 +337,7 @@ TEST(cm_request_timeout)
 	ASSERT(cm_wait(&c, &c.n_failure, 1, 5));
 	dt = now_s() - t0;
 	ASSERT(dt >= 0.39 && dt < 1.5);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&c.n);
 }
 
@@ -399,8 +399,8 @@ TEST(cm_sixty_four_concurrent_connections)
 		}
 	}
 	for (int p = 0; p < PROCS; p++)
-		reap(cli[p]);
-	reap(srv);
+		sd_test_reap(cli[p]);
+	sd_test_reap(srv);
 }
 
 /* ---- peer death with tasks in flight ---- */
@@ -416,7 +416,7 @@ TEST(cm_peer_killed_mid_transfer)
 	int done = 0;
 	pid_t pid;
 
-	if (fork_peer(&c.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
 		/* server: accepts and never posts a receive, so the client's sends stay in flight */
 		c.accept = true;
 		server_idle(&c, port, 1, 30);

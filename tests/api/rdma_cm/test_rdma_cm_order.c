@@ -139,7 +139,7 @@ run_disconnect_from_receive_callback(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&o.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &o.n.sock)) {
 		struct doca_rdma_task_receive *rt[MSGS];
 		struct doca_buf *dst[MSGS];
 
@@ -209,7 +209,7 @@ run_disconnect_from_receive_callback(int tcp)
 		sync_send(o.n.sock);
 	}
 	ASSERT_EQ(o.n_failure, 0);
-	reap(pid);
+	sd_test_reap(pid);
 	node_close(&o.n);
 }
 BOTH(disconnect_from_receive_callback)
@@ -233,7 +233,7 @@ run_messages_before_disconnect_callbacks(int tcp)
 
 	use_transport(tcp);
 	for (int k = 0; k < SENDERS; k++) {
-		if (fork_peer(&o.n, &pid[k])) {
+		if (sd_test_fork_peer(&pid[k], &o.n.sock)) {
 			/* sender k: ROUNDS / 5 connections, one message each, disconnect once it is acked */
 			static struct result sr;
 			struct doca_rdma_task_send *st;
@@ -285,7 +285,7 @@ run_messages_before_disconnect_callbacks(int tcp)
 	ASSERT_EQ(o.recv_bad, 0);
 	ASSERT_EQ(o.disconnect_before_recv, 0);
 	for (int k = 0; k < SENDERS; k++)
-		reap(pid[k]);
+		sd_test_reap(pid[k]);
 	for (int i = 0; i < total; i++) {
 		doca_task_free(doca_rdma_task_receive_as_task(rt[i]));
 		doca_buf_dec_refcount(dst[i], NULL);
@@ -310,7 +310,7 @@ run_sync_event_set_then_disconnect(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&o.n, &pid)) {
+	if (sd_test_fork_peer(&pid, &o.n.sock)) {
 		struct doca_sync_event *se;
 		const uint8_t *blob;
 		size_t len;
@@ -394,7 +394,7 @@ run_sync_event_set_then_disconnect(int tcp)
 		ASSERT_OK(doca_sync_event_remote_net_destroy(rse));
 		doca_buf_dec_refcount(src, NULL);
 		doca_buf_dec_refcount(dst, NULL);
-		reap(pid);
+		sd_test_reap(pid);
 		node_close(&o.n);
 	}
 }

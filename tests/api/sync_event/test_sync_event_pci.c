@@ -11,7 +11,7 @@
 #include <doca_dev.h>
 #include <doca_sync_event.h>
 
-#include "sd_test.h"
+#include "sd_test_peer.h"
 
 /* The exporting side of DOCA's sync_event_local_pci: remote-PCI publisher, CPU subscriber. */
 static struct doca_sync_event *
@@ -36,7 +36,6 @@ TEST(set_and_wait_both_ways_between_processes)
 	struct doca_sync_event *ev;
 	size_t sz;
 	pid_t child;
-	int status;
 	uint8_t copy[48];
 
 	ev = exported_event(host, &blob, &sz);
@@ -71,8 +70,7 @@ TEST(set_and_wait_both_ways_between_processes)
 	/* adds from both processes at once: atomics on one page, none lost */
 	for (int i = 0; i < 10000; i++)
 		ASSERT_OK(doca_sync_event_update_add(ev, 1, NULL));
-	ASSERT_EQ(waitpid(child, &status, 0), child);
-	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	sd_test_reap(child);
 	{
 		uint64_t v;
 
@@ -91,7 +89,6 @@ TEST(forged_and_stale_descriptors)
 	uint8_t bad[48];
 	size_t sz;
 	pid_t child;
-	int status;
 
 	ev = exported_event(host, &blob, &sz);
 	/* malformed */
@@ -112,7 +109,7 @@ TEST(forged_and_stale_descriptors)
 	ASSERT(child >= 0);
 	if (child == 0)
 		_exit(0); /* a process that existed and is gone */
-	ASSERT_EQ(waitpid(child, &status, 0), child);
+	sd_test_reap(child);
 	memcpy(bad, blob, sz);
 	bad[12] = (uint8_t)(child & 0xff);
 	bad[13] = (uint8_t)((child >> 8) & 0xff);

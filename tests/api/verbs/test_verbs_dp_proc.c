@@ -7,10 +7,8 @@
  * and a peer killed with work outstanding fails the survivor's requests.
  */
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-
 #include "dp_test.h"
+#include "sd_test_peer.h"
 
 #define BUF 4096
 
@@ -103,41 +101,18 @@ typedef void (*child_fn)(struct side *s);
 static pid_t
 spawn(child_fn fn, int *parent_fd)
 {
-	int sv[2];
 	pid_t pid;
+	int fd;
 
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	pid = fork();
-	ASSERT(pid >= 0);
-	if (pid == 0) {
+	if (sd_test_fork_peer(&pid, &fd)) {
 		struct side s;
 
-		close(sv[0]);
-		s.fd = sv[1];
+		s.fd = fd;
 		fn(&s);
 		_exit(0);
 	}
-	close(sv[1]);
-	*parent_fd = sv[0];
+	*parent_fd = fd;
 	return pid;
-}
-
-static void
-reap_ok(pid_t pid)
-{
-	int status = 0;
-	uint64_t end = dp_now_ms() + 10000;
-	pid_t r;
-
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && dp_now_ms() < end)
-		usleep(1000);
-	if (r == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		ASSERT(!"the peer process did not finish within 10 s");
-	}
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
 /* ---- write: the target watches its memory and calls nothing ---- */
@@ -179,7 +154,7 @@ TEST(two_procs_write_while_target_only_watches)
 	ASSERT_EQ(wc.status, IBV_WC_SUCCESS);
 	ASSERT_EQ(wc.opcode, IBV_WC_RDMA_WRITE);
 	sync_send(&s, 'D');
-	reap_ok(pid);
+	sd_test_reap_within(pid, 10);
 	side_down(&s);
 }
 
@@ -214,7 +189,7 @@ TEST(two_procs_read)
 	ASSERT_EQ(wc.byte_len, 3000);
 	ASSERT_MEM_EQ(s.buf, want + 500, 3000);
 	sync_send(&s, 'D');
-	reap_ok(pid);
+	sd_test_reap_within(pid, 10);
 	side_down(&s);
 }
 
@@ -268,7 +243,7 @@ TEST(two_procs_send_recv)
 	ASSERT_MEM_EQ(s.buf + 2048, s.buf + 150, 150);
 	ASSERT_MEM_EQ(s.buf + 2048 + 150, s.buf, 150);
 	sync_send(&s, 'D');
-	reap_ok(pid);
+	sd_test_reap_within(pid, 10);
 	side_down(&s);
 }
 
@@ -289,7 +264,7 @@ TEST(two_procs_peer_killed_with_work_outstanding)
 {
 	struct side s;
 	struct ibv_wc wc[8];
-	int fd, status, n;
+	int fd, n;
 	uint64_t t0;
 	pid_t pid = spawn(doomed_peer, &fd);
 
@@ -313,8 +288,7 @@ TEST(two_procs_peer_killed_with_work_outstanding)
 	ASSERT_EQ(dp_state(s.qp), DOCA_VERBS_QP_STATE_RTS);
 
 	ASSERT_EQ(kill(pid, SIGKILL), 0);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ASSERT_EQ(sd_test_wait_exit(pid), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	t0 = dp_now_ms();
 	n = dp_poll_n(s.d.cq, wc, 4, 2000);
 	ASSERT_EQ(n, 4);
@@ -399,7 +373,7 @@ TEST(two_procs_peer_qp_destroyed_process_alive)
 	ASSERT_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
 	ASSERT_EQ(dp_state(s.qp), DOCA_VERBS_QP_STATE_ERR);
 	sync_send(&s, 'D');
-	reap_ok(pid);
+	sd_test_reap_within(pid, 10);
 	side_down(&s);
 }
 
@@ -426,7 +400,7 @@ TEST(two_procs_peer_execs_another_program)
 	struct side s;
 	struct ibv_wc wc[2];
 	uint64_t t0;
-	int fd, n, status = 0;
+	int fd, n;
 	pid_t pid = spawn(execing_peer, &fd);
 
 	side_up(&s, fd, 7);
@@ -453,8 +427,7 @@ TEST(two_procs_peer_execs_another_program)
 	ASSERT_EQ(wc[1].wr_id, 3);
 	ASSERT_NE(wc[1].status, IBV_WC_SUCCESS);
 	/* the new program was not disturbed: it sleeps its 3 s and exits 0 */
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	sd_test_reap(pid);
 	side_down(&s);
 }
 

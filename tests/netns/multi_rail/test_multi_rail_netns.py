@@ -4,32 +4,22 @@
 
 Usage: test_multi_rail_netns.py EXE
 
-See mr_netns.py for the bed.  Needs root and `ip netns`; skipped with the reason otherwise.
+See softdoca_testbed/multi_rail.py for the bed.  Needs root and `ip netns`; skipped with the reason otherwise.
 Every run must end with the server's "every byte verified" and, on the client, a result whose
 bytes are whole iterations of checked chunks.
 """
 import os
-import signal
 import sys
 import tempfile
 import time
-import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mr_netns as m  # noqa: E402
+from softdoca_testbed import multi_rail as m
+from softdoca_testbed import tap
+from softdoca_testbed.tap import check
 
 EXE = None
 TMP = None
 BASE = ["--num-qps", "4", "--chunks-total", "4194304"]
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
 
 
 def mr_json(**kv):
@@ -154,35 +144,18 @@ def test_both_rails_cut(envs):
 def main():
     global EXE, TMP
     EXE = sys.argv[1]
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
     with tempfile.TemporaryDirectory(prefix="sd-mr-netns-") as tmp:
         TMP = tmp
         try:
-            envs, skip = m.setup(tmp), None
-        except m.Skip as e:
+            envs, skip = m.setup(), None
+        except tap.Skip as e:
             envs, skip = None, str(e)
         try:
-            for i, (name, fn) in enumerate(tests, 1):
-                if skip:
-                    print("ok %d %s # SKIP %s" % (i, name, skip), flush=True)
-                    continue
-                t = time.time()
-                try:
-                    fn(envs)
-                    print("ok %d %s # %.1f s" % (i, name, time.time() - t), flush=True)
-                except Exception as e:  # noqa: BLE001 - reported as TAP
-                    failed += 1
-                    print("not ok %d %s" % (i, name))
-                    for line in (str(e) if isinstance(e, Failure) else traceback.format_exc()).splitlines():
-                        print("# " + line)
-                    sys.stdout.flush()
+            return tap.run(tap.cases(globals()), args=(envs,), skip=skip, timing=True)
         finally:
             m.teardown()
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tap.exit_on_sigterm()
     sys.exit(main())

@@ -3,8 +3,9 @@
  * Link loss under a CM connection: server and client in two network
  * namespaces joined by a veth pair; the client's link goes down and the
  * connection must end within 2 s (TIME_OUT) on both sides, and once the link
- * is back a new connection must work.  Needs root and `ip netns`; skipped with
- * the reason otherwise.
+ * is back a new connection must work.  The namespaces are the Python test bed's
+ * (meson runs this under `python3 -m softdoca_testbed.netns`, which names them in
+ * SD_NETNS_*); without root they are not made and the case skips with the reason.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -13,18 +14,9 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
 
-#include "sd_test.h"
+#include "sd_test_peer.h"
 #include "fabric/fabric_cm.h"
-
-/*
- * Namespace names carry the test's pid: parallel runs (several build
- * directories on one machine) must not delete each other's namespaces, which
- * showed up as "Endpoint is not connected" when one run's cleanup removed the
- * other's link.
- */
-static char ns_a[32], ns_b[32];
 
 static uint64_t
 now_ms(void)
@@ -35,18 +27,25 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Run a shell command built from a literal format. */
-#define SH(...)                                                                                                        \
-	({                                                                                                             \
-		char sh_cmd_[512];                                                                                     \
-		snprintf(sh_cmd_, sizeof(sh_cmd_), __VA_ARGS__);                                                       \
-		system(sh_cmd_);                                                                                       \
-	})
-
-static void
-cleanup(void)
+/* A variable the netns runner sets (softdoca_testbed/netns.py). */
+static const char *
+netns_env(const char *name)
 {
-	(void)SH("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
+	const char *v = getenv(name);
+
+	if (v == NULL || v[0] == '\0')
+		sd_test_fail(__FILE__, __LINE__, "%s is not set (run under python3 -m softdoca_testbed.netns)", name);
+	return v;
+}
+
+/* `ip link set <the client's veth end> up|down`, run inside the client's namespace. */
+static int
+client_link(const char *state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "ip link set %s %s", netns_env("SD_NETNS_VETH_B"), state);
+	return system(cmd);
 }
 
 struct events {
@@ -161,7 +160,8 @@ role_client(void)
 	uint64_t t0, dt;
 	int failures;
 
-	inet_pton(AF_INET, "10.77.0.1", &srv.sin_addr);
+	if (inet_pton(AF_INET, netns_env("SD_NETNS_ADDR_A"), &srv.sin_addr) != 1)
+		return 80;
 	attr.user = &ev;
 	if (sd_fabric_cm_create(&attr, &cm) != DOCA_SUCCESS)
 		return 81;
@@ -178,7 +178,7 @@ role_client(void)
 			ev.disconnect, doca_error_get_name(ev.last_status));
 		return 83;
 	}
-	if (system("ip link set vb down") != 0)
+	if (client_link("down") != 0)
 		return 84;
 	t0 = now_ms();
 	pump(cm, &ev.disconnect, 1, 5000);
@@ -189,7 +189,7 @@ role_client(void)
 		return 85;
 	sd_fabric_cm_conn_destroy(c);
 	/* the link returns: a new connection works */
-	if (system("ip link set vb up") != 0)
+	if (client_link("up") != 0)
 		return 86;
 	if (connect_retry(cm, &ev, &srv, &c) != 0)
 		return 87;
@@ -212,6 +212,7 @@ spawn_role(const char *ns, const char *role)
 
 	ASSERT(n > 0);
 	exe[n] = '\0';
+	fflush(NULL);
 	pid = fork();
 	ASSERT(pid >= 0);
 	if (pid == 0) {
@@ -222,53 +223,22 @@ spawn_role(const char *ns, const char *role)
 	return pid;
 }
 
-static int
-exit_code(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
-
 TEST(link_down_ends_connection_and_recovers)
 {
+	const char *skip = getenv("SD_NETNS_SKIP");
 	pid_t srv, cli;
 	int rs, rc;
 
-	if (geteuid() != 0)
-		SKIP("needs root to create network namespaces");
-	snprintf(ns_a, sizeof(ns_a), "sdcm_a%d", (int)getpid());
-	snprintf(ns_b, sizeof(ns_b), "sdcm_b%d", (int)getpid());
-	cleanup();
-	if (SH("ip netns add %s && ip netns add %s", ns_a, ns_b) != 0) {
-		cleanup();
-		SKIP("`ip netns add` failed (no netns support in this environment)");
-	}
-	if (SH("ip link add va netns %s type veth peer name vb netns %s", ns_a, ns_b) != 0 ||
-	    SH("ip -n %s addr add 10.77.0.1/24 dev va && ip -n %s addr add 10.77.0.2/24 dev vb", ns_a, ns_b) != 0 ||
-	    SH("ip -n %s link set va up && ip -n %s link set vb up", ns_a, ns_b) != 0 ||
-	    SH("ip -n %s link set lo up && ip -n %s link set lo up", ns_a, ns_b) != 0) {
-		cleanup();
-		SKIP("cannot build the veth pair between the namespaces");
-	}
-	/* UCX lists only running interfaces, once, when the CM starts: wait for carrier */
-	ASSERT_EQ(SH("ip netns exec %s sh -c 'for i in $(seq 100); do grep -q up /sys/class/net/va/operstate && "
-		     "exit 0; sleep 0.05; done; exit 1'",
-		     ns_a),
-		  0);
-	ASSERT_EQ(SH("ip netns exec %s sh -c 'for i in $(seq 100); do grep -q up /sys/class/net/vb/operstate && "
-		     "exit 0; sleep 0.05; done; exit 1'",
-		     ns_b),
-		  0);
-	srv = spawn_role(ns_a, "server");
-	cli = spawn_role(ns_b, "client");
-	rc = exit_code(cli);
+	if (skip != NULL)
+		SKIP(skip);
+	if (getenv("SD_NETNS_A") == NULL)
+		SKIP("no namespaces: run through meson test (python3 -m softdoca_testbed.netns makes them)");
+	srv = spawn_role(netns_env("SD_NETNS_A"), "server");
+	cli = spawn_role(netns_env("SD_NETNS_B"), "client");
+	rc = sd_test_wait_exit(cli);
 	if (rc != 0)
 		kill(srv, SIGKILL);
-	rs = exit_code(srv);
-	cleanup();
+	rs = sd_test_wait_exit(srv);
 	ASSERT_EQ(rc, 0);
 	ASSERT_EQ(rs, 0);
 }

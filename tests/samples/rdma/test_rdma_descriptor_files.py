@@ -12,9 +12,8 @@ its bytes.  A FIFO given as a descriptor path fails at once with the reason.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rdma_pairs import (run_tests, Session, Side, check, expect_failure, expect_line,  # noqa: E402
-                        expect_success, q, run_once)
+from softdoca_testbed.pairs import (run_tests, Session, Side, check, expect_failure, expect_line,
+                                    expect_success, q, run_once)
 
 FAST = 10   # seconds: a refusal must come at once, never after a hang
 

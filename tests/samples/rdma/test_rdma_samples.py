@@ -10,11 +10,10 @@ descriptor files + Enter presses (out of band) and RDMA-CM on a free port.
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rdma_pairs import (run_tests, Session, Side, check, check_multi_receive, cm_client,  # noqa: E402
-                        cm_server, expect_failure, expect_in_order, expect_line, expect_success,
-                        free_port, multi_conn, q, read_pair, run_once, send_receive,
-                        sync_event_pair, write_pair, SYNC_REQUESTER_LINES, SYNC_RESPONDER_LINES)
+from softdoca_testbed.pairs import (run_tests, Session, Side, check, check_multi_receive, cm_client,
+                                    cm_server, expect_failure, expect_in_order, expect_line, expect_success,
+                                    free_port, multi_conn, q, read_pair, run_once, send_receive,
+                                    sync_event_pair, write_pair, SYNC_REQUESTER_LINES, SYNC_RESPONDER_LINES)
 
 TCP = {"UCX_TLS": "tcp"}
 LONG_TEXT = ("softdoca-" * 32)[:256]     # the longest string the samples accept

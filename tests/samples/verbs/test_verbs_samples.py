@@ -14,12 +14,11 @@ import re
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verbs_pairs import (CONNECTED, IDENTICAL, PROMPT, SERVER_GOT, Session, Side, Skip,  # noqa: E402
-                         check, check_messages, expect_failure, expect_line, expect_success, feed_bursts, load_samples,
-                         port_in_use, run_once, start_client, start_server, type_line,
-                         verbs_pair)
-from rdma_pairs import run_tests  # noqa: E402  (verbs_pairs put its directory on the path)
+from softdoca_testbed.pairs import run_tests
+from softdoca_testbed.verbs_pairs import (CONNECTED, IDENTICAL, PROMPT, SERVER_GOT, Session, Side, Skip,
+                                          check, check_messages, expect_failure, expect_line, expect_success,
+                                          feed_bursts, load_samples, port_in_use, run_once, start_client,
+                                          start_server, type_line, verbs_pair)
 
 # ------------------------------------------------------------------ pairs with -b
 

@@ -13,29 +13,9 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "sd_test.h"
+#include "sd_test_peer.h"
 #include "fabric.h"
 #include "fabric_proto.h"
-
-/* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
-#define CHECK(cond)                                                                                                    \
-	do {                                                                                                           \
-		if (!(cond)) {                                                                                         \
-			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__,       \
-				#cond);                                                                                \
-			_exit(100);                                                                                    \
-		}                                                                                                      \
-	} while (0)
-
-#define CHECK_ERR(expr, exp)                                                                                           \
-	do {                                                                                                           \
-		doca_error_t e_ = (expr);                                                                              \
-		if (e_ != (exp)) {                                                                                     \
-			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__,   \
-				#expr, doca_error_get_name(e_), doca_error_get_name(exp));                             \
-			_exit(101);                                                                                    \
-		}                                                                                                      \
-	} while (0)
 
 struct side {
 	struct fabric_dev *dev;
@@ -174,35 +154,6 @@ static inline doca_error_t
 wait_op(struct side *s, struct fabric_op *op, int *flag)
 {
 	return wait_flag(s, flag, 1, op, 10.0);
-}
-
-/* Fork the peer; returns true in the child.  Both get their end of the socketpair. */
-static inline bool
-fork_peer(struct side *s, pid_t *pid)
-{
-	int sv[2];
-
-	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*pid = fork();
-	ASSERT(*pid >= 0);
-	if (*pid == 0) {
-		close(sv[0]);
-		s->sock = sv[1];
-		return true;
-	}
-	close(sv[1]);
-	s->sock = sv[0];
-	return false;
-}
-
-static inline void
-reap(pid_t pid)
-{
-	int status;
-
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
 }
 
 static inline void

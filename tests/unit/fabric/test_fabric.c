@@ -22,7 +22,7 @@ run_send_recv(int tcp)
 	size_t i;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		uint8_t *buf = malloc(1 << 20), *want = malloc(1 << 20);
 
 		side_open(&s, 0);
@@ -67,7 +67,7 @@ run_send_recv(int tcp)
 		ASSERT_OK(wait_op(&s, &op, &done));
 	}
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	side_close(&s);
 	free(src);
 }
@@ -81,7 +81,7 @@ run_send_before_recv(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		struct fabric_op op = {.cb = op_done};
 		char buf[64] = {0};
 		int done = 0;
@@ -108,7 +108,7 @@ run_send_before_recv(int tcp)
 	sync_send(s.sock);
 	ASSERT_OK(wait_op(&s, &op, &done));
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	side_close(&s);
 }
 BOTH(send_before_recv)
@@ -121,7 +121,7 @@ run_send_without_recv(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		int never = 0;
 		double t0;
 
@@ -153,7 +153,7 @@ run_send_without_recv(int tcp)
 	/* the connection is dead: nothing more goes out */
 	ASSERT_ERR(sd_fabric_ep_send(s.ep, &op2, "x", 1), DOCA_ERROR_NOT_CONNECTED);
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	side_close(&s);
 }
 BOTH(send_without_recv)
@@ -171,7 +171,7 @@ run_write_then_send(int tcp)
 	int round;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		uint8_t *mem = calloc(1, WLEN), *want = malloc(WLEN);
 		struct fabric_mr *mr;
 
@@ -231,7 +231,7 @@ run_write_then_send(int tcp)
 		}
 	}
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
 	side_close(&s);
 	free(src);
@@ -251,7 +251,7 @@ run_target_blocked(int tcp)
 
 	use_transport(tcp);
 	ASSERT_EQ(pipe(gate), 0);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		static uint64_t mem[1024] __attribute__((aligned(64)));
 		struct fabric_mr *mr;
 		char c;
@@ -305,7 +305,7 @@ run_target_blocked(int tcp)
 	ASSERT_EQ(res, 0xbeef);
 	ASSERT_EQ(write(gate[1], "g", 1), 1);
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
 	side_close(&s);
 }
@@ -365,7 +365,7 @@ run_atomics_concurrent(int tcp)
 
 	use_transport(tcp);
 	for (i = 0; i < 2; i++)
-		if (fork_peer(&t[i], &pid[i]))
+		if (sd_test_fork_peer(&pid[i], &t[i].sock))
 			initiator_adds(t[i].sock);
 	/* the target: one ctx, one ep per initiator */
 	ASSERT_OK(sd_fabric_dev_open(getenv("UCX_NET_DEVICES"), &dev));
@@ -392,7 +392,7 @@ run_atomics_concurrent(int tcp)
 	ASSERT_EQ(__atomic_load_n(&counter, __ATOMIC_SEQ_CST), 2 * ADDS);
 	for (i = 0; i < 2; i++) {
 		sync_send(t[i].sock);
-		reap(pid[i]);
+		sd_test_reap(pid[i]);
 		sd_fabric_ep_destroy(t[i].ep);
 	}
 	sd_fabric_mr_deregister(mr);
@@ -421,7 +421,7 @@ run_write_burst_then_send(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		uint8_t *mem = calloc(1, BURST * PIECE), *want = malloc(BURST * PIECE);
 		struct fabric_op op = {.cb = op_done};
 		struct fabric_mr *mr;
@@ -500,7 +500,7 @@ run_write_burst_then_send(int tcp)
 	}
 	ASSERT_MEM_EQ(back, src, BURST * PIECE);
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
 	free(src);
 	free(back);
@@ -520,7 +520,7 @@ run_access_refused(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		static uint8_t mem[4096], ro[4096];
 		struct fabric_mr *mr, *mr_ro;
 		int i;
@@ -590,7 +590,7 @@ run_access_refused(int tcp)
 	wait_flag(&s, &s.ep_errs, 1, NULL, 2.0);
 	ASSERT_EQ(s.ep_errs, 1);
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(forged);
 	sd_fabric_rmr_destroy(rmr);
 	sd_fabric_rmr_destroy(rmr_ro);
@@ -606,7 +606,7 @@ run_wrong_key(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		static uint8_t mem[4096];
 		struct fabric_mr *mr;
 
@@ -641,7 +641,7 @@ run_wrong_key(int tcp)
 	ASSERT_OK(sd_fabric_ep_write(s.ep, &op, src, sizeof(src), rmr, raddr));
 	ASSERT_ERR(wait_op(&s, &op, &done), DOCA_ERROR_NOT_PERMITTED);
 	sync_send(s.sock);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
 	side_close(&s);
 }
@@ -655,7 +655,7 @@ run_peer_killed(int tcp)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		side_open(&s, 60000);
 		side_connect(&s);
 		sync_send(s.sock);
@@ -663,7 +663,7 @@ run_peer_killed(int tcp)
 		_exit(0);
 	}
 	struct fabric_op op = {.cb = op_done};
-	int done = 0, status;
+	int done = 0;
 	double t0;
 
 	side_open(&s, 0);
@@ -675,7 +675,7 @@ run_peer_killed(int tcp)
 	wait_flag(&s, &done, 1, NULL, 0.3);
 	ASSERT_EQ(done, 0);
 	kill(pid, SIGKILL);
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(sd_test_wait_exit(pid), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	t0 = now_s();
 	ASSERT_EQ(wait_flag(&s, &done, 1, NULL, 15.0), DOCA_SUCCESS);
 	ASSERT_NE(op.status, DOCA_SUCCESS);

@@ -160,7 +160,7 @@ run_family(int tcp, enum fabric_op_type fam)
 	pid_t pid;
 
 	use_transport(tcp);
-	if (fork_peer(&s, &pid))
+	if (sd_test_fork_peer(&pid, &s.sock))
 		target(&s, fam);
 
 	uint8_t good[FABRIC_BLOB_MAX], lacking[FABRIC_BLOB_MAX], forged[sizeof(struct fabric_mr_blob)];
@@ -228,7 +228,7 @@ run_family(int tcp, enum fabric_op_type fam)
 		sd_fabric_ep_destroy(s.ep);
 		sd_fabric_rmr_destroy(rmr);
 	}
-	reap(pid);
+	sd_test_reap(pid);
 	ASSERT_OK(sd_fabric_ctx_destroy(s.ctx));
 	sd_fabric_dev_close(s.dev);
 }
@@ -261,7 +261,7 @@ TEST(revoked_before_the_batch_runs)
 	struct side s = {0};
 	pid_t pid;
 
-	if (fork_peer(&s, &pid)) {
+	if (sd_test_fork_peer(&pid, &s.sock)) {
 		uint8_t *mem = malloc(PAGE);
 		struct fabric_mr *mr;
 
@@ -311,7 +311,7 @@ TEST(revoked_before_the_batch_runs)
 	/* the connection failed with the refusal: a read on it now is refused at once */
 	ASSERT_ERR(sd_fabric_ep_read(s.ep, &r, back, sizeof(back), rmr, raddr), DOCA_ERROR_NOT_CONNECTED);
 	ASSERT_EQ(back[0], 0xee);
-	reap(pid);
+	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
 	side_close(&s);
 }

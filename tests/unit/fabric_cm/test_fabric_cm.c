@@ -19,30 +19,10 @@
 
 #include <ucp/api/ucp.h>
 
-#include "sd_test.h"
+#include "sd_test_peer.h"
 #include "fabric/fabric_cm.h"
 #include "fabric/fabric_cm_proto.h" /* the wire, for the malformed-message cases */
 #include "sd_util.h"
-
-/* Failure in a forked peer: say where, exit non-zero; the parent asserts the status. */
-#define CHECK(cond)                                                                                                    \
-	do {                                                                                                           \
-		if (!(cond)) {                                                                                         \
-			fprintf(stderr, "peer %d: %s:%d: check failed: %s\n", (int)getpid(), __FILE__, __LINE__,       \
-				#cond);                                                                                \
-			_exit(100);                                                                                    \
-		}                                                                                                      \
-	} while (0)
-
-#define CHECK_ERR(expr, exp)                                                                                           \
-	do {                                                                                                           \
-		doca_error_t e_ = (expr);                                                                              \
-		if (e_ != (exp)) {                                                                                     \
-			fprintf(stderr, "peer %d: %s:%d: %s = %s, expected %s\n", (int)getpid(), __FILE__, __LINE__,   \
-				#expr, doca_error_get_name(e_), doca_error_get_name(exp));                             \
-			_exit(101);                                                                                    \
-		}                                                                                                      \
-	} while (0)
 
 static uint64_t
 now_ms(void)
@@ -203,7 +183,7 @@ loopback(uint16_t port)
 }
 
 /*
- * Fork a server: listens on a free port (told through a pipe), answers requests
+ * Fork a server: listens on a free port (told through the peer socket), answers requests
  * per mode, runs body(cm, rec) and exits with its status.  Returns the pid.
  */
 typedef void (*server_body)(struct fabric_cm *cm, struct rec *r);
@@ -211,44 +191,27 @@ typedef void (*server_body)(struct fabric_cm *cm, struct rec *r);
 static pid_t
 fork_server(enum srv_mode mode, uint32_t liveness_ms, server_body body, uint16_t *port)
 {
-	int fds[2];
 	pid_t pid;
+	int sock;
 
-	ASSERT_EQ(pipe(fds), 0);
-	pid = fork();
-	ASSERT(pid >= 0);
-	if (pid == 0) {
+	if (sd_test_fork_peer(&pid, &sock)) {
 		static struct rec r;
 		struct fabric_cm *cm;
 		uint16_t p = 0;
 
-		close(fds[0]);
 		r.mode = mode;
 		cm = make_cm(&r, 2000, liveness_ms);
 		CHECK_ERR(sd_fabric_cm_listen(cm, NULL, 0, &p), DOCA_SUCCESS);
 		CHECK(p != 0);
-		CHECK(write(fds[1], &p, sizeof(p)) == sizeof(p));
-		close(fds[1]);
+		CHECK(write(sock, &p, sizeof(p)) == sizeof(p));
+		close(sock);
 		body(cm, &r);
 		sd_fabric_cm_destroy(cm);
 		_exit(0);
 	}
-	close(fds[1]);
-	ASSERT_EQ(read(fds[0], port, sizeof(*port)), (ssize_t)sizeof(*port));
-	close(fds[0]);
+	ASSERT_EQ(read(sock, port, sizeof(*port)), (ssize_t)sizeof(*port));
+	close(sock);
 	return pid;
-}
-
-static int
-wait_exit(pid_t pid)
-{
-	int st = 0;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(st))
-		return 1000 + WTERMSIG(st);
-	return WEXITSTATUS(st);
 }
 
 static struct fabric_cm_conn *
@@ -386,7 +349,7 @@ TEST(accept_private_data_order_disconnect)
 	pump_for(cm, 200);
 	ASSERT_EQ(r.n, 1); /* the side that disconnects gets no event */
 	sd_fabric_cm_conn_destroy(c);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -415,7 +378,7 @@ expect_refused(enum srv_mode mode, doca_error_t expect)
 	ASSERT_ERR(r.ev[0].status, expect);
 	ASSERT_ERR(sd_fabric_cm_confirm(c), DOCA_ERROR_NOT_CONNECTED);
 	sd_fabric_cm_conn_destroy(c);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -486,7 +449,7 @@ TEST(request_timeout)
 	ASSERT(dt >= 390 && dt < 1500);
 	sd_fabric_cm_conn_destroy(c);
 	pump_for(cm, 100);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -523,7 +486,7 @@ TEST(slow_accept_beyond_liveness)
 	pump_for(cm, 200);
 	ASSERT_OK(sd_fabric_cm_disconnect(c));
 	sd_fabric_cm_conn_destroy(c);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -580,8 +543,8 @@ TEST(sixty_four_concurrent_clients)
 		}
 	}
 	for (p = 0; p < N_PROCS; p++)
-		ASSERT_EQ(wait_exit(cli[p]), 0);
-	ASSERT_EQ(wait_exit(srv), 0);
+		sd_test_reap(cli[p]);
+	sd_test_reap(srv);
 }
 
 /* ---- peer loss ---- */
@@ -626,7 +589,7 @@ TEST(peer_killed_is_reported_fast)
 	ASSERT(dt < 2000);
 	ASSERT_EQ(count(&r, FABRIC_CM_EVENT_FAILURE), 0);
 	sd_fabric_cm_conn_destroy(c);
-	ASSERT_EQ(wait_exit(pid), 1000 + SIGKILL);
+	ASSERT_EQ(sd_test_wait_exit(pid), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -661,7 +624,7 @@ TEST(silent_peer_times_out_within_2s)
 	sd_fabric_cm_conn_destroy(c);
 	kill(pid, SIGKILL);
 	kill(pid, SIGCONT);
-	(void)wait_exit(pid);
+	(void)sd_test_wait_exit(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -706,7 +669,7 @@ TEST(blocked_peer_keeps_connection)
 	ASSERT_EQ(r.n, 1);
 	ASSERT_OK(sd_fabric_cm_disconnect(c));
 	sd_fabric_cm_conn_destroy(c);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_destroy(cm);
 }
 
@@ -776,7 +739,7 @@ TEST(server_destroyed_disconnects_clients)
 	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_DISCONNECT, 1, 5000), 1);
 	ASSERT(last_of(&r, FABRIC_CM_EVENT_DISCONNECT)->status == DOCA_SUCCESS ||
 	       last_of(&r, FABRIC_CM_EVENT_DISCONNECT)->status == DOCA_ERROR_CONNECTION_RESET);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_conn_destroy(c);
 	sd_fabric_cm_destroy(cm);
 }
@@ -925,7 +888,7 @@ TEST(hostile_handshake_refused)
 	c = client_connect(cm, port, 4242);
 	r.client_confirms = true;
 	ASSERT_EQ(pump_until(cm, &r, FABRIC_CM_EVENT_ACCEPTED, 1, 5000), 1);
-	ASSERT_EQ(wait_exit(pid), 0);
+	sd_test_reap(pid);
 	sd_fabric_cm_conn_destroy(c);
 	sd_fabric_cm_destroy(cm);
 }

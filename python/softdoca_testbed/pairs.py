@@ -4,8 +4,8 @@
 Each program runs in the background with its stdin on a pipe; its output is read
 as it comes.  The driver waits for the prompts a person would wait for, checks
 that the files a prompt names exist, writes "\\n" to the right program in the
-documented order, and collects exit codes and output.  Used by
-tests/samples/rdma/test_rdma_samples.py and tests/netns/rdma/test_rdma_netns.py.
+documented order, and collects exit codes and output.  Used by the RDMA and Verbs
+sample tests (tests/samples), the namespace tests (tests/netns) and the valgrind suite.
 """
 import os
 import random
@@ -13,25 +13,18 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-import traceback
+
+from . import netns, tap
+from .tap import Failure, Skip, check  # noqa: F401 - the drivers' callers use them from here
 
 # seconds for one expected line or one exit (RDMA_PAIRS_WAIT: more for slow runs, e.g. under valgrind)
 WAIT = int(os.environ.get("RDMA_PAIRS_WAIT", "20"))
 PROMPT = "press enter"
 
 SAMPLES = {}     # "send" -> path of doca_rdma_send, ...
-
-
-class Failure(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
 
 
 def load_samples(paths):
@@ -56,11 +49,6 @@ class Run:
     def describe(self):
         return ("command: %s\nexit code: %s\n--- stdout ---\n%s--- stderr ---\n%s"
                 % (" ".join(self.argv), self.code, self.out, self.err))
-
-
-def check(cond, what, *runs):
-    if not cond:
-        raise Failure(what + "".join("\n" + r.describe() for r in runs if r is not None))
 
 
 def expect_line(r, pattern, stream=None):
@@ -444,23 +432,29 @@ def run_tests(namespace, argv, filter_env, load=None):
     samples named in argv (with load, default load_samples); filter_env names a variable
     holding a regex to run a subset."""
     (load or load_samples)(argv)
-    tests = [(name, fn) for name, fn in namespace.items() if name.startswith("test_") and callable(fn)]
+    tests = tap.cases(namespace)
     only = os.environ.get(filter_env)
     if only:
         tests = [(n, f) for n, f in tests if re.search(only, n)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
+    return tap.run(tests)
+
+
+def run_across_namespaces(tests, name):
+    """TAP over tests, fn(hosts, sides), in two "hosts" (netns.TwoHosts, one veth pair
+    192.0.2.1/24 - 192.0.2.2/24, TEST-NET-1): sides[i] starts a sample in namespace i with
+    a topology whose mlx5_0 carries its traffic on that veth end, and UCX_TLS=tcp.  Every
+    case is skipped with the reason when the namespaces cannot be made; they are always
+    deleted."""
+    hosts = netns.TwoHosts(name, {"v": "192.0.2.%d/24"})
+    try:
         try:
-            fn()
-            print("ok %d %s" % (i, name), flush=True)
+            hosts.up()
+            # ip netns exec keeps the environment: the topology and UCX_TLS reach the sample.
+            sides = [Side("mlx5_0", prefix=hosts.exec(i), env={"SOFTDOCA_TOPOLOGY": hosts.topology(i), "UCX_TLS": "tcp"})
+                     for i in (0, 1)]
+            skip = None
         except Skip as e:
-            print("ok %d %s # SKIP %s" % (i, name, e), flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-            for line in detail.splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    return 1 if failed else 0
+            sides, skip = None, str(e)
+        return tap.run(tests, args=(hosts, sides), skip=skip)
+    finally:
+        hosts.down()

@@ -14,7 +14,8 @@
 
 #include "mmap_internal.h"
 #include "mmap_pci_proto.h"
-#include "mmap_test.h"
+#include "mmap_dpu.h"
+#include "sd_test_peer.h"
 
 #define BUF_LEN 4096
 
@@ -129,11 +130,9 @@ exporter_do(struct exporter *e, char c)
 static void
 exporter_quit(struct exporter *e)
 {
-	int status = 0;
 
 	full_write(e->cmd, "q", 1);
-	ASSERT_EQ(waitpid(e->pid, &status, 0), e->pid);
-	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	sd_test_reap(e->pid);
 }
 
 /* ---- descriptor surgery ---- */
@@ -439,7 +438,7 @@ TEST(exporter_identity_is_checked)
 	uint8_t d[SD_MMAP_PCI_DESC_MAX_LEN];
 	size_t n = e.desc_len;
 	pid_t dead;
-	int status, fd = capture_sdk_log();
+	int fd = capture_sdk_log();
 
 	/* a start time that is not the exporter's: the pid was reused */
 	memcpy(d, e.desc, n);
@@ -451,7 +450,7 @@ TEST(exporter_identity_is_checked)
 	ASSERT(dead >= 0);
 	if (dead == 0)
 		_exit(0);
-	ASSERT_EQ(waitpid(dead, &status, 0), dead);
+	sd_test_reap(dead);
 	memcpy(d, e.desc, n);
 	put32(d, OFF(pid), (uint32_t)dead);
 	ASSERT_ERR(try_import(d, n, dpu), DOCA_ERROR_NOT_FOUND);
@@ -557,7 +556,7 @@ TEST(other_user_is_refused_by_the_kernel)
 	const void *desc;
 	size_t len;
 	pid_t pid;
-	int status = 0, fd;
+	int fd;
 
 	if (geteuid() != 0)
 		SKIP("needs root to run the importer as another user");
@@ -575,9 +574,7 @@ TEST(other_user_is_refused_by_the_kernel)
 			_exit(10);
 		_exit(doca_mmap_create_from_export(NULL, desc, len, dpu, &r) == DOCA_ERROR_NOT_PERMITTED ? 0 : 11);
 	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
+	sd_test_reap(pid);
 	ASSERT_LOG_HAS(fd, "EPERM");
 	ASSERT_OK(doca_mmap_destroy(m));
 }

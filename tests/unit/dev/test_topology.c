@@ -14,6 +14,7 @@
 
 #include "dev_test.h"
 #include "dev_internal.h"
+#include "sd_test_peer.h"
 
 /* Expect the load to fail with BAD_CONFIG, and the log to contain both needles. */
 static void
@@ -422,7 +423,6 @@ static void
 dump_in_child(const char *env, const char *out_path)
 {
 	pid_t pid = fork();
-	int status = 0;
 
 	ASSERT(pid >= 0);
 	if (pid == 0) {
@@ -433,9 +433,7 @@ dump_in_child(const char *env, const char *out_path)
 		dump_topology(f);
 		_exit(fclose(f) == 0 ? 0 : 4);
 	}
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT(WIFEXITED(status));
-	ASSERT_EQ(WEXITSTATUS(status), 0);
+	sd_test_reap(pid);
 }
 
 TEST(docs_default_json_is_the_builtin_topology)

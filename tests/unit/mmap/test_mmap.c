@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "mmap_test.h"
+#include "mmap_dpu.h"
 
 static char mem[4096];
 

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Two "hosts" joined by two rails, for doca_verbs_multi_rail_server_client (test and bench).
 
+Built on netns.TwoHosts.
+
 Namespaces A and B; veth pairs rail0 (10.71.0.1/2), rail1 (10.72.0.1/2), each end shaped with
 `tc qdisc ... tbf`, and an unshaped control pair (10.70.0.1/2) that carries the TCP channel,
 as a management network would.  Each namespace has a topology file whose mlx5_0 / mlx5_1 carry
@@ -12,70 +14,37 @@ import os
 import subprocess
 import time
 
-TAG = "%d" % (os.getpid() % 100000)
-NS = ("sdmrA" + TAG, "sdmrB" + TAG)
-LINKS = ("r0", "r1", "c")
+from .netns import TCP_ENV, TwoHosts
+from .tap import Skip  # noqa: F401 - setup() raises it
+
 NET = {"r0": "10.71.0.%d/24", "r1": "10.72.0.%d/24", "c": "10.70.0.%d/24"}
-CTRL_IP = ("10.70.0.1", "10.70.0.2")
-ENV = {"UCX_TLS": "tcp", "SOFTDOCA_FABRIC_CMA": "0", "DOCA_LOG_LEVEL": "30"}
-
-
-class Skip(Exception):
-    pass
+ENV = dict(TCP_ENV, DOCA_LOG_LEVEL="30")
+HOSTS = TwoHosts("mr", NET)
+NS = HOSTS.ns
+CTRL_IP = tuple(HOSTS.addr("c", side) for side in (0, 1))
 
 
 def veth(link, side):
-    return "sdmr%s%s%s" % (TAG, link, "ab"[side])    # <= 15 characters
-
-
-def ip(*args):
-    p = subprocess.run(["ip", *args], capture_output=True, text=True, timeout=20)
-    if p.returncode != 0:
-        raise OSError("ip %s: %s" % (" ".join(args), p.stderr.strip()))
-    return p.stdout
-
-
-def tc(side, *args):
-    p = subprocess.run(["ip", "netns", "exec", NS[side], "tc", *args], capture_output=True, text=True,
-                       timeout=20)
-    if p.returncode != 0:
-        raise OSError("tc %s: %s" % (" ".join(args), p.stderr.strip()))
+    return HOSTS.veth(link, side)
 
 
 def teardown():
-    for ns in NS:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
-    for link in LINKS:
-        subprocess.run(["ip", "link", "del", veth(link, 0)], capture_output=True, timeout=20)
+    HOSTS.down()
 
 
 def set_rate(link, rate):
     """tbf on both ends of a rail: rate like '300mbit' or '8kbit'."""
-    for side in (0, 1):
-        tc(side, "qdisc", "replace", "dev", veth(link, side), "root", "tbf", "rate", rate, "burst", "256kb",
-           "latency", "100ms")
+    HOSTS.set_rate(link, rate)
 
 
 def set_link(link, up):
-    for side in (0, 1):
-        ip("-n", NS[side], "link", "set", veth(link, side), "up" if up else "down")
+    HOSTS.set_link(link, up)
 
 
-def setup(tmp, rates=("300mbit", "300mbit")):
+def setup(rates=("300mbit", "300mbit")):
     """Namespaces, three veth pairs, shaping and the topology files; returns the two env dicts."""
-    if os.geteuid() != 0:
-        raise Skip("needs root to create network namespaces (ip netns)")
+    HOSTS.up()
     try:
-        for ns in NS:
-            ip("netns", "add", ns)
-        for link in LINKS:
-            ip("link", "add", veth(link, 0), "type", "veth", "peer", "name", veth(link, 1))
-            for side in (0, 1):
-                ip("link", "set", veth(link, side), "netns", NS[side])
-                ip("-n", NS[side], "addr", "add", NET[link] % (side + 1), "dev", veth(link, side))
-                ip("-n", NS[side], "link", "set", veth(link, side), "up")
-        for side in (0, 1):
-            ip("-n", NS[side], "link", "set", "lo", "up")
         for link, rate in zip(("r0", "r1"), rates):
             set_rate(link, rate)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -83,14 +52,11 @@ def setup(tmp, rates=("300mbit", "300mbit")):
         raise Skip("cannot set up the namespaces and tbf shaping: %s" % e)
     envs = []
     for side in (0, 1):
-        topo = {"version": 1, "devices": [{"name": "bf%d" % side, "functions": [
+        path = HOSTS.topology(side, device_netdev=False, functions=[
             {"side": "host", "pci_addr": "0000:b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0",
              "netdev": veth("r0", side)},
             {"side": "host", "pci_addr": "0000:b1:00.1", "ibdev": "mlx5_1", "iface": "ens1f1np1",
-             "netdev": veth("r1", side)}]}]}
-        path = os.path.join(tmp, "topology-%d.json" % side)
-        with open(path, "w") as f:
-            json.dump(topo, f)
+             "netdev": veth("r1", side)}])
         env = dict(os.environ)
         env.update(ENV)
         env["SOFTDOCA_TOPOLOGY"] = path

@@ -5,17 +5,15 @@ The server starts first; the client is started only once the server printed
 that it listens on TCP port 5000 (the port is fixed, as in DOCA, so pairs run
 one after the other).  Without -b the client asks for each burst size on stdin:
 the driver waits for each prompt and types the next size.  Programs, output
-capture and the checks come from tests/samples/rdma/rdma_pairs.py.  Used by
+capture and the checks come from pairs.py.  Used by
 tests/samples/verbs/test_verbs_samples.py and tests/netns/verbs/test_verbs_netns.py.
 """
 import os
 import re
 import socket
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rdma"))
-from rdma_pairs import (WAIT, Failure, Proc, Run, Side, Skip, check, expect_failure,  # noqa: E402,F401
-                        expect_in_order, expect_line, expect_success)
+from .pairs import (WAIT, Failure, Proc, Run, Side, Skip, check, expect_failure,  # noqa: F401
+                    expect_in_order, expect_line, expect_success)
 
 SAMPLES = {}     # "server_client" -> path of doca_verbs_server_client, "wait_cq_wr" -> ...
 

@@ -11,6 +11,7 @@
 
 #include "dma_test.h"
 #include "dev_internal.h"
+#include "sd_test_peer.h"
 
 #define XLEN (256u * 1024u)
 
@@ -117,11 +118,9 @@ host_ask(struct host *h, char c)
 static void
 host_stop(struct host *h)
 {
-	int st;
 
 	ASSERT_EQ(write(h->cmd, "q", 1), 1);
-	ASSERT_EQ(waitpid(h->pid, &st, 0), h->pid);
-	ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sd_test_reap(h->pid);
 }
 
 /* The DPU side: a context on the DPU function, local memory, and the imported mmap. */
@@ -250,13 +249,12 @@ TEST(exporter_gone_driver)
 	struct doca_buf *src, *dst;
 	struct doca_mmap *remote;
 	struct env e;
-	int st;
 
 	remote = dpu_open(&e, &h);
 	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e.inv, remote, h.addr, XLEN, &src));
 	dst = dst_buf(&e, 0, XLEN);
 	kill(h.pid, SIGKILL);
-	ASSERT_EQ(waitpid(h.pid, &st, 0), h.pid);
+	ASSERT_EQ(sd_test_wait_exit(h.pid), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	ASSERT_ERR(copy(&e, src, dst), DOCA_ERROR_DRIVER);
 	ASSERT(all_guard(e.mem, 2 * XLEN));
 	progress_until_idle(e.pe, e.ctx);
