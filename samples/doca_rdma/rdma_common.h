@@ -269,16 +269,6 @@ int rdma_buf_text(const struct doca_buf *buf, const char **text);
  */
 doca_error_t rdma_oob_connect_and_run(struct rdma_resources *res);
 
-/* Write len bytes to a file that must not exist yet (IO_FAILED otherwise). */
-doca_error_t write_file(const char *file_path, const char *string, size_t string_len);
-
-/*
- * Read a whole regular file (1..RDMA_DESC_MAX_LEN bytes) into a malloc'd buffer
- * the caller frees.  A FIFO or another non-regular file is refused at once
- * (INVALID_VALUE), never waited on.
- */
-doca_error_t read_file(const char *file_path, char **string, size_t *string_len);
-
 /* Delete the files this run owns (those it wrote, the peer's it used) if they are still the same. */
 void rdma_remove_owned_files(struct rdma_resources *res);
 

@@ -127,15 +127,7 @@ remove:
 	return DOCA_ERROR_IO_FAILED;
 }
 
-doca_error_t
-write_file(const char *file_path, const char *string, size_t string_len)
-{
-	struct stat st;
-
-	return create_file(file_path, string, string_len, &st);
-}
-
-/* write_file() that records the new file as this run's (deleted at the end). */
+/* create_file() that records the new file as this run's (deleted at the end). */
 static doca_error_t
 write_owned_file(struct rdma_resources *res, const char *file_path, const void *data, size_t len)
 {
@@ -148,7 +140,11 @@ write_owned_file(struct rdma_resources *res, const char *file_path, const void *
 	return result;
 }
 
-/* read_file(), also returning the file's identity in *st. */
+/*
+ * Read a whole regular file (1..RDMA_DESC_MAX_LEN bytes) into a malloc'd buffer
+ * the caller frees, and return its identity in *st.  A FIFO or another
+ * non-regular file is refused at once (INVALID_VALUE), never waited on.
+ */
 static doca_error_t
 load_file(const char *file_path, char **string, size_t *string_len, struct stat *st)
 {
@@ -189,14 +185,6 @@ load_file(const char *file_path, char **string, size_t *string_len, struct stat 
 	*string = buf;
 	*string_len = done;
 	return DOCA_SUCCESS;
-}
-
-doca_error_t
-read_file(const char *file_path, char **string, size_t *string_len)
-{
-	struct stat st;
-
-	return load_file(file_path, string, string_len, &st);
 }
 
 void
