@@ -5,8 +5,6 @@
  * Flags: -p (host function, b1:00.0), -r (accepted, unused), -t.
  */
 #include <stdbool.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <doca_comch.h>
 #include <doca_ctx.h>
@@ -33,20 +31,16 @@ send_done(struct doca_comch_task_send *task, union doca_data task_user_data, uni
 {
 	(void)task_user_data;
 	(void)ctx_user_data;
-	DOCA_LOG_INFO("Task sent successfully");
-	doca_task_free(doca_comch_task_send_as_task(task));
+	comch_send_done(task, "Task");
 }
 
 static void
 send_failed(struct doca_comch_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct client_state *st = ctx_user_data.ptr;
-	doca_error_t status = doca_task_get_status(doca_comch_task_send_as_task(task));
 
 	(void)task_user_data;
-	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(status));
-	st->result = status;
-	doca_task_free(doca_comch_task_send_as_task(task));
+	st->result = comch_send_failed(task);
 	(void)doca_ctx_stop(doca_comch_client_as_ctx(st->client));
 }
 
@@ -61,11 +55,11 @@ message_received(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer, 
 	(void)doca_ctx_stop(doca_comch_client_as_ctx(st->client));
 }
 
+/* RUNNING: the connection to the server exists; send the text on it. */
 static void
 send_text(struct client_state *st)
 {
 	struct doca_comch_connection *conn;
-	struct doca_comch_task_send *task;
 	doca_error_t result;
 
 	result = doca_comch_client_get_connection(st->client, &conn);
@@ -76,17 +70,9 @@ send_text(struct client_state *st)
 	result = doca_comch_connection_set_user_data(conn, (union doca_data){.ptr = st});
 	if (result != DOCA_SUCCESS)
 		goto fail;
-	result = doca_comch_client_task_send_alloc_init(st->client, conn, st->cfg->text, st->cfg->text_len, &task);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to allocate task in client with error = %s", doca_error_get_name(result));
+	result = comch_send(NULL, st->client, conn, st->cfg->text, st->cfg->text_len);
+	if (result != DOCA_SUCCESS)
 		goto fail;
-	}
-	result = doca_task_submit(doca_comch_task_send_as_task(task));
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to send message from client with error = %s", doca_error_get_name(result));
-		doca_task_free(doca_comch_task_send_as_task(task));
-		goto fail;
-	}
 	return;
 fail:
 	st->result = result;
@@ -101,24 +87,11 @@ state_changed(const union doca_data user_data, struct doca_ctx *ctx, enum doca_c
 
 	(void)ctx;
 	(void)prev_state;
-	switch (next_state) {
-	case DOCA_CTX_STATE_IDLE:
-		DOCA_LOG_INFO("CC client context has been stopped");
-		st->finish = true;
-		break;
-	case DOCA_CTX_STATE_STARTING:
-		DOCA_LOG_INFO("CC client context entered into starting state. Waiting for connection establishment");
-		break;
-	case DOCA_CTX_STATE_RUNNING:
-		DOCA_LOG_INFO("CC client context is running. Sending message");
+	comch_log_state(false, next_state, "Sending message");
+	if (next_state == DOCA_CTX_STATE_RUNNING)
 		send_text(st);
-		break;
-	case DOCA_CTX_STATE_STOPPING:
-		DOCA_LOG_INFO("CC client context entered into stopping state. Waiting for connection termination");
-		break;
-	default:
-		break;
-	}
+	else if (next_state == DOCA_CTX_STATE_IDLE)
+		st->finish = true;
 }
 
 static doca_error_t
@@ -151,48 +124,34 @@ static doca_error_t
 ctrl_path_client(const struct comch_config *cfg)
 {
 	struct client_state st = {.cfg = cfg, .result = DOCA_SUCCESS};
-	struct doca_dev *dev = NULL;
-	struct doca_pe *pe = NULL;
-	uint32_t max_msg;
+	struct comch_objects obj;
 	doca_error_t result;
 
-	result = comch_open_client_dev(cfg->pci_addr, &dev);
+	result = comch_objects_open(cfg, false, &obj);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = comch_check_text_len(dev, cfg->text_len);
-	if (result != DOCA_SUCCESS)
-		goto close_dev;
-	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(dev), &max_msg);
-	result = doca_pe_create(&pe);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to create progress engine: %s", doca_error_get_descr(result));
-		goto close_dev;
-	}
-	result = doca_comch_client_create(dev, SERVER_NAME, &st.client);
+	result = doca_comch_client_create(obj.dev, SERVER_NAME, &st.client);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create client: %s", doca_error_get_descr(result));
-		goto destroy_pe;
+		goto close;
 	}
-	result = configure_client(&st, pe, max_msg);
+	result = configure_client(&st, obj.pe, obj.max_msg);
 	if (result != DOCA_SUCCESS)
 		goto destroy_client;
+	/* The client connects while it is STARTING: the start is asynchronous. */
 	result = doca_ctx_start(doca_comch_client_as_ctx(st.client));
 	if (result != DOCA_ERROR_IN_PROGRESS) {
 		DOCA_LOG_ERR("Failed to start client context: %s", doca_error_get_descr(result));
 		goto destroy_client;
 	}
-	while (!st.finish)
-		if (doca_pe_progress(pe) == 0)
-			usleep(10);
+	comch_progress_until(obj.pe, &st.finish, NULL);
 	result = st.result;
 
 destroy_client:
 	if (doca_comch_client_destroy(st.client) != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to destroy client");
-destroy_pe:
-	doca_pe_destroy(pe);
-close_dev:
-	doca_dev_close(dev);
+close:
+	comch_objects_close(&obj);
 	return result;
 }
 

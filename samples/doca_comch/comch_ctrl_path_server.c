@@ -5,8 +5,6 @@
  * Flags: -p (DPU device, 03:00.0), -r (representor of the host function, b1:00.0), -t.
  */
 #include <stdbool.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <doca_comch.h>
 #include <doca_ctx.h>
@@ -39,14 +37,14 @@ state_of(struct doca_comch_connection *conn)
 	return ud.ptr;
 }
 
+/* The answer went out: the sample is done. */
 static void
 send_done(struct doca_comch_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct server_state *st = ctx_user_data.ptr;
 
 	(void)task_user_data;
-	DOCA_LOG_INFO("Task sent successfully");
-	doca_task_free(doca_comch_task_send_as_task(task));
+	comch_send_done(task, "Task");
 	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
 }
 
@@ -54,40 +52,27 @@ static void
 send_failed(struct doca_comch_task_send *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct server_state *st = ctx_user_data.ptr;
-	doca_error_t status = doca_task_get_status(doca_comch_task_send_as_task(task));
 
 	(void)task_user_data;
-	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(status));
-	st->result = status;
-	doca_task_free(doca_comch_task_send_as_task(task));
+	st->result = comch_send_failed(task);
 	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
 }
 
+/* The client's message: print it and answer with the text on the same connection. */
 static void
 message_received(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer, uint32_t msg_len,
 		 struct doca_comch_connection *conn)
 {
 	struct server_state *st = state_of(conn);
-	struct doca_comch_task_send *task;
 	doca_error_t result;
 
 	(void)event;
 	DOCA_LOG_INFO("Message received: '%.*s'", (int)msg_len, recv_buffer);
-	result = doca_comch_server_task_send_alloc_init(st->server, conn, st->cfg->text, st->cfg->text_len, &task);
+	result = comch_send(st->server, NULL, conn, st->cfg->text, st->cfg->text_len);
 	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to allocate task in server with error = %s", doca_error_get_name(result));
-		goto fail;
+		st->result = result;
+		(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
 	}
-	result = doca_task_submit(doca_comch_task_send_as_task(task));
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to send response from server with error = %s", doca_error_get_name(result));
-		doca_task_free(doca_comch_task_send_as_task(task));
-		goto fail;
-	}
-	return;
-fail:
-	st->result = result;
-	(void)doca_ctx_stop(doca_comch_server_as_ctx(st->server));
 }
 
 static void
@@ -121,23 +106,9 @@ state_changed(const union doca_data user_data, struct doca_ctx *ctx, enum doca_c
 
 	(void)ctx;
 	(void)prev_state;
-	switch (next_state) {
-	case DOCA_CTX_STATE_IDLE:
-		DOCA_LOG_INFO("CC server context has been stopped");
+	comch_log_state(true, next_state, "Waiting for clients to connect");
+	if (next_state == DOCA_CTX_STATE_IDLE)
 		st->finish = true;
-		break;
-	case DOCA_CTX_STATE_STARTING:
-		DOCA_LOG_ERR("CC server context entered into starting state. Unexpected transition");
-		break;
-	case DOCA_CTX_STATE_RUNNING:
-		DOCA_LOG_INFO("CC server context is running. Waiting for clients to connect");
-		break;
-	case DOCA_CTX_STATE_STOPPING:
-		DOCA_LOG_INFO("CC server context entered into stopping state. Terminating connections with clients");
-		break;
-	default:
-		break;
-	}
 }
 
 static doca_error_t
@@ -173,30 +144,18 @@ static doca_error_t
 ctrl_path_server(const struct comch_config *cfg)
 {
 	struct server_state st = {.cfg = cfg, .result = DOCA_SUCCESS};
-	struct doca_dev_rep *rep = NULL;
-	struct doca_dev *dev = NULL;
-	struct doca_pe *pe = NULL;
-	uint32_t max_msg;
+	struct comch_objects obj;
 	doca_error_t result;
 
-	result = comch_open_server_dev(cfg->pci_addr, cfg->rep_pci_addr, &dev, &rep);
+	result = comch_objects_open(cfg, true, &obj);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = comch_check_text_len(dev, cfg->text_len);
-	if (result != DOCA_SUCCESS)
-		goto close_devs;
-	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(dev), &max_msg);
-	result = doca_pe_create(&pe);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to create progress engine: %s", doca_error_get_descr(result));
-		goto close_devs;
-	}
-	result = doca_comch_server_create(dev, rep, SERVER_NAME, &st.server);
+	result = doca_comch_server_create(obj.dev, obj.rep, SERVER_NAME, &st.server);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create server: %s", doca_error_get_descr(result));
-		goto destroy_pe;
+		goto close;
 	}
-	result = configure_server(&st, pe, max_msg);
+	result = configure_server(&st, obj.pe, obj.max_msg);
 	if (result != DOCA_SUCCESS)
 		goto destroy_server;
 	result = doca_ctx_start(doca_comch_server_as_ctx(st.server));
@@ -204,19 +163,14 @@ ctrl_path_server(const struct comch_config *cfg)
 		DOCA_LOG_ERR("Failed to start server context: %s", doca_error_get_descr(result));
 		goto destroy_server;
 	}
-	while (!st.finish)
-		if (doca_pe_progress(pe) == 0)
-			usleep(10);
+	comch_progress_until(obj.pe, &st.finish, NULL);
 	result = st.result;
 
 destroy_server:
 	if (doca_comch_server_destroy(st.server) != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to destroy server");
-destroy_pe:
-	doca_pe_destroy(pe);
-close_devs:
-	doca_dev_rep_close(rep);
-	doca_dev_close(dev);
+close:
+	comch_objects_close(&obj);
 	return result;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <doca_comch.h>
 #include <doca_ctx.h>
@@ -40,8 +39,7 @@ send_done(struct doca_comch_task_send *task, union doca_data tud, union doca_dat
 {
 	(void)tud;
 	(void)cud;
-	DOCA_LOG_INFO("Client task sent successfully");
-	doca_task_free(doca_comch_task_send_as_task(task));
+	comch_send_done(task, "Client task");
 }
 
 static void
@@ -50,27 +48,17 @@ send_failed(struct doca_comch_task_send *task, union doca_data tud, union doca_d
 	struct client_state *st = cud.ptr;
 
 	(void)tud;
-	st->result = doca_task_get_status(doca_comch_task_send_as_task(task));
-	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(st->result));
-	doca_task_free(doca_comch_task_send_as_task(task));
+	st->result = comch_send_failed(task);
 	(void)doca_ctx_stop(doca_comch_client_as_ctx(st->client));
 }
 
 static doca_error_t
 send_msg(struct client_state *st, const char *msg)
 {
-	struct doca_comch_task_send *task;
-	doca_error_t r;
-
-	r = doca_comch_client_task_send_alloc_init(st->client, st->dp.conn, msg, (uint32_t)strlen(msg), &task);
-	if (r != DOCA_SUCCESS)
-		return r;
-	r = doca_task_submit(doca_comch_task_send_as_task(task));
-	if (r != DOCA_SUCCESS)
-		doca_task_free(doca_comch_task_send_as_task(task));
-	return r;
+	return comch_send(NULL, st->client, st->dp.conn, msg, (uint32_t)strlen(msg));
 }
 
+/* The server echoes the start (the fast path may begin) and the stop (the sample ends). */
 static void
 message_received(struct doca_comch_event_msg_recv *event, uint8_t *buf, uint32_t len,
 		 struct doca_comch_connection *conn)
@@ -90,73 +78,65 @@ state_changed(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_stat
 {
 	struct client_state *st = ud.ptr;
 
-	(void)ctx;
 	(void)prev;
-	switch (next) {
-	case DOCA_CTX_STATE_IDLE:
-		DOCA_LOG_INFO("CC client context has been stopped");
+	comch_log_state(false, next, "Get a connection from server");
+	if (next == DOCA_CTX_STATE_IDLE) {
 		st->finish = true;
-		break;
-	case DOCA_CTX_STATE_STARTING:
-		DOCA_LOG_INFO("CC client context entered into starting state. Waiting for connection establishment");
-		break;
-	case DOCA_CTX_STATE_RUNNING:
-		DOCA_LOG_INFO("CC client context is running. Get a connection from server");
+	} else if (next == DOCA_CTX_STATE_RUNNING) {
 		if (doca_comch_client_get_connection(st->client, &st->dp.conn) != DOCA_SUCCESS ||
 		    send_msg(st, DATA_PATH_START) != DOCA_SUCCESS) {
 			DOCA_LOG_ERR("Failed to send the start message");
 			st->result = DOCA_ERROR_IO_FAILED;
 			(void)doca_ctx_stop(ctx);
 		}
-		break;
-	case DOCA_CTX_STATE_STOPPING:
-		DOCA_LOG_INFO("CC client context entered into stopping state. Waiting for connection termination");
-		break;
-	default:
-		break;
 	}
+}
+
+static doca_error_t
+configure_client(struct client_state *st, uint32_t max_msg)
+{
+	struct doca_ctx *ctx = doca_comch_client_as_ctx(st->client);
+	doca_error_t r;
+
+	r = doca_pe_connect_ctx(st->dp.conn_pe, ctx);
+	if (r == DOCA_SUCCESS)
+		r = doca_ctx_set_state_changed_cb(ctx, state_changed);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_client_task_send_set_conf(st->client, send_done, send_failed, 1024);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_client_event_msg_recv_register(st->client, message_received);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_client_event_consumer_register(st->client, data_path_new_consumer,
+							      data_path_expired_consumer);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_client_set_max_msg_size(st->client, max_msg);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_client_set_recv_queue_size(st->client, 10);
+	if (r == DOCA_SUCCESS)
+		r = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = st});
+	return r;
 }
 
 static doca_error_t
 data_path_client(const struct comch_config *cfg)
 {
 	struct client_state st = {.result = DOCA_SUCCESS};
+	struct comch_objects obj;
 	struct doca_ctx *ctx;
-	uint32_t max_msg;
 	doca_error_t r;
 
-	r = comch_open_client_dev(cfg->pci_addr, &st.dp.dev);
+	r = comch_objects_open(cfg, false, &obj);
 	if (r != DOCA_SUCCESS)
 		return r;
-	r = comch_check_text_len(st.dp.dev, cfg->text_len);
-	if (r != DOCA_SUCCESS)
-		goto close_dev;
-	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(st.dp.dev), &max_msg);
-	r = doca_pe_create(&st.dp.conn_pe);
-	if (r != DOCA_SUCCESS)
-		goto close_dev;
+	st.dp.dev = obj.dev;
+	st.dp.conn_pe = obj.pe;
 	r = doca_comch_client_create(st.dp.dev, DATA_PATH_SERVER_NAME, &st.client);
 	if (r != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create client: %s", doca_error_get_descr(r));
-		goto destroy_pe;
+		goto close;
 	}
 	ctx = doca_comch_client_as_ctx(st.client);
-	r = doca_pe_connect_ctx(st.dp.conn_pe, ctx);
-	if (r == DOCA_SUCCESS)
-		r = doca_ctx_set_state_changed_cb(ctx, state_changed);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_client_task_send_set_conf(st.client, send_done, send_failed, 1024);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_client_event_msg_recv_register(st.client, message_received);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_client_event_consumer_register(st.client, data_path_new_consumer,
-							      data_path_expired_consumer);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_client_set_max_msg_size(st.client, max_msg);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_client_set_recv_queue_size(st.client, 10);
-	if (r == DOCA_SUCCESS)
-		r = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = &st});
+	r = configure_client(&st, obj.max_msg);
 	if (r != DOCA_SUCCESS)
 		goto destroy_client;
 	r = doca_ctx_start(ctx);
@@ -164,9 +144,7 @@ data_path_client(const struct comch_config *cfg)
 		DOCA_LOG_ERR("Failed to start client context: %s", doca_error_get_descr(r));
 		goto destroy_client;
 	}
-	while (!st.start_echoed && !st.finish)
-		if (doca_pe_progress(st.dp.conn_pe) == 0)
-			usleep(10);
+	comch_progress_until(st.dp.conn_pe, &st.start_echoed, &st.finish);
 	if (!st.finish) {
 		r = data_path_send(&st.dp, cfg->text, cfg->text_len);
 		if (r == DOCA_SUCCESS)
@@ -176,16 +154,12 @@ data_path_client(const struct comch_config *cfg)
 		if (send_msg(&st, DATA_PATH_STOP) != DOCA_SUCCESS)
 			(void)doca_ctx_stop(ctx);
 	}
-	while (!st.finish)
-		if (doca_pe_progress(st.dp.conn_pe) == 0)
-			usleep(10);
+	comch_progress_until(st.dp.conn_pe, &st.finish, NULL);
 	r = st.result;
 destroy_client:
 	(void)doca_comch_client_destroy(st.client);
-destroy_pe:
-	(void)doca_pe_destroy(st.dp.conn_pe);
-close_dev:
-	doca_dev_close(st.dp.dev);
+close:
+	comch_objects_close(&obj);
 	return r;
 }
 

@@ -7,7 +7,6 @@
  */
 #include <stdbool.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <doca_comch.h>
 #include <doca_ctx.h>
@@ -40,8 +39,7 @@ send_done(struct doca_comch_task_send *task, union doca_data tud, union doca_dat
 {
 	(void)tud;
 	(void)cud;
-	DOCA_LOG_INFO("Server task sent successfully");
-	doca_task_free(doca_comch_task_send_as_task(task));
+	comch_send_done(task, "Server task");
 }
 
 static void
@@ -50,24 +48,13 @@ send_failed(struct doca_comch_task_send *task, union doca_data tud, union doca_d
 	struct server_state *st = cud.ptr;
 
 	(void)tud;
-	st->result = doca_task_get_status(doca_comch_task_send_as_task(task));
-	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(st->result));
-	doca_task_free(doca_comch_task_send_as_task(task));
+	st->result = comch_send_failed(task);
 }
 
 static doca_error_t
 send_msg(struct server_state *st, const char *msg)
 {
-	struct doca_comch_task_send *task;
-	doca_error_t r;
-
-	r = doca_comch_server_task_send_alloc_init(st->server, st->dp.conn, msg, (uint32_t)strlen(msg), &task);
-	if (r != DOCA_SUCCESS)
-		return r;
-	r = doca_task_submit(doca_comch_task_send_as_task(task));
-	if (r != DOCA_SUCCESS)
-		doca_task_free(doca_comch_task_send_as_task(task));
-	return r;
+	return comch_send(st->server, NULL, st->dp.conn, msg, (uint32_t)strlen(msg));
 }
 
 static void
@@ -115,77 +102,65 @@ state_changed(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_stat
 
 	(void)ctx;
 	(void)prev;
-	switch (next) {
-	case DOCA_CTX_STATE_IDLE:
-		DOCA_LOG_INFO("CC server context has been stopped");
+	comch_log_state(true, next, "Waiting for clients to connect");
+	if (next == DOCA_CTX_STATE_IDLE)
 		st->finish = true;
-		break;
-	case DOCA_CTX_STATE_STARTING:
-		DOCA_LOG_ERR("CC server context entered into starting state. Unexpected transition");
-		break;
-	case DOCA_CTX_STATE_RUNNING:
-		DOCA_LOG_INFO("CC server context is running. Waiting for clients to connect");
-		break;
-	case DOCA_CTX_STATE_STOPPING:
-		DOCA_LOG_INFO("CC server context entered into stopping state. Terminating connections with clients");
-		break;
-	default:
-		break;
-	}
+}
+
+static doca_error_t
+configure_server(struct server_state *st, uint32_t max_msg)
+{
+	struct doca_ctx *ctx = doca_comch_server_as_ctx(st->server);
+	doca_error_t r;
+
+	r = doca_pe_connect_ctx(st->dp.conn_pe, ctx);
+	if (r == DOCA_SUCCESS)
+		r = doca_ctx_set_state_changed_cb(ctx, state_changed);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_task_send_set_conf(st->server, send_done, send_failed, 1024);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_event_msg_recv_register(st->server, message_received);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_event_connection_status_changed_register(st->server, connected, disconnected);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_event_consumer_register(st->server, data_path_new_consumer,
+							      data_path_expired_consumer);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_set_max_msg_size(st->server, max_msg);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_server_set_recv_queue_size(st->server, 10);
+	if (r == DOCA_SUCCESS)
+		r = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = st});
+	return r;
 }
 
 static doca_error_t
 data_path_server(const struct comch_config *cfg)
 {
 	struct server_state st = {.result = DOCA_SUCCESS};
-	struct doca_dev_rep *rep = NULL;
+	struct comch_objects obj;
 	struct doca_ctx *ctx;
-	uint32_t max_msg;
 	doca_error_t r;
 
-	r = comch_open_server_dev(cfg->pci_addr, cfg->rep_pci_addr, &st.dp.dev, &rep);
+	r = comch_objects_open(cfg, true, &obj);
 	if (r != DOCA_SUCCESS)
 		return r;
-	r = comch_check_text_len(st.dp.dev, cfg->text_len);
-	if (r != DOCA_SUCCESS)
-		goto close_devs;
-	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(st.dp.dev), &max_msg);
-	r = doca_pe_create(&st.dp.conn_pe);
-	if (r != DOCA_SUCCESS)
-		goto close_devs;
-	r = doca_comch_server_create(st.dp.dev, rep, DATA_PATH_SERVER_NAME, &st.server);
+	st.dp.dev = obj.dev;
+	st.dp.conn_pe = obj.pe;
+	r = doca_comch_server_create(st.dp.dev, obj.rep, DATA_PATH_SERVER_NAME, &st.server);
 	if (r != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create server: %s", doca_error_get_descr(r));
-		goto destroy_pe;
+		goto close;
 	}
 	ctx = doca_comch_server_as_ctx(st.server);
-	r = doca_pe_connect_ctx(st.dp.conn_pe, ctx);
-	if (r == DOCA_SUCCESS)
-		r = doca_ctx_set_state_changed_cb(ctx, state_changed);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_task_send_set_conf(st.server, send_done, send_failed, 1024);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_event_msg_recv_register(st.server, message_received);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_event_connection_status_changed_register(st.server, connected, disconnected);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_event_consumer_register(st.server, data_path_new_consumer,
-							      data_path_expired_consumer);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_set_max_msg_size(st.server, max_msg);
-	if (r == DOCA_SUCCESS)
-		r = doca_comch_server_set_recv_queue_size(st.server, 10);
-	if (r == DOCA_SUCCESS)
-		r = doca_ctx_set_user_data(ctx, (union doca_data){.ptr = &st});
+	r = configure_server(&st, obj.max_msg);
 	if (r == DOCA_SUCCESS)
 		r = doca_ctx_start(ctx);
 	if (r != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to start server context: %s", doca_error_get_descr(r));
 		goto destroy_server;
 	}
-	while (!st.start_seen && !st.finish)
-		if (doca_pe_progress(st.dp.conn_pe) == 0)
-			usleep(10);
+	comch_progress_until(st.dp.conn_pe, &st.start_seen, &st.finish);
 	if (!st.finish) {
 		r = data_path_receive(&st.dp);
 		if (r == DOCA_SUCCESS)
@@ -197,17 +172,12 @@ data_path_server(const struct comch_config *cfg)
 			(void)doca_ctx_stop(ctx);
 		}
 	}
-	while (!st.finish)
-		if (doca_pe_progress(st.dp.conn_pe) == 0)
-			usleep(10);
+	comch_progress_until(st.dp.conn_pe, &st.finish, NULL);
 	r = st.result;
 destroy_server:
 	(void)doca_comch_server_destroy(st.server);
-destroy_pe:
-	(void)doca_pe_destroy(st.dp.conn_pe);
-close_devs:
-	doca_dev_rep_close(rep);
-	doca_dev_close(st.dp.dev);
+close:
+	comch_objects_close(&obj);
 	return r;
 }
 

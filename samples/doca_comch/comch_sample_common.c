@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Comch sample plumbing: flags, main(), devices. */
+/* Comch sample plumbing: flags, main(), devices, state lines, sending, progress. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_argp.h>
 #include <doca_log.h>
@@ -179,4 +180,125 @@ comch_check_text_len(struct doca_dev *dev, uint32_t text_len)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
+}
+
+doca_error_t
+comch_objects_open(const struct comch_config *cfg, bool server, struct comch_objects *obj)
+{
+	doca_error_t result;
+
+	memset(obj, 0, sizeof(*obj));
+	if (server)
+		result = comch_open_server_dev(cfg->pci_addr, cfg->rep_pci_addr, &obj->dev, &obj->rep);
+	else
+		result = comch_open_client_dev(cfg->pci_addr, &obj->dev);
+	if (result != DOCA_SUCCESS)
+		return result;
+	result = comch_check_text_len(obj->dev, cfg->text_len);
+	if (result != DOCA_SUCCESS)
+		goto close;
+	(void)doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(obj->dev), &obj->max_msg);
+	result = doca_pe_create(&obj->pe);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create progress engine: %s", doca_error_get_descr(result));
+		goto close;
+	}
+	return DOCA_SUCCESS;
+close:
+	comch_objects_close(obj);
+	return result;
+}
+
+void
+comch_objects_close(struct comch_objects *obj)
+{
+	if (obj->pe != NULL)
+		(void)doca_pe_destroy(obj->pe);
+	if (obj->rep != NULL)
+		(void)doca_dev_rep_close(obj->rep);
+	if (obj->dev != NULL)
+		(void)doca_dev_close(obj->dev);
+	memset(obj, 0, sizeof(*obj));
+}
+
+void
+comch_log_state(bool server, enum doca_ctx_states next_state, const char *running)
+{
+	const char *end = server ? "server" : "client";
+
+	switch (next_state) {
+	case DOCA_CTX_STATE_IDLE:
+		DOCA_LOG_INFO("CC %s context has been stopped", end);
+		break;
+	case DOCA_CTX_STATE_STARTING:
+		/* A server starts at once; a client waits in STARTING for its server. */
+		if (server)
+			DOCA_LOG_ERR("CC server context entered into starting state. Unexpected transition");
+		else
+			DOCA_LOG_INFO("CC client context entered into starting state. Waiting for connection "
+				      "establishment");
+		break;
+	case DOCA_CTX_STATE_RUNNING:
+		DOCA_LOG_INFO("CC %s context is running. %s", end, running);
+		break;
+	case DOCA_CTX_STATE_STOPPING:
+		if (server)
+			DOCA_LOG_INFO("CC server context entered into stopping state. Terminating connections with "
+				      "clients");
+		else
+			DOCA_LOG_INFO("CC client context entered into stopping state. Waiting for connection "
+				      "termination");
+		break;
+	default:
+		break;
+	}
+}
+
+doca_error_t
+comch_send(struct doca_comch_server *server, struct doca_comch_client *client, struct doca_comch_connection *conn,
+	   const char *msg, uint32_t len)
+{
+	const char *end = server != NULL ? "server" : "client";
+	struct doca_comch_task_send *task;
+	doca_error_t result;
+
+	if (server != NULL)
+		result = doca_comch_server_task_send_alloc_init(server, conn, msg, len, &task);
+	else
+		result = doca_comch_client_task_send_alloc_init(client, conn, msg, len, &task);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to allocate task in %s with error = %s", end, doca_error_get_name(result));
+		return result;
+	}
+	result = doca_task_submit(doca_comch_task_send_as_task(task));
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to send message from %s with error = %s", end, doca_error_get_name(result));
+		doca_task_free(doca_comch_task_send_as_task(task));
+	}
+	return result;
+}
+
+void
+comch_send_done(struct doca_comch_task_send *task, const char *what)
+{
+	DOCA_LOG_INFO("%s sent successfully", what);
+	doca_task_free(doca_comch_task_send_as_task(task));
+}
+
+doca_error_t
+comch_send_failed(struct doca_comch_task_send *task)
+{
+	doca_error_t status = doca_task_get_status(doca_comch_task_send_as_task(task));
+
+	DOCA_LOG_ERR("Message failed to send with error = %s", doca_error_get_name(status));
+	doca_task_free(doca_comch_task_send_as_task(task));
+	return status;
+}
+
+void
+comch_progress_until(struct doca_pe *pe, const bool *done, const bool *done2)
+{
+	while (!*done && (done2 == NULL || !*done2))
+		if (doca_pe_progress(pe) == 0)
+			usleep(10);
 }

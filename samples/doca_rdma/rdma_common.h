@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What the 14 RDMA samples share: flags and their defaults, the resources of one
- * RDMA context, the out-of-band exchange through descriptor files and Enter
- * presses, the RDMA-CM connection set-up with its descriptor negotiation, and the
- * main() skeleton.  A sample only describes itself in a struct rdma_sample.
+ * What the 14 RDMA samples share, and only that: flags and their defaults, the
+ * resources of one RDMA context (device, local memory and its mmap, inventory,
+ * PE), the state-change plumbing, descriptor files and the out-of-band
+ * exchange, task and buf helpers, and the RDMA-CM connection set-up.  Each
+ * sample's own DOCA call order is in rdma_<name>_sample.c.
  */
 #ifndef RDMA_COMMON_H_
 #define RDMA_COMMON_H_
@@ -59,12 +60,12 @@ struct rdma_config {
 	enum doca_rdma_addr_type cm_addr_type;		     /* -sat */
 };
 
-/* Sample-specific flags (register_rdma_params). */
+/* Sample-specific flags (rdma_sample_main). */
 enum rdma_params {
 	RDMA_PARAM_SEND_STRING = 1 << 0,     /* -s */
 	RDMA_PARAM_READ_STRING = 1 << 1,     /* -r */
 	RDMA_PARAM_WRITE_STRING = 1 << 2,    /* -w */
-	RDMA_PARAM_NUM_CONNECTIONS = 1 << 3, /* -nc, and "-%04u" connection file names */
+	RDMA_PARAM_NUM_CONNECTIONS = 1 << 3, /* -nc */
 };
 
 /*
@@ -87,24 +88,8 @@ enum rdma_resource {
 
 struct rdma_resources;
 
-/* Everything that tells one sample program from another. */
-struct rdma_sample {
-	const char *name;    /* program name, e.g. "doca_rdma_send" */
-	const char *peer;    /* "receiver", "sender", "requester", "responder" (prompts) */
-	unsigned int params; /* enum rdma_params bits */
-	uint32_t mmap_perm;  /* permissions of the local mmap */
-	uint32_t rdma_perm;  /* doca_rdma_set_permissions() */
-	tasks_check cap;     /* device filter (NULL: any device) */
-	enum rdma_role role;
-	enum rdma_resource resource; /* for requesters and responders */
-	bool dc_passive;	     /* with DC: export only, never read the peer's file or connect */
-	/* Before the context starts: task confs, sample objects (NULL: nothing). */
-	doca_error_t (*setup)(struct rdma_resources *res);
-	/* Once every connection exists and the peer's resource is imported: submit the work. */
-	doca_error_t (*run)(struct rdma_resources *res);
-	/* After the context is idle again, before the common teardown (NULL: nothing). */
-	doca_error_t (*teardown)(struct rdma_resources *res);
-};
+/* What a sample does once connected: submit its tasks (or wait for the peer's). */
+typedef doca_error_t (*rdma_step_fn)(struct rdma_resources *res);
 
 /*
  * A descriptor file this run may delete at the end: one it created, or one of
@@ -120,23 +105,32 @@ struct rdma_owned_file {
 #define RDMA_MAX_OWNED_FILES (2 * RDMA_MAX_CONNECTIONS + 1)
 
 struct rdma_resources {
-	const struct rdma_sample *sample;
+	/* Set by the sample before allocate_rdma_resources() */
+	const char *peer;	     /* "receiver", "sender", "requester", "responder" (prompts) */
+	enum rdma_role role;	     /* what the exchange of descriptors does for this side */
+	enum rdma_resource resource; /* exported (responder) or imported (requester) */
+	bool numbered_files;	     /* one "<path>-%04u" file pair per connection (-nc samples) */
+	bool dc_passive;	     /* with DC: export only, never read the peer's file or connect */
+	rdma_step_fn run;	     /* connected (and the peer's resource imported): submit the work */
+	void *priv;		     /* sample-specific state */
+	/* Filled by allocate_rdma_resources() */
 	struct rdma_config *cfg;
 	struct doca_dev *doca_device;
 	struct doca_mmap *mmap; /* local memory, RDMA_MEM_RANGE_LEN bytes */
 	char *mmap_memrange;
+	struct doca_buf_inventory *buf_inventory; /* RDMA_INVENTORY_PER_CONN per connection */
 	struct doca_pe *pe;
 	struct doca_rdma *rdma;
 	struct doca_ctx *rdma_ctx;
-	struct doca_buf_inventory *buf_inventory;
+	/* Connections and what the exchange brought (freed by destroy_rdma_resources) */
 	struct doca_rdma_connection *connections[RDMA_MAX_CONNECTIONS];
 	uint32_t num_connections;				  /* entries of connections[] in use */
-	void *remote_conn_desc[RDMA_MAX_CONNECTIONS];		  /* peer blobs read from files (freed at destroy) */
+	void *remote_conn_desc[RDMA_MAX_CONNECTIONS];		  /* peer blobs read from files */
 	void *remote_resource_desc;				  /* -m blob read by a requester */
 	struct rdma_owned_file owned_files[RDMA_MAX_OWNED_FILES]; /* deleted at destroy */
 	uint32_t num_owned_files;
 	struct doca_mmap *remote_mmap;		      /* requester: the responder's memory */
-	struct doca_sync_event *sync_event;	      /* sync-event responder: its event */
+	struct doca_sync_event *sync_event;	      /* sync-event responder: its event (the sample's) */
 	struct doca_sync_event_remote_net *remote_se; /* sync-event requester: the responder's event */
 	/* RDMA-CM */
 	struct doca_rdma_addr *cm_addr; /* client: the server's address */
@@ -146,48 +140,59 @@ struct rdma_resources {
 	doca_error_t first_error;   /* first failure met; the sample's result */
 	bool run_pe_progress;	    /* cleared when the context is IDLE again */
 	size_t num_remaining_tasks; /* the context is stopped when it reaches 0 */
-	void *priv;		    /* sample-specific state */
 };
 
-/* Fill cfg with DOCA's defaults. */
-void set_default_config_value(struct rdma_config *cfg);
+/* --- main() (rdma_params.c) ------------------------------------------------- */
 
-/* Register -d -ld -re -m -g -tt -cm -lp -sa -sat with ARGP (program config: struct rdma_config). */
-doca_error_t register_rdma_common_params(void);
+/* The sample function a program's main() runs once its flags are parsed. */
+typedef doca_error_t (*rdma_sample_fn)(struct rdma_config *cfg);
 
-/* Register the sample-specific flags of params (enum rdma_params bits). */
-doca_error_t register_rdma_params(unsigned int params);
+/*
+ * DOCA's defaults, logging, "Starting the sample", the common flags and those of
+ * params (enum rdma_params bits), the sample, and the final "Sample finished
+ * successfully" / "... with errors".  Returns the process exit status.
+ */
+int rdma_sample_main(const char *name, unsigned int params, rdma_sample_fn sample, int argc, char **argv);
+
+/* --- resources and the context (rdma_common.c) ------------------------------ */
 
 /*
  * Open the device named cfg->device_name that passes func, create the local
- * memory and its mmap (mmap_permissions), a PE and the RDMA context
- * (rdma_permissions, gid index if set, max connections, transport) connected to
- * the PE.  DC is refused (INVALID_VALUE) with several connections or RDMA-CM.
+ * memory and its mmap (mmap_permissions), the buf inventory, a PE and the RDMA
+ * context (rdma_permissions, gid index if set, max connections, transport)
+ * connected to the PE.  DC is refused (INVALID_VALUE) with several connections
+ * or RDMA-CM.  On failure nothing is left to destroy.
  */
 doca_error_t allocate_rdma_resources(struct rdma_config *cfg, uint32_t mmap_permissions, uint32_t rdma_permissions,
 				     tasks_check func, struct rdma_resources *resources);
 
 /*
- * Undo allocate_rdma_resources and everything the run added (remote mmap,
- * remote sync event, CM address, negotiation mmap, received blobs) and delete
- * the descriptor files this run owns: those it wrote, and the peer's once they
- * were read and used (connected to, imported).  Any other file at the paths
- * is left alone.  The first failure is returned, every step is tried.
+ * Stop the context if it is not IDLE, undo allocate_rdma_resources and
+ * everything the run added (remote mmap, remote sync event, CM address,
+ * negotiation mmap, received blobs) and delete the descriptor files this run
+ * owns.  Returns result, or the first teardown failure when result is SUCCESS.
  */
-doca_error_t destroy_rdma_resources(struct rdma_resources *resources, struct rdma_config *cfg);
-
-/* Write len bytes to a file that must not exist yet (IO_FAILED otherwise). */
-doca_error_t write_file(const char *file_path, const char *string, size_t string_len);
+doca_error_t destroy_rdma_resources(struct rdma_resources *resources, doca_error_t result);
 
 /*
- * Read a whole regular file (1..RDMA_DESC_MAX_LEN bytes) into a malloc'd buffer
- * the caller frees.  A FIFO or another non-regular file is refused at once
- * (INVALID_VALUE), never waited on.
+ * Before the start: the state callback of every sample (it logs each state; on
+ * RUNNING it listens or connects with RDMA-CM, or calls rdma_oob_connect_and_run; on
+ * IDLE it ends the progress loop) with the resources as user data and, with
+ * -cm, the RDMA-CM callbacks and the descriptor negotiation task of a requester
+ * (receive) or responder (send).
  */
-doca_error_t read_file(const char *file_path, char **string, size_t *string_len);
+doca_error_t rdma_connect_callbacks(struct rdma_resources *res);
 
-/* Block until a line is read from stdin (or stdin ends). */
-void wait_for_enter(void);
+/* doca_ctx_start(), then progress the PE until the context is IDLE again; the first error met. */
+doca_error_t rdma_start_and_progress(struct rdma_resources *res);
+
+/* Export this responder's resource (res->resource); the descriptor stays owned by the library. */
+doca_error_t rdma_export_resource(struct rdma_resources *res, const void **desc, size_t *desc_len);
+
+/* Import the responder's descriptor (requester): remote mmap or remote sync event. */
+doca_error_t rdma_import_resource(struct rdma_resources *res, const void *desc, size_t desc_len);
+
+/* --- tasks and bufs (rdma_common_task.c) ------------------------------------ */
 
 /* Record err as the sample's result unless one is recorded already. */
 void rdma_record_error(struct rdma_resources *res, doca_error_t err);
@@ -195,16 +200,10 @@ void rdma_record_error(struct rdma_resources *res, doca_error_t err);
 /* Record err and stop the context (the run ends once it is IDLE). */
 void rdma_fail(struct rdma_resources *res, doca_error_t err);
 
-/*
- * Stop the context (in RDMA-CM mode after disconnecting every connection).
- * Failures are recorded.
- */
+/* Stop the context (in RDMA-CM mode after disconnecting every connection); failures are recorded. */
 void rdma_finish(struct rdma_resources *res);
 
-/* One task of num_remaining_tasks is done (status recorded if not SUCCESS); rdma_finish() after the last. */
-void rdma_task_done(struct rdma_resources *res, doca_error_t status);
-
-/* Release the task's bufs (NULL ignored), free it, then rdma_task_done(status). */
+/* Release the task's bufs (NULL ignored), free it; after the last remaining task, rdma_finish(). */
 void rdma_task_complete(struct rdma_resources *res, struct doca_task *task, const struct doca_buf *buf1,
 			const struct doca_buf *buf2, doca_error_t status);
 
@@ -217,6 +216,9 @@ void rdma_task_failed(struct rdma_resources *res, struct doca_task *task, const 
  * destination when len is 0 (write with immediate).  Counts one remaining task.
  */
 doca_error_t rdma_post_receive(struct rdma_resources *res, size_t offset, size_t len);
+
+/* The run step of the receivers: one receive into the first RDMA_MSG_LEN bytes. */
+doca_error_t rdma_receive_one(struct rdma_resources *res);
 
 /* Error callback of the samples' receive tasks. */
 void rdma_receive_error(struct doca_rdma_task_receive *task, union doca_data task_user_data,
@@ -235,17 +237,43 @@ doca_error_t rdma_local_buf(struct rdma_resources *res, size_t offset, size_t le
  */
 doca_error_t rdma_remote_buf(struct rdma_resources *res, size_t len, bool with_data, struct doca_buf **buf);
 
+/*
+ * The bufs of a one-sided task over the first RDMA_MSG_LEN bytes of both sides:
+ * for a write the local memory is the source (holding data) and the
+ * responder's the destination, for a read the other way round.  Both or none.
+ */
+doca_error_t rdma_one_sided_bufs(struct rdma_resources *res, bool write, struct doca_buf **src, struct doca_buf **dst);
+
 /* Release a buf taken by a sample (NULL is ignored; a failure is logged). */
 void rdma_release_buf(const struct doca_buf *buf);
 
-/* Submit task; on failure log it, free it and return the error. */
-doca_error_t rdma_submit(struct doca_task *task, const char *what);
+/*
+ * Submit task (the caller counted it in num_remaining_tasks); on failure log
+ * it, free it, release the bufs (NULL ignored) and return the error.
+ */
+doca_error_t rdma_submit(struct doca_task *task, const char *what, struct doca_buf *buf1, struct doca_buf *buf2);
 
 /* The text at the data of buf, at most its data length, NUL-bounded (for printing). */
 int rdma_buf_text(const struct doca_buf *buf, const char **text);
 
-/* The main() of every RDMA sample; returns the process exit status. */
-int rdma_sample_main(const struct rdma_sample *sample, int argc, char **argv);
+/* --- descriptor files and the out-of-band exchange (rdma_common_oob.c) ------ */
+
+/*
+ * From the RUNNING callback, out of band: a responder exports its resource;
+ * then for each connection i, doca_rdma_export() it, write the descriptor to
+ * -ld ("<path>-%04u" with numbered_files; a responder's resource descriptor to
+ * -m with the first), say which files to copy to the peer, ask for the peer's
+ * file(s) and Enter, read -re and doca_rdma_connect() (a dc_passive side with
+ * DC stops after writing: the peer connects to it); a requester then reads -m
+ * and imports it.  Last, res->run.  An existing file is never overwritten.
+ */
+doca_error_t rdma_oob_connect_and_run(struct rdma_resources *res);
+
+/* Delete the files this run owns (those it wrote, the peer's it used) if they are still the same. */
+void rdma_remove_owned_files(struct rdma_resources *res);
+
+/* Block until a line is read from stdin (or stdin ends). */
+void wait_for_enter(void);
 
 /* --- RDMA-CM (rdma_common_cm.c) --------------------------------------------- */
 
@@ -263,13 +291,21 @@ doca_error_t rdma_cm_connect(struct rdma_resources *res);
 /* Disconnect every established connection. */
 doca_error_t rdma_cm_disconnect(struct rdma_resources *res);
 
-/* The out-of-band exchange (from the RUNNING callback), then sample->run. */
-doca_error_t rdma_oob_connect_and_run(struct rdma_resources *res);
+/* --- the samples (rdma_<name>_sample.c), called by their main() ------------- */
 
-/* Import the responder's descriptor (requester): remote mmap or remote sync event. */
-doca_error_t rdma_import_resource(struct rdma_resources *res, const void *desc, size_t desc_len);
-
-/* Export this responder's resource; the descriptor stays owned by the library. */
-doca_error_t rdma_export_resource(struct rdma_resources *res, const void **desc, size_t *desc_len);
+doca_error_t rdma_send(struct rdma_config *cfg);
+doca_error_t rdma_receive(struct rdma_config *cfg);
+doca_error_t rdma_send_immediate(struct rdma_config *cfg);
+doca_error_t rdma_receive_immediate(struct rdma_config *cfg);
+doca_error_t rdma_read_requester(struct rdma_config *cfg);
+doca_error_t rdma_read_responder(struct rdma_config *cfg);
+doca_error_t rdma_write_requester(struct rdma_config *cfg);
+doca_error_t rdma_write_responder(struct rdma_config *cfg);
+doca_error_t rdma_write_immediate_requester(struct rdma_config *cfg);
+doca_error_t rdma_write_immediate_responder(struct rdma_config *cfg);
+doca_error_t rdma_sync_event_requester(struct rdma_config *cfg);
+doca_error_t rdma_sync_event_responder(struct rdma_config *cfg);
+doca_error_t rdma_multi_conn_send(struct rdma_config *cfg);
+doca_error_t rdma_multi_conn_receive(struct rdma_config *cfg);
 
 #endif /* RDMA_COMMON_H_ */

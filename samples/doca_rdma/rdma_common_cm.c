@@ -4,6 +4,7 @@
  * (-sa given) connects to it; once every expected connection is established a
  * responder sends its resource descriptor over the connection (after Enter) and
  * the requester receives it, instead of the descriptor files of the OOB mode.
+ * Then the sample's res->run submits its work, as from the OOB exchange.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +49,10 @@ rdma_requester_recv_data_from_rdma_responder(struct rdma_resources *res)
 		rdma_release_buf(buf);
 		return result;
 	}
-	result = rdma_submit(doca_rdma_task_receive_as_task(task), "negotiation receive");
-	if (result != DOCA_SUCCESS) {
-		rdma_release_buf(buf);
+	result = rdma_submit(doca_rdma_task_receive_as_task(task), "negotiation receive", buf, NULL);
+	if (result != DOCA_SUCCESS)
 		return result;
-	}
-	DOCA_LOG_INFO("Waiting for the %s to send its descriptor", res->sample->peer);
+	DOCA_LOG_INFO("Waiting for the %s to send its descriptor", res->peer);
 	return DOCA_SUCCESS;
 }
 
@@ -85,7 +84,7 @@ rdma_responder_send_data_to_rdma_requester(struct rdma_resources *res)
 	}
 
 	/* The requester posts its receive when its side is established: give it the time a person takes. */
-	DOCA_LOG_INFO("Wait till the %s is connected and press enter to send it the descriptor", res->sample->peer);
+	DOCA_LOG_INFO("Wait till the %s is connected and press enter to send it the descriptor", res->peer);
 	wait_for_enter();
 
 	result = doca_rdma_task_send_allocate_init(res->rdma, res->connections[0], buf, task_user_data, &task);
@@ -94,10 +93,7 @@ rdma_responder_send_data_to_rdma_requester(struct rdma_resources *res)
 		rdma_release_buf(buf);
 		return result;
 	}
-	result = rdma_submit(doca_rdma_task_send_as_task(task), "negotiation send");
-	if (result != DOCA_SUCCESS)
-		rdma_release_buf(buf);
-	return result;
+	return rdma_submit(doca_rdma_task_send_as_task(task), "negotiation send", buf, NULL);
 }
 
 static void
@@ -118,10 +114,10 @@ negotiation_receive_completed(struct doca_rdma_task_receive *task, union doca_da
 		rdma_fail(res, result);
 		return;
 	}
-	DOCA_LOG_INFO("Received the %s's descriptor (%zu bytes)", res->sample->peer, desc_len);
+	DOCA_LOG_INFO("Received the %s's descriptor (%zu bytes)", res->peer, desc_len);
 	result = rdma_import_resource(res, res->negotiation_buf, desc_len);
 	if (result == DOCA_SUCCESS)
-		result = res->sample->run(res);
+		result = res->run(res);
 	if (result != DOCA_SUCCESS)
 		rdma_fail(res, result);
 }
@@ -135,7 +131,7 @@ negotiation_receive_error(struct doca_rdma_task_receive *task, union doca_data t
 	doca_error_t status = doca_task_get_status(t);
 
 	(void)task_user_data;
-	DOCA_LOG_ERR("Failed to receive the %s's descriptor: %s", res->sample->peer, doca_error_get_descr(status));
+	DOCA_LOG_ERR("Failed to receive the %s's descriptor: %s", res->peer, doca_error_get_descr(status));
 	rdma_release_buf(doca_rdma_task_receive_get_dst_buf(task));
 	doca_task_free(t);
 	rdma_fail(res, status);
@@ -149,14 +145,14 @@ negotiation_send_completed(struct doca_rdma_task_send *task, union doca_data tas
 	doca_error_t result;
 
 	(void)task_user_data;
-	DOCA_LOG_INFO("Sent the descriptor to the %s", res->sample->peer);
+	DOCA_LOG_INFO("Sent the descriptor to the %s", res->peer);
 	/*
 	 * DOCA's sample frees the task and then asks it for its source buf: task
 	 * memory must stay readable after doca_task_free().  Kept on purpose.
 	 */
 	doca_task_free(doca_rdma_task_send_as_task(task));
 	rdma_release_buf(doca_rdma_task_send_get_src_buf(task));
-	result = res->sample->run(res);
+	result = res->run(res);
 	if (result != DOCA_SUCCESS)
 		rdma_fail(res, result);
 }
@@ -169,7 +165,7 @@ negotiation_send_error(struct doca_rdma_task_send *task, union doca_data task_us
 	doca_error_t status = doca_task_get_status(t);
 
 	(void)task_user_data;
-	DOCA_LOG_ERR("Failed to send the descriptor to the %s: %s", res->sample->peer, doca_error_get_descr(status));
+	DOCA_LOG_ERR("Failed to send the descriptor to the %s: %s", res->peer, doca_error_get_descr(status));
 	rdma_release_buf(doca_rdma_task_send_get_src_buf(task));
 	doca_task_free(t);
 	rdma_fail(res, status);
@@ -221,7 +217,7 @@ rdma_cm_connect_established_cb(struct doca_rdma_connection *conn, union doca_dat
 	if (res->num_connections < res->cfg->num_connections)
 		return;
 
-	switch (res->sample->role) {
+	switch (res->role) {
 	case RDMA_ROLE_REQUESTER:
 		result = rdma_requester_recv_data_from_rdma_responder(res);
 		break;
@@ -229,7 +225,7 @@ rdma_cm_connect_established_cb(struct doca_rdma_connection *conn, union doca_dat
 		result = rdma_responder_send_data_to_rdma_requester(res);
 		break;
 	default:
-		result = res->sample->run(res);
+		result = res->run(res);
 		break;
 	}
 	if (result != DOCA_SUCCESS)
@@ -259,7 +255,7 @@ rdma_cm_disconnect_cb(struct doca_rdma_connection *conn, union doca_data connect
 	doca_error_t result;
 
 	(void)connection_user_data;
-	DOCA_LOG_INFO("The %s disconnected", res->sample->peer);
+	DOCA_LOG_INFO("The %s disconnected", res->peer);
 	result = doca_rdma_connection_disconnect(conn);
 	if (result != DOCA_SUCCESS)
 		DOCA_LOG_WARN("Failed to disconnect a connection the peer closed: %s", doca_error_get_descr(result));

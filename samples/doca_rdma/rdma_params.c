@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Flags of the RDMA samples: DOCA's defaults, the common flags every program
- * takes and the sample-specific ones (-s -r -w -nc), each checked as it is parsed.
+ * The main() of the RDMA samples: DOCA's defaults, the common flags every
+ * program takes and the sample-specific ones (-s -r -w -nc), each checked as it
+ * is parsed, then the sample function and the final line.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -14,7 +16,7 @@
 
 DOCA_LOG_REGISTER(RDMA_PARAMS);
 
-void
+static void
 set_default_config_value(struct rdma_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -243,7 +245,7 @@ register_param_table(const struct param_desc *table, size_t n)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t
+static doca_error_t
 register_rdma_common_params(void)
 {
 	static const struct param_desc common[] = {
@@ -279,7 +281,7 @@ register_rdma_common_params(void)
 	return register_param_table(common, sizeof(common) / sizeof(common[0]));
 }
 
-doca_error_t
+static doca_error_t
 register_rdma_params(unsigned int params)
 {
 	static const struct param_desc specific[] = {
@@ -305,4 +307,54 @@ register_rdma_params(unsigned int params)
 			return result;
 	}
 	return DOCA_SUCCESS;
+}
+
+int
+rdma_sample_main(const char *name, unsigned int params, rdma_sample_fn sample, int argc, char **argv)
+{
+	struct rdma_config cfg;
+	int exit_status = EXIT_FAILURE;
+	doca_error_t result;
+
+	set_default_config_value(&cfg);
+
+	/* Without a log there is no way to report anything: fail silently. */
+	if (sample_logging_init(DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+
+	DOCA_LOG_INFO("Starting the sample");
+
+	result = doca_argp_init(name, &cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to initialize ARGP: %s", doca_error_get_descr(result));
+		goto sample_exit;
+	}
+	result = register_rdma_common_params();
+	if (result == DOCA_SUCCESS)
+		result = register_rdma_params(params);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register the sample's parameters: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+	result = doca_argp_start(argc, argv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse the sample's input: %s", doca_error_get_descr(result));
+		goto argp_cleanup;
+	}
+
+	result = sample(&cfg);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("%s sample failed: %s (%s)", name, doca_error_get_descr(result),
+			     doca_error_get_name(result));
+	else
+		exit_status = EXIT_SUCCESS;
+
+argp_cleanup:
+	doca_argp_destroy();
+sample_exit:
+	if (exit_status == EXIT_SUCCESS)
+		DOCA_LOG_INFO("Sample finished successfully");
+	else
+		DOCA_LOG_INFO("Sample finished with errors");
+	return exit_status;
 }

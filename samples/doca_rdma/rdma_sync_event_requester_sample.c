@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * doca_rdma_sync_event_requester: set the responder's sync event to 0xD0CA over
- * RDMA, poll it with remote get tasks until the responder answers with a larger
- * value, then set it to UINT64_MAX to tell the responder it is done.  The
- * responder spins in doca_sync_event_wait_gt() all along.
+ * RDMA sync event requester: connect to the responder, import its sync event,
+ * set it to 0xD0CA over RDMA, poll it with remote get tasks until the responder
+ * answers with a larger value, then set it to UINT64_MAX to tell the responder
+ * it is done.  The responder spins in doca_sync_event_wait_gt() all along.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 
 #include "rdma_common.h"
 
-DOCA_LOG_REGISTER(RDMA_SYNC_EVENT_REQUESTER);
+DOCA_LOG_REGISTER(RDMA_SYNC_EVENT_REQUESTER::SAMPLE);
 
 #define SE_SIGNAL_VALUE 0xD0CAULL /* what the requester sets first; the responder answers above it */
 
@@ -25,8 +25,6 @@ struct se_requester {
 	bool final_set_wanted;	  /* the answer came before the first set's completion */
 	bool final_set_submitted; /* the UINT64_MAX set is on its way */
 };
-
-static struct se_requester se_state;
 
 static doca_error_t
 submit_final_set(struct rdma_resources *res)
@@ -135,24 +133,7 @@ get_error(struct doca_rdma_task_remote_net_sync_event_get *task, union doca_data
 			 "remote sync event get", doca_rdma_task_remote_net_sync_event_get_get_dst_buf(task), NULL);
 }
 
-static doca_error_t
-se_requester_setup(struct rdma_resources *res)
-{
-	doca_error_t result;
-
-	res->priv = &se_state;
-	result = doca_rdma_task_remote_net_sync_event_notify_set_set_conf(res->rdma, set_completed, set_error, 1);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to configure remote sync event notify set tasks: %s",
-			     doca_error_get_descr(result));
-		return result;
-	}
-	result = doca_rdma_task_remote_net_sync_event_get_set_conf(res->rdma, get_completed, get_error, 1);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to configure remote sync event get tasks: %s", doca_error_get_descr(result));
-	return result;
-}
-
+/* Connected, the responder's event imported: submit the first set and the first get. */
 static doca_error_t
 se_requester_run(struct rdma_resources *res)
 {
@@ -189,11 +170,11 @@ se_requester_run(struct rdma_resources *res)
 	DOCA_LOG_INFO("Signaling remote sync event with value 0x%" PRIx64, (uint64_t)SE_SIGNAL_VALUE);
 	st->set_in_flight = true;
 	result = rdma_submit(doca_rdma_task_remote_net_sync_event_notify_set_as_task(st->set_task),
-			     "remote sync event notify set");
+			     "remote sync event notify set", src, dst);
 	if (result != DOCA_SUCCESS) {
 		st->set_in_flight = false;
 		doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(st->get_task));
-		goto release_dst;
+		return result;
 	}
 	result = doca_task_submit(doca_rdma_task_remote_net_sync_event_get_as_task(st->get_task));
 	if (result != DOCA_SUCCESS) {
@@ -224,20 +205,38 @@ se_requester_cap(const struct doca_devinfo *devinfo)
 	return doca_rdma_cap_task_remote_net_sync_event_get_is_supported(devinfo);
 }
 
-int
-main(int argc, char **argv)
+doca_error_t
+rdma_sync_event_requester(struct rdma_config *cfg)
 {
-	static const struct rdma_sample sample = {
-		.name = "doca_rdma_sync_event_requester",
+	struct se_requester state = {0};
+	struct rdma_resources resources = {
 		.peer = "responder",
-		.mmap_perm = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-		.rdma_perm = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-		.cap = se_requester_cap,
 		.role = RDMA_ROLE_REQUESTER,
 		.resource = RDMA_RESOURCE_SYNC_EVENT,
-		.setup = se_requester_setup,
 		.run = se_requester_run,
+		.priv = &state,
 	};
+	doca_error_t result;
 
-	return rdma_sample_main(&sample, argc, argv);
+	result = allocate_rdma_resources(cfg, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+					 se_requester_cap, &resources);
+	if (result != DOCA_SUCCESS)
+		return result;
+
+	result = doca_rdma_task_remote_net_sync_event_notify_set_set_conf(resources.rdma, set_completed, set_error, 1);
+	if (result == DOCA_SUCCESS)
+		result = doca_rdma_task_remote_net_sync_event_get_set_conf(resources.rdma, get_completed, get_error, 1);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to configure remote sync event notify set and get tasks: %s",
+			     doca_error_get_descr(result));
+		goto destroy;
+	}
+	result = rdma_connect_callbacks(&resources);
+	if (result != DOCA_SUCCESS)
+		goto destroy;
+
+	/* Connecting, importing the responder's event and the tasks start from the RUNNING callback. */
+	result = rdma_start_and_progress(&resources);
+destroy:
+	return destroy_rdma_resources(&resources, result);
 }
