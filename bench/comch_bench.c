@@ -34,7 +34,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-#include "dev_internal.h" /* the forked server plays the DPU: sd_dev_process_side_set() */
+#include <softdoca_dev.h> /* the forked server plays the DPU: softdoca_process_set_side() */
 
 #define NAME "comch_bench"
 #define RING_SLOTS 16
@@ -182,7 +182,7 @@ side_open(struct side *s, bool server)
 		struct doca_devinfo_rep **reps;
 		uint32_t n;
 
-		sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+		softdoca_process_set_side(SOFTDOCA_SIDE_DPU);
 		s->dev = open_dev("03:00.0");
 		CHECK(doca_devinfo_rep_create_list(s->dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n));
 		CHECK(doca_dev_rep_open(reps[0], &s->rep));

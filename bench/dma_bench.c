@@ -36,8 +36,7 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
-
-#include "dev_internal.h"
+#include <softdoca_dev.h>
 
 #define INFLIGHT 32
 #define HOST_PCI "0000:b1:00.0"
@@ -465,9 +464,9 @@ main(int argc, char **argv)
 		setenv("SOFTDOCA_TOPOLOGY", "builtin", 1);
 	host = open_dev(HOST_PCI);
 	/* One program playing both sides: open the DPU's function as a DPU program would. */
-	sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+	softdoca_process_set_side(SOFTDOCA_SIDE_DPU);
 	dpu = open_dev(DPU_PCI);
-	sd_dev_process_side_set(SD_DEV_SIDE_HOST);
+	softdoca_process_set_side(SOFTDOCA_SIDE_HOST);
 
 	printf("| %-22s | %7s | %18s | %18s | %6s | %6s |\n", "row", "size", "softdoca DMA", "peer", "ratio", "/cpu");
 	printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "---------", "--------------------",

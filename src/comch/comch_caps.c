@@ -4,7 +4,7 @@
  * DPU-side functions and clients on host-side ones, as on a BlueField.  The
  * limits are softdoca's choices (docs/comch.md), the same on both sides.
  */
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.caps);
@@ -58,7 +58,7 @@ doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* A device-filter answer: not logged. */
-	return devinfo->side == SD_DEV_SIDE_DPU ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	return sd_devinfo_side(devinfo) == SD_DEV_SIDE_DPU ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -68,7 +68,7 @@ doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 		DOCA_LOG_ERR("doca_comch_cap_client_is_supported: devinfo is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return devinfo->side == SD_DEV_SIDE_HOST ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	return sd_devinfo_side(devinfo) == SD_DEV_SIDE_HOST ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
 /* --- fast path --- */

@@ -18,7 +18,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 #include "../util/sd_time.h"
 
@@ -38,10 +38,10 @@ client_set_wake_fd(struct doca_comch_client *c, int fd)
 	if (c->wake_fd == fd)
 		return;
 	if (c->wake_fd >= 0)
-		sd_pe_del_wake_fd(c->ep.ctx.pe, c->wake_fd);
+		sd_pe_del_wake_fd(sd_ctx_pe(&c->ep.ctx), c->wake_fd);
 	c->wake_fd = fd;
 	if (fd >= 0)
-		(void)sd_pe_add_wake_fd(c->ep.ctx.pe, fd);
+		(void)sd_pe_add_wake_fd(sd_ctx_pe(&c->ep.ctx), fd);
 }
 
 static void
@@ -177,15 +177,15 @@ client_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *c = client_from_ep(sd_comch_ep_from_ctx(ctx));
 
-	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+	if (sd_ctx_state(ctx) == DOCA_CTX_STATE_STARTING) {
 		if (c->conn.fd < 0)
 			return should_retry(c) ? try_connect(c) : 0;
 		return sd_comch_conn_poll(&c->conn);
 	}
-	if (ctx->state != DOCA_CTX_STATE_RUNNING)
+	if (sd_ctx_state(ctx) != DOCA_CTX_STATE_RUNNING)
 		return 0;
 	/* Completions first: a send is reported before the server's answer to it. */
-	if (!sd_list_empty(&ctx->completed))
+	if (sd_ctx_has_completed(ctx))
 		return 0;
 	if (sd_comch_ep_deliver_event(&c->ep))
 		return 1;
@@ -262,11 +262,11 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 			     (const void *)name, (void *)comch_client);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (dev->devinfo->side != SD_DEV_SIDE_HOST) {
+	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_HOST) {
 		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function; Comch clients run on the "
 			     "host (open the host PCI function, e.g. b1:00.0); on the DPU create a server with "
 			     "doca_comch_server_create()",
-			     dev->devinfo->pci_addr);
+			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	c = calloc(1, sizeof(*c));
@@ -282,7 +282,7 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 	c->conn.state = SD_COMCH_CONN_CLOSED;
 	c->ep.handshake = client_handshake;
 	c->ep.conn_closed = client_conn_closed;
-	err = sd_comch_ep_init(&c->ep, false, dev, name, dev->devinfo->pci_addr, &client_ctx_ops,
+	err = sd_comch_ep_init(&c->ep, false, dev, name, sd_devinfo_pci_addr(sd_dev_devinfo(dev)), &client_ctx_ops,
 			       "doca_comch_client_create");
 	if (err != DOCA_SUCCESS) {
 		free(c);
@@ -358,7 +358,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev)
 {
 	CLIENT_NULL_CHECK(comch_client, dev, "doca_comch_client_get_device");
-	*dev = comch_client->ep.ctx.dev;
+	*dev = sd_ctx_dev(&comch_client->ep.ctx);
 	return DOCA_SUCCESS;
 }
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.consumer);
@@ -89,7 +89,7 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 			"doca_ctx_start: the consumer's connection has ended; create consumers on a live connection");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	while (cap < c->recv_pool->num_tasks)
+	while (cap < sd_task_pool_size(c->recv_pool))
 		cap <<= 1;
 	if (c->ring == NULL || c->ring->cap != cap) {
 		free(c->ring);
@@ -119,7 +119,7 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 static unsigned
 consumer_progress(struct doca_ctx *ctx)
 {
-	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+	if (sd_ctx_state(ctx) == DOCA_CTX_STATE_STARTING) {
 		sd_ctx_set_running(ctx);
 		return 1;
 	}
@@ -148,7 +148,7 @@ consumer_flush(struct doca_ctx *ctx)
 	sd_comch_consumer_unannounce(c);
 	while ((elem = sd_list_pop_head(&c->posted)) != NULL) {
 		sd_list_init(elem);
-		sd_task_complete(sd_container_of(elem, struct doca_task, link), SD_TASK_FLUSH_STATUS);
+		sd_task_complete(sd_task_from_link(elem), SD_TASK_FLUSH_STATUS);
 	}
 }
 
@@ -168,7 +168,7 @@ consumer_submit(struct doca_task *task)
 {
 	struct doca_comch_consumer_task_post_recv *t =
 		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
-	struct doca_comch_consumer *c = consumer_from_ctx(task->ctx);
+	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_ring *ring = c->ring;
 	uint64_t posted = atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
 	size_t head_len, data_len;
@@ -189,7 +189,7 @@ consumer_submit(struct doca_task *task)
 	ring->slot[posted & (ring->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
 	/* The slot is complete before a producer can see the new count. */
 	atomic_store_explicit((_Atomic uint64_t *)&ring->posted, posted + 1, memory_order_release);
-	sd_list_insert_tail(&c->posted, &task->link);
+	sd_list_insert_tail(&c->posted, sd_task_link(task));
 	return DOCA_SUCCESS;
 }
 
@@ -232,7 +232,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	c->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
 	sd_list_init(&c->posted);
 	sd_list_init(&c->link);
-	sd_ctx_init(&c->ctx, &consumer_ctx_ops, comch_connection->ep->ctx.dev);
+	sd_ctx_init(&c->ctx, &consumer_ctx_ops, sd_ctx_dev(&comch_connection->ep->ctx));
 	comch_connection->fp_users++;
 	*consumer = c;
 	return DOCA_SUCCESS;
@@ -280,7 +280,7 @@ doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint3
 		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u", SD_COMCH_MAX_IMM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (sd_ctx_state(&consumer->ctx) != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE");
 		return DOCA_ERROR_BAD_STATE;
 	}

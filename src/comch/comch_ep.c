@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.ep);
@@ -47,7 +47,7 @@ sd_comch_ep_fini(struct sd_comch_ep *ep)
 {
 	sd_comch_ep_drop_events(ep);
 	free(ep->rx);
-	sd_dev_put(ep->ctx.dev);
+	sd_dev_put(sd_ctx_dev(&ep->ctx));
 }
 
 /* --- events --------------------------------------------------------------------- */
@@ -232,7 +232,7 @@ sd_comch_conn_poll(struct doca_comch_connection *conn)
 doca_error_t
 sd_comch_ep_check_idle(struct sd_comch_ep *ep, const char *api)
 {
-	if (ep->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (sd_ctx_state(&ep->ctx) != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("%s: allowed only while the context is IDLE (it is not); configure before "
 			     "doca_ctx_start()",
 			     api);
@@ -314,7 +314,7 @@ sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, 
 			     api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING || peer->state != SD_COMCH_CONN_OPEN) {
+	if (sd_ctx_state(&ep->ctx) != DOCA_CTX_STATE_RUNNING || peer->state != SD_COMCH_CONN_OPEN) {
 		DOCA_LOG_ERR("%s: the context must be RUNNING and the connection open (it is %s); wait for the "
 			     "connection",
 			     api, peer->state == SD_COMCH_CONN_CLOSED ? "closed" : "not ready");

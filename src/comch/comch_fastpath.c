@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.fastpath);
@@ -186,7 +186,7 @@ data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
 		return 0;
 	}
-	t = sd_container_of(elem, struct doca_comch_consumer_task_post_recv, task.link);
+	t = sd_container_of(sd_task_from_link(elem), struct doca_comch_consumer_task_post_recv, task);
 	room = tail_room(t->buf, &len);
 	if (m->u.data.len > room) {
 		DOCA_LOG_ERR("Comch peer says it wrote %llu bytes into consumer %u's buffer of %zu free bytes; closing "
@@ -196,13 +196,13 @@ data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 		sd_comch_conn_fail(conn);
 		return 0;
 	}
-	sd_list_init(&t->task.link);
+	sd_list_init(sd_task_link(&t->task));
 	t->producer_id = m->u.data.producer_id;
 	t->imm_len = m->u.data.imm_len;
 	memcpy(t->imm, m->imm, m->u.data.imm_len);
 	(void)doca_buf_set_data_len(t->buf, len + m->u.data.len);
 	sd_task_complete(&t->task, DOCA_SUCCESS);
-	sd_pe_wake(c->ctx.pe);
+	sd_pe_wake(sd_ctx_pe(&c->ctx));
 	return 1;
 }
 

@@ -27,8 +27,7 @@
 #include <doca_comch_consumer.h>
 #include <doca_comch_producer.h>
 
-#include "../core/ctx_internal.h"
-#include "../core/dev_internal.h"
+#include "../core/sd_core.h"
 #include "../core/xproc.h"
 #include "comch_proto.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.producer);
@@ -47,7 +47,7 @@ static doca_error_t
 producer_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = sd_container_of(task, struct doca_comch_producer_task_send, task);
-	struct doca_comch_producer *p = producer_from_ctx(task->ctx);
+	struct doca_comch_producer *p = producer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_remote_consumer *rc = sd_comch_fp_remote(p->conn, t->consumer_id);
 	struct sd_comch_ring_view view;
 	struct sd_comch_fp_data rec;
@@ -154,7 +154,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 	}
 	p->conn = comch_connection;
 	p->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
-	sd_ctx_init(&p->ctx, &producer_ctx_ops, comch_connection->ep->ctx.dev);
+	sd_ctx_init(&p->ctx, &producer_ctx_ops, sd_ctx_dev(&comch_connection->ep->ctx));
 	comch_connection->fp_users++;
 	*producer = p;
 	return DOCA_SUCCESS;

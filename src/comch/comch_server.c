@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 
 SD_LOG_REGISTER(comch.server);
@@ -53,7 +53,7 @@ static void
 server_conn_closed(struct sd_comch_ep *ep, struct doca_comch_connection *conn)
 {
 	/* Its fd left the epoll set when it was closed.  Accepted ones get an event. */
-	if (conn->id != 0 && ep->ctx.state == DOCA_CTX_STATE_RUNNING)
+	if (conn->id != 0 && sd_ctx_state(&ep->ctx) == DOCA_CTX_STATE_RUNNING)
 		sd_comch_ep_queue_event(ep, SD_COMCH_EV_DISCONNECT, conn, 0);
 	else if (conn->pending_events == 0)
 		server_conn_release(ep, conn);
@@ -155,10 +155,10 @@ server_progress(struct doca_ctx *ctx)
 	struct epoll_event ev;
 	int n;
 
-	if (ctx->state != DOCA_CTX_STATE_RUNNING)
+	if (sd_ctx_state(ctx) != DOCA_CTX_STATE_RUNNING)
 		return 0;
 	/* Completions first: a send is reported before the peer's answer to it. */
-	if (!sd_list_empty(&ctx->completed))
+	if (sd_ctx_has_completed(ctx))
 		return 0;
 	if (sd_comch_ep_deliver_event(&s->ep))
 		return 1;
@@ -193,7 +193,7 @@ server_shutdown(struct doca_comch_server *s)
 		s->listen_fd = -1;
 	}
 	if (s->epoll_fd >= 0) {
-		sd_pe_del_wake_fd(s->ep.ctx.pe, s->epoll_fd);
+		sd_pe_del_wake_fd(sd_ctx_pe(&s->ep.ctx), s->epoll_fd);
 		close(s->epoll_fd);
 		s->epoll_fd = -1;
 	}
@@ -255,7 +255,7 @@ server_start(struct doca_ctx *ctx, bool *running)
 		goto shutdown;
 	}
 	/* An application sleeping on the PE's notification handle wakes for clients. */
-	(void)sd_pe_add_wake_fd(ctx->pe, s->epoll_fd);
+	(void)sd_pe_add_wake_fd(sd_ctx_pe(ctx), s->epoll_fd);
 	s->next_conn_id = 0;
 	*running = true; /* listening: RUNNING at once, as DOCA's servers */
 	return DOCA_SUCCESS;
@@ -300,17 +300,19 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 			     (void *)dev, (void *)repr, (const void *)name, (void *)comch_server);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (dev->devinfo->side != SD_DEV_SIDE_DPU) {
+	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_DPU) {
 		DOCA_LOG_ERR("doca_comch_server_create: device %s is a host-side function; Comch servers run on the "
 			     "DPU (open a DPU-side device, e.g. 03:00.0, and the representor of the host function); "
 			     "on the host create a client with doca_comch_client_create()",
-			     dev->devinfo->pci_addr);
+			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (repr->devinfo_rep->owner != dev->devinfo) {
+	if (sd_devinfo_rep_owner(sd_dev_rep_devinfo(repr)) != sd_dev_devinfo(dev)) {
 		DOCA_LOG_ERR("doca_comch_server_create: representor %s belongs to device %s, not to %s; open it "
 			     "with doca_devinfo_rep_create_list() on this device",
-			     repr->devinfo_rep->pci_addr, repr->devinfo_rep->owner->pci_addr, dev->devinfo->pci_addr);
+			     sd_devinfo_rep_pci_addr(sd_dev_rep_devinfo(repr)),
+			     sd_devinfo_pci_addr(sd_devinfo_rep_owner(sd_dev_rep_devinfo(repr))),
+			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	s = calloc(1, sizeof(*s));
@@ -324,8 +326,8 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	s->ep.handshake = server_handshake;
 	s->ep.conn_closed = server_conn_closed;
 	s->ep.conn_release = server_conn_release;
-	err = sd_comch_ep_init(&s->ep, true, dev, name, repr->devinfo_rep->pci_addr, &server_ctx_ops,
-			       "doca_comch_server_create");
+	err = sd_comch_ep_init(&s->ep, true, dev, name, sd_devinfo_rep_pci_addr(sd_dev_rep_devinfo(repr)),
+			       &server_ctx_ops, "doca_comch_server_create");
 	if (err != DOCA_SUCCESS) {
 		free(s);
 		return err;
@@ -399,7 +401,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev)
 {
 	SERVER_NULL_CHECK(comch_server, dev, "doca_comch_server_get_device");
-	*dev = comch_server->ep.ctx.dev;
+	*dev = sd_ctx_dev(&comch_server->ep.ctx);
 	return DOCA_SUCCESS;
 }
 

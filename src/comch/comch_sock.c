@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "comch_internal.h"
 #include "../util/sd_env.h"
 

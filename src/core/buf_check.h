@@ -11,6 +11,8 @@
  * The checks are inline: they run on every submit, and RDMA's validation is
  * inlined into its submit path (an 8-byte ping-pong shows a call).
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_BUF_CHECK_H_
 #define SD_BUF_CHECK_H_
 
@@ -19,7 +21,7 @@
 
 #include <doca_error.h>
 
-#include "mmap_internal.h"
+#include "sd_core.h"
 
 /* Faults of a buf that both libraries refuse, with the status a task gets for each. */
 enum sd_buf_fault {
@@ -55,7 +57,7 @@ sd_buf_refuse(struct sd_buf_verdict *v, unsigned int why, const char *what, uint
 static inline bool
 sd_buf_check_held(const struct doca_buf *buf, const char *what, struct sd_buf_verdict *v)
 {
-	if (sd_unlikely(buf->refcount == 0))
+	if (sd_unlikely(sd_buf_refcount(buf) == 0))
 		return sd_buf_refuse(v, SD_BUF_RELEASED, what, 0, 0, 0);
 	return true;
 }
@@ -77,12 +79,13 @@ sd_buf_check_list_len(uint64_t n, uint64_t max, const char *what, struct sd_buf_
 static inline bool
 sd_buf_check_seg(const struct doca_buf *seg, bool writable, const char *what, struct sd_buf_verdict *v)
 {
-	const struct doca_mmap *m = seg->mmap;
+	const struct doca_mmap *m = sd_buf_mmap(seg);
+	uint32_t perms = sd_mmap_permissions(m);
 
-	if (sd_unlikely(!sd_mmap_contains(m, seg->head, seg->len)))
+	if (sd_unlikely(!sd_mmap_contains(m, sd_buf_head(seg), sd_buf_len(seg))))
 		return sd_buf_refuse(v, SD_BUF_OUTSIDE_MMAP, what, 0, 0, 0);
-	if (writable && m->kind == SD_MMAP_LOCAL && sd_unlikely(!(m->permissions & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)))
-		return sd_buf_refuse(v, SD_BUF_NO_LOCAL_WRITE, what, m->permissions, 0, 0);
+	if (writable && sd_mmap_kind(m) == SD_MMAP_LOCAL && sd_unlikely(!(perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)))
+		return sd_buf_refuse(v, SD_BUF_NO_LOCAL_WRITE, what, perms, 0, 0);
 	return true;
 }
 
@@ -90,7 +93,7 @@ sd_buf_check_seg(const struct doca_buf *seg, bool writable, const char *what, st
 static inline uint64_t
 sd_buf_tail_room(const struct doca_buf *buf)
 {
-	return (uint64_t)((buf->head + buf->len) - (buf->data + buf->data_len));
+	return (uint64_t)((sd_buf_head(buf) + sd_buf_len(buf)) - (sd_buf_data(buf) + sd_buf_data_len(buf)));
 }
 
 /* need bytes fit in room. */

@@ -34,6 +34,8 @@
  * callback: DOCA counts completed-but-unreported tasks as in flight and flushes
  * them.  See docs/pe-ctx.md.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_CTX_INTERNAL_H_
 #define SD_CTX_INTERNAL_H_
 
@@ -54,27 +56,27 @@ struct sd_task_pool;
 #define SD_TASK_FLUSH_STATUS DOCA_ERROR_IO_FAILED
 
 struct doca_task {
-	struct doca_ctx *ctx;
-	struct sd_task_pool *pool;
-	union doca_data user_data;
-	doca_error_t status;
-	struct sd_list link; /* pool free list, backend queues, ctx completion queue */
-	uint64_t seq;	     /* submission order within the ctx (in-order failure delivery) */
-	bool allocated;
-	bool in_flight;
+	struct doca_ctx *SD_CORE_PRIVATE(ctx);
+	struct sd_task_pool *SD_CORE_PRIVATE(pool);
+	union doca_data SD_CORE_PRIVATE(user_data);
+	doca_error_t SD_CORE_PRIVATE(status);
+	struct sd_list SD_CORE_PRIVATE(link); /* pool free list, backend queues, ctx completion queue */
+	uint64_t SD_CORE_PRIVATE(seq);	      /* submission order within the ctx (in-order failure delivery) */
+	bool SD_CORE_PRIVATE(allocated);
+	bool SD_CORE_PRIVATE(in_flight);
 };
 
 /* One pool per task type of a context (DMA memcpy, RDMA send, ...). */
 struct sd_task_pool {
-	struct doca_ctx *ctx;
-	size_t task_size; /* sizeof the backend task struct, which starts with struct doca_task */
-	uint32_t num_tasks;
-	uint32_t num_allocated;
-	void *storage;
-	struct sd_list free_list;
-	doca_task_completion_cb_t success_cb;
-	doca_task_completion_cb_t error_cb;
-	const char *name; /* "memcpy", "send", ... for log lines */
+	struct doca_ctx *SD_CORE_PRIVATE(ctx);
+	size_t SD_CORE_PRIVATE(task_size); /* sizeof the backend task struct, which starts with struct doca_task */
+	uint32_t SD_CORE_PRIVATE(num_tasks);
+	uint32_t SD_CORE_PRIVATE(num_allocated);
+	void *SD_CORE_PRIVATE(storage);
+	struct sd_list SD_CORE_PRIVATE(free_list);
+	doca_task_completion_cb_t SD_CORE_PRIVATE(success_cb);
+	doca_task_completion_cb_t SD_CORE_PRIVATE(error_cb);
+	const char *SD_CORE_PRIVATE(name); /* "memcpy", "send", ... for log lines */
 };
 
 /*
@@ -129,18 +131,18 @@ struct sd_ctx_ops {
 };
 
 struct doca_ctx {
-	const struct sd_ctx_ops *ops; /* as given to sd_ctx_init() (identifies the type) */
-	struct sd_ctx_ops run_ops;    /* ops with defaults filled in: what core calls */
-	struct doca_dev *dev;
-	struct doca_pe *pe;
-	struct sd_list pe_link; /* in pe->ctxs */
-	enum doca_ctx_states state;
-	doca_ctx_state_changed_callback_t state_cb;
-	union doca_data user_data;
-	struct sd_task_pool *pools[16];
-	uint32_t num_pools;
-	size_t num_inflight;	  /* submitted, callback not yet invoked */
-	struct sd_list completed; /* tasks completed, callback not yet invoked */
+	const struct sd_ctx_ops *SD_CORE_PRIVATE(ops); /* as given to sd_ctx_init() (identifies the type) */
+	struct sd_ctx_ops SD_CORE_PRIVATE(run_ops);    /* ops with defaults filled in: what core calls */
+	struct doca_dev *SD_CORE_PRIVATE(dev);
+	struct doca_pe *SD_CORE_PRIVATE(pe);
+	struct sd_list SD_CORE_PRIVATE(pe_link); /* in pe->ctxs */
+	enum doca_ctx_states SD_CORE_PRIVATE(state);
+	doca_ctx_state_changed_callback_t SD_CORE_PRIVATE(state_cb);
+	union doca_data SD_CORE_PRIVATE(user_data);
+	struct sd_task_pool *SD_CORE_PRIVATE(pools)[16];
+	uint32_t SD_CORE_PRIVATE(num_pools);
+	size_t SD_CORE_PRIVATE(num_inflight);	   /* submitted, callback not yet invoked */
+	struct sd_list SD_CORE_PRIVATE(completed); /* tasks completed, callback not yet invoked */
 	/*
 	 * In-order failure delivery (sd_task_fail_in_order): tasks submitted and not
 	 * yet completed by the backend; while a failed task waits for the tasks
@@ -148,16 +150,17 @@ struct doca_ctx {
 	 * running, and held the failed task plus every later task that finished,
 	 * in submission order.
 	 */
-	uint64_t next_seq;
-	size_t num_running;
-	uint64_t hold_seq; /* SD_NO_HOLD when nothing is held */
-	size_t ahead;
-	struct sd_list held;
+	uint64_t SD_CORE_PRIVATE(next_seq);
+	size_t SD_CORE_PRIVATE(num_running);
+	uint64_t SD_CORE_PRIVATE(hold_seq); /* SD_NO_HOLD when nothing is held */
+	size_t SD_CORE_PRIVATE(ahead);
+	struct sd_list SD_CORE_PRIVATE(held);
 	/* doca_pe_progress() call (pe->generation) during which STOPPING began; 0: outside */
-	uint64_t stop_generation;
-	bool failed;		  /* a task failed while RUNNING, or sd_ctx_fail();
-				   * cleared at start */
-	uint64_t refusals_logged; /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
+	uint64_t SD_CORE_PRIVATE(stop_generation);
+	bool SD_CORE_PRIVATE(failed); /* a task failed while RUNNING, or sd_ctx_fail();
+				       * cleared at start */
+	uint64_t SD_CORE_PRIVATE(
+		refusals_logged); /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
 };
 
 /*

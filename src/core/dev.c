@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <softdoca_dev.h>
+
 #include "sd_log.h"
 #include "topology_internal.h"
 
@@ -38,6 +40,13 @@ void
 sd_dev_process_side_set(enum sd_dev_side side)
 {
 	__atomic_store_n(&process_side, (int)side, __ATOMIC_RELAXED);
+}
+
+void
+softdoca_process_set_side(enum softdoca_side side)
+{
+	if (side == SOFTDOCA_SIDE_HOST || side == SOFTDOCA_SIDE_DPU)
+		sd_dev_process_side_set(side == SOFTDOCA_SIDE_DPU ? SD_DEV_SIDE_DPU : SD_DEV_SIDE_HOST);
 }
 
 static const char *

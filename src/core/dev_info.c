@@ -5,6 +5,8 @@
  */
 #include <string.h>
 
+#include <softdoca_dev.h>
+
 #include "sd_log.h"
 #include "topology_internal.h"
 
@@ -210,4 +212,120 @@ doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, c
 	if (pci_addr_str == NULL)
 		return sd_dev_null_arg(__func__, "pci_addr_str");
 	return pci_equal(__func__, devinfo_rep->pci_addr, pci_addr_str, is_equal);
+}
+
+/* --- softdoca's own getters (include/softdoca_dev.h) --------------------------------- */
+
+doca_error_t
+softdoca_devinfo_get_side(const struct doca_devinfo *devinfo, enum softdoca_side *side)
+{
+	CHECK_ARGS(devinfo, side);
+	*side = devinfo->side == SD_DEV_SIDE_DPU ? SOFTDOCA_SIDE_DPU : SOFTDOCA_SIDE_HOST;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+softdoca_devinfo_get_device_name(const struct doca_devinfo *devinfo, char *name, uint32_t size)
+{
+	_Static_assert(sizeof(devinfo->device_name) <= SOFTDOCA_DEVICE_NAME_SIZE, "device name fits");
+	CHECK_ARGS(devinfo, name);
+	return copy_str(__func__, devinfo->device_name, name, size, SOFTDOCA_DEVICE_NAME_SIZE,
+			"SOFTDOCA_DEVICE_NAME_SIZE");
+}
+
+doca_error_t
+softdoca_devinfo_get_netdev(const struct doca_devinfo *devinfo, char *name, uint32_t size)
+{
+	_Static_assert(sizeof(devinfo->netdev) <= SOFTDOCA_NETDEV_NAME_SIZE, "netdev name fits");
+	CHECK_ARGS(devinfo, name);
+	return copy_str(__func__, devinfo->netdev, name, size, SOFTDOCA_NETDEV_NAME_SIZE, "SOFTDOCA_NETDEV_NAME_SIZE");
+}
+
+doca_error_t
+softdoca_devinfo_get_gid(const struct doca_devinfo *devinfo, uint8_t *gid, uint32_t size)
+{
+	_Static_assert(sizeof(devinfo->gid) == SOFTDOCA_GID_SIZE, "one GID");
+	CHECK_ARGS(devinfo, gid);
+	return copy_bytes(__func__, devinfo->gid, gid, size, SOFTDOCA_GID_SIZE, "SOFTDOCA_GID_SIZE");
+}
+
+doca_error_t
+softdoca_devinfo_get_has_ip_addr(const struct doca_devinfo *devinfo, uint8_t *has_ipv4, uint8_t *has_ipv6)
+{
+	CHECK_ARGS(devinfo, has_ipv4);
+	if (has_ipv6 == NULL)
+		return sd_dev_null_arg(__func__, "has_ipv6");
+	*has_ipv4 = devinfo->has_ipv4;
+	*has_ipv6 = devinfo->has_ipv6;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+softdoca_cap_get_num(uint32_t *num_caps)
+{
+	if (num_caps == NULL)
+		return sd_dev_null_arg(__func__, "num_caps");
+	sd_dev_cap_descs(num_caps);
+	return DOCA_SUCCESS;
+}
+
+/* Entry index of the capability table, or NULL (logged under api). */
+static const struct sd_dev_cap_desc *
+cap_desc(uint32_t index, const char *api)
+{
+	uint32_t n;
+	const struct sd_dev_cap_desc *descs = sd_dev_cap_descs(&n);
+
+	if (index >= n) {
+		DOCA_LOG_ERR("%s: capability %u is past the table of %u; ask softdoca_cap_get_num() first", api, index,
+			     n);
+		return NULL;
+	}
+	return &descs[index];
+}
+
+doca_error_t
+softdoca_cap_get_info(uint32_t index, const char **name, enum softdoca_cap_type *type, const char **doca_api)
+{
+	static const enum softdoca_cap_type types[] = {
+		[SD_DEV_CAP_BOOL] = SOFTDOCA_CAP_BOOL,
+		[SD_DEV_CAP_U32] = SOFTDOCA_CAP_U32,
+		[SD_DEV_CAP_U64] = SOFTDOCA_CAP_U64,
+	};
+	const struct sd_dev_cap_desc *d;
+
+	if (name == NULL || type == NULL || doca_api == NULL)
+		return sd_dev_null_arg(__func__, name == NULL ? "name" : type == NULL ? "type" : "doca_api");
+	d = cap_desc(index, __func__);
+	if (d == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*name = d->name;
+	*type = types[d->kind];
+	*doca_api = d->doca_api;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+softdoca_devinfo_get_cap(const struct doca_devinfo *devinfo, uint32_t index, uint64_t *value)
+{
+	const struct sd_dev_cap_desc *d;
+	const char *field;
+
+	CHECK_ARGS(devinfo, value);
+	d = cap_desc(index, __func__);
+	if (d == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	field = (const char *)&devinfo->caps + d->offset;
+	switch (d->kind) {
+	case SD_DEV_CAP_BOOL:
+		*value = *(const bool *)field;
+		break;
+	case SD_DEV_CAP_U32:
+		*value = *(const uint32_t *)field;
+		break;
+	case SD_DEV_CAP_U64:
+		*value = *(const uint64_t *)field;
+		break;
+	}
+	return DOCA_SUCCESS;
 }

@@ -7,6 +7,8 @@
  * stays usable after doca_devinfo_destroy_list() and doca_dev_as_devinfo() can
  * return it.  Lists returned to the user are arrays of pointers into it.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_DEV_INTERNAL_H_
 #define SD_DEV_INTERNAL_H_
 
@@ -68,52 +70,52 @@ enum sd_dev_side {
 };
 
 struct doca_devinfo_rep {
-	struct doca_devinfo *owner; /* the DPU-side function this representor belongs to */
-	char vuid[128];
-	char pci_addr[16]; /* "DDDD:BB:DD.F" */
-	char iface_name[IF_NAMESIZE + 1];
-	enum doca_pci_func_type func_type;
-	bool is_hotplug;
-	uint16_t vhca_id;
-	uint32_t filter; /* DOCA_DEVINFO_REP_FILTER_* bits it matches */
+	struct doca_devinfo *SD_CORE_PRIVATE(owner); /* the DPU-side function this representor belongs to */
+	char SD_CORE_PRIVATE(vuid)[128];
+	char SD_CORE_PRIVATE(pci_addr)[16]; /* "DDDD:BB:DD.F" */
+	char SD_CORE_PRIVATE(iface_name)[IF_NAMESIZE + 1];
+	enum doca_pci_func_type SD_CORE_PRIVATE(func_type);
+	bool SD_CORE_PRIVATE(is_hotplug);
+	uint16_t SD_CORE_PRIVATE(vhca_id);
+	uint32_t SD_CORE_PRIVATE(filter); /* DOCA_DEVINFO_REP_FILTER_* bits it matches */
 };
 
 struct doca_devinfo {
-	uint32_t index; /* position in the topology, stable across processes */
-	enum sd_dev_side side;
-	char pci_addr[16];		  /* "DDDD:BB:DD.F" */
-	char ibdev_name[64];		  /* "mlx5_0" */
-	char iface_name[IF_NAMESIZE + 1]; /* interface shown to the user */
-	char netdev[IF_NAMESIZE + 1];	  /* Linux netdev carrying this device's RDMA traffic */
-	uint8_t mac[6];
-	uint8_t ipv4[4];
-	uint8_t ipv6[16];
-	uint8_t gid[16]; /* port 1, index 0 */
-	uint16_t lid;
-	uint64_t active_rate; /* bits per second */
-	uint16_t vhca_id;
-	enum doca_pci_func_type func_type;
-	uint32_t sf_index;
-	bool hotplug_manager;
-	struct sd_dev_caps caps;
-	struct doca_devinfo_rep *reps; /* representors (DPU side only) */
-	uint32_t num_reps;
+	uint32_t SD_CORE_PRIVATE(index); /* position in the topology, stable across processes */
+	enum sd_dev_side SD_CORE_PRIVATE(side);
+	char SD_CORE_PRIVATE(pci_addr)[16];		   /* "DDDD:BB:DD.F" */
+	char SD_CORE_PRIVATE(ibdev_name)[64];		   /* "mlx5_0" */
+	char SD_CORE_PRIVATE(iface_name)[IF_NAMESIZE + 1]; /* interface shown to the user */
+	char SD_CORE_PRIVATE(netdev)[IF_NAMESIZE + 1];	   /* Linux netdev carrying this device's RDMA traffic */
+	uint8_t SD_CORE_PRIVATE(mac)[6];
+	uint8_t SD_CORE_PRIVATE(ipv4)[4];
+	uint8_t SD_CORE_PRIVATE(ipv6)[16];
+	uint8_t SD_CORE_PRIVATE(gid)[16]; /* port 1, index 0 */
+	uint16_t SD_CORE_PRIVATE(lid);
+	uint64_t SD_CORE_PRIVATE(active_rate); /* bits per second */
+	uint16_t SD_CORE_PRIVATE(vhca_id);
+	enum doca_pci_func_type SD_CORE_PRIVATE(func_type);
+	uint32_t SD_CORE_PRIVATE(sf_index);
+	bool SD_CORE_PRIVATE(hotplug_manager);
+	struct sd_dev_caps SD_CORE_PRIVATE(caps);
+	struct doca_devinfo_rep *SD_CORE_PRIVATE(reps); /* representors (DPU side only) */
+	uint32_t SD_CORE_PRIVATE(num_reps);
 	/* Added by the devices module */
-	bool has_ipv4; /* the netdev had an IPv4 address when the topology loaded */
-	bool has_ipv6;
-	char device_name[32];  /* the BlueField this function belongs to ("bf0") */
-	uint32_t device_index; /* position of that BlueField in the topology */
-	struct doca_dev *dev;  /* the open doca_dev, or NULL (dev.c's lock guards it) */
+	bool SD_CORE_PRIVATE(has_ipv4); /* the netdev had an IPv4 address when the topology loaded */
+	bool SD_CORE_PRIVATE(has_ipv6);
+	char SD_CORE_PRIVATE(device_name)[32];	/* the BlueField this function belongs to ("bf0") */
+	uint32_t SD_CORE_PRIVATE(device_index); /* position of that BlueField in the topology */
+	struct doca_dev *SD_CORE_PRIVATE(dev);	/* the open doca_dev, or NULL (dev.c's lock guards it) */
 };
 
 struct doca_dev {
-	struct doca_devinfo *devinfo;
-	uint32_t refcount; /* doca_dev_open() on the same devinfo shares the object */
-	uint32_t users;	   /* mmaps / contexts holding it (doca_dev_close -> IN_USE) */
+	struct doca_devinfo *SD_CORE_PRIVATE(devinfo);
+	uint32_t SD_CORE_PRIVATE(refcount); /* doca_dev_open() on the same devinfo shares the object */
+	uint32_t SD_CORE_PRIVATE(users);    /* mmaps / contexts holding it (doca_dev_close -> IN_USE) */
 };
 
 struct doca_dev_rep {
-	struct doca_devinfo_rep *devinfo_rep;
+	struct doca_devinfo_rep *SD_CORE_PRIVATE(devinfo_rep);
 };
 
 /*
@@ -121,9 +123,9 @@ struct doca_dev_rep {
  * once); sd_topology_status() then says why (DOCA_ERROR_BAD_CONFIG, NO_MEMORY).
  */
 struct sd_topology {
-	struct doca_devinfo *devs;
-	uint32_t num_devs;
-	char source[256]; /* "built-in" or the config file path */
+	struct doca_devinfo *SD_CORE_PRIVATE(devs);
+	uint32_t SD_CORE_PRIVATE(num_devs);
+	char SD_CORE_PRIVATE(source)[256]; /* "built-in" or the config file path */
 };
 SD_EXPORT const struct sd_topology *sd_topology_get(void);
 SD_EXPORT doca_error_t sd_topology_status(void);

@@ -3,6 +3,8 @@
  * Private to log.c and log_backend.c: the backend object, the process-wide
  * logging state and the helpers the two files share.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_LOG_INTERNAL_H_
 #define SD_LOG_INTERNAL_H_
 

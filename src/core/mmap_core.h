@@ -3,6 +3,8 @@
  * Helpers shared by the mmap, buf and inventory files of libdoca_common only;
  * other libraries use mmap_internal.h.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_MMAP_CORE_H_
 #define SD_MMAP_CORE_H_
 

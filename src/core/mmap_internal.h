@@ -4,6 +4,8 @@
  * them.  The facades (DMA, RDMA, Verbs) read these fields directly; only
  * core/mmap.c, core/buf.c and core/buf_inventory.c write them.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_MMAP_INTERNAL_H_
 #define SD_MMAP_INTERNAL_H_
 
@@ -30,93 +32,94 @@ enum sd_mmap_kind {
 
 /* The exporter of a from-export mmap (PCI kind): how to reach its memory. */
 struct sd_mmap_peer {
-	pid_t pid;
-	uint64_t start_time; /* /proc/<pid>/stat start time: guards against pid reuse */
-	uint32_t dev_index;  /* exporting device in the shared topology */
-	uint8_t key[SD_KEY_LEN];
-	uint64_t record_addr; /* exporter's address of its export record (mmap_pci_proto.h) */
+	pid_t SD_CORE_PRIVATE(pid);
+	uint64_t SD_CORE_PRIVATE(start_time); /* /proc/<pid>/stat start time: guards against pid reuse */
+	uint32_t SD_CORE_PRIVATE(dev_index);  /* exporting device in the shared topology */
+	uint8_t SD_CORE_PRIVATE(key)[SD_KEY_LEN];
+	uint64_t SD_CORE_PRIVATE(record_addr); /* exporter's address of its export record (mmap_pci_proto.h) */
 };
 
 struct sd_mmap_pci_export;
 
 struct doca_mmap {
-	enum sd_mmap_kind kind;
-	uint8_t *addr; /* local: our pointer; remote: the exporter's virtual address */
-	size_t len;
-	bool memrange_set;
-	uint32_t permissions; /* enum doca_access_flag mask; default LOCAL_READ_WRITE */
-	bool started;
-	struct doca_dev *devs[SD_MMAP_MAX_DEVS];
-	uint32_t num_devs;
-	uint32_t max_num_devs;
-	atomic_uint num_bufs; /* doca_bufs currently pointing into this mmap */
-	atomic_uint pins;     /* running contexts that used it (destroy -> BAD_STATE) */
-	union doca_data user_data;
-	doca_mmap_memrange_free_cb_t *free_cb;
-	void *free_opaque;
-	bool thread_safe;
+	enum sd_mmap_kind SD_CORE_PRIVATE(kind);
+	uint8_t *SD_CORE_PRIVATE(addr); /* local: our pointer; remote: the exporter's virtual address */
+	size_t SD_CORE_PRIVATE(len);
+	bool SD_CORE_PRIVATE(memrange_set);
+	uint32_t SD_CORE_PRIVATE(permissions); /* enum doca_access_flag mask; default LOCAL_READ_WRITE */
+	bool SD_CORE_PRIVATE(started);
+	struct doca_dev *SD_CORE_PRIVATE(devs)[SD_MMAP_MAX_DEVS];
+	uint32_t SD_CORE_PRIVATE(num_devs);
+	uint32_t SD_CORE_PRIVATE(max_num_devs);
+	atomic_uint SD_CORE_PRIVATE(num_bufs); /* doca_bufs currently pointing into this mmap */
+	atomic_uint SD_CORE_PRIVATE(pins);     /* running contexts that used it (destroy -> BAD_STATE) */
+	union doca_data SD_CORE_PRIVATE(user_data);
+	doca_mmap_memrange_free_cb_t *SD_CORE_PRIVATE(free_cb);
+	void *SD_CORE_PRIVATE(free_opaque);
+	bool SD_CORE_PRIVATE(thread_safe);
 	/* export side */
-	bool exported_pci;
-	bool exported_rdma;
-	uint8_t key[SD_KEY_LEN]; /* random, created at first export */
-	void *pci_desc;		 /* owned; valid until stop/destroy */
-	size_t pci_desc_len;
-	struct sd_mmap_pci_export *pci_export; /* private to mmap_export_pci.c: record slot, descriptors */
-	void *rdma_desc;		       /* owned by the RDMA layer's export hook */
-	size_t rdma_desc_len;
+	bool SD_CORE_PRIVATE(exported_pci);
+	bool SD_CORE_PRIVATE(exported_rdma);
+	uint8_t SD_CORE_PRIVATE(key)[SD_KEY_LEN]; /* random, created at first export */
+	void *SD_CORE_PRIVATE(pci_desc);	  /* owned; valid until stop/destroy */
+	size_t SD_CORE_PRIVATE(pci_desc_len);
+	struct sd_mmap_pci_export *
+		SD_CORE_PRIVATE(pci_export); /* private to mmap_export_pci.c: record slot, descriptors */
+	void *SD_CORE_PRIVATE(rdma_desc);    /* owned by the RDMA layer's export hook */
+	size_t SD_CORE_PRIVATE(rdma_desc_len);
 	/* import side */
-	bool from_export;
-	struct sd_mmap_peer peer; /* SD_MMAP_PCI_REMOTE */
-	void *remote;		  /* SD_MMAP_RDMA_REMOTE: the fabric's rkey object */
-	void (*remote_release)(void *remote);
+	bool SD_CORE_PRIVATE(from_export);
+	struct sd_mmap_peer SD_CORE_PRIVATE(peer); /* SD_MMAP_PCI_REMOTE */
+	void *SD_CORE_PRIVATE(remote);		   /* SD_MMAP_RDMA_REMOTE: the fabric's rkey object */
+	void (*SD_CORE_PRIVATE(remote_release))(void *remote);
 };
 
 struct doca_buf {
-	struct doca_buf_inventory *inv;
-	struct doca_mmap *mmap;
-	uint8_t *head; /* start of the region (remote VA for remote mmaps) */
-	size_t len;
-	uint8_t *data; /* data window: [data, data + data_len) inside [head, head + len) */
-	size_t data_len;
-	uint16_t refcount;	    /* 0: free, in the inventory */
-	struct doca_buf *next;	    /* next segment of the list this buf heads or belongs to */
-	struct doca_buf *last;	    /* head only: last segment */
-	uint32_t list_len;	    /* head only: number of segments */
-	bool is_head;		    /* false for a segment chained behind another buf */
-	struct doca_buf *free_next; /* inventory free list */
+	struct doca_buf_inventory *SD_CORE_PRIVATE(inv);
+	struct doca_mmap *SD_CORE_PRIVATE(mmap);
+	uint8_t *SD_CORE_PRIVATE(head); /* start of the region (remote VA for remote mmaps) */
+	size_t SD_CORE_PRIVATE(len);
+	uint8_t *SD_CORE_PRIVATE(data); /* data window: [data, data + data_len) inside [head, head + len) */
+	size_t SD_CORE_PRIVATE(data_len);
+	uint16_t SD_CORE_PRIVATE(refcount);	     /* 0: free, in the inventory */
+	struct doca_buf *SD_CORE_PRIVATE(next);	     /* next segment of the list this buf heads or belongs to */
+	struct doca_buf *SD_CORE_PRIVATE(last);	     /* head only: last segment */
+	uint32_t SD_CORE_PRIVATE(list_len);	     /* head only: number of segments */
+	bool SD_CORE_PRIVATE(is_head);		     /* false for a segment chained behind another buf */
+	struct doca_buf *SD_CORE_PRIVATE(free_next); /* inventory free list */
 };
 
 struct doca_buf_inventory {
-	struct doca_buf *bufs; /* storage chunks are kept in chunks[] */
-	struct doca_buf **chunks;
-	uint32_t num_chunks;
-	uint32_t num_elements;
-	uint32_t num_free;
-	struct doca_buf *free_list;
-	bool started;
-	union doca_data user_data;
+	struct doca_buf *SD_CORE_PRIVATE(bufs); /* storage chunks are kept in chunks[] */
+	struct doca_buf **SD_CORE_PRIVATE(chunks);
+	uint32_t SD_CORE_PRIVATE(num_chunks);
+	uint32_t SD_CORE_PRIVATE(num_elements);
+	uint32_t SD_CORE_PRIVATE(num_free);
+	struct doca_buf *SD_CORE_PRIVATE(free_list);
+	bool SD_CORE_PRIVATE(started);
+	union doca_data SD_CORE_PRIVATE(user_data);
 };
 
 /* Pin an mmap for as long as a running context may touch it (see doca_mmap_destroy). */
 static inline void
 sd_mmap_pin(struct doca_mmap *mmap)
 {
-	atomic_fetch_add_explicit(&mmap->pins, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&mmap->SD_CORE_PRIVATE(pins), 1, memory_order_relaxed);
 }
 
 static inline void
 sd_mmap_unpin(struct doca_mmap *mmap)
 {
-	atomic_fetch_sub_explicit(&mmap->pins, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&mmap->SD_CORE_PRIVATE(pins), 1, memory_order_relaxed);
 }
 
 /* Does [addr, addr + len) lie inside the mmap's range?  Overflow-safe. */
 static inline bool
 sd_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len)
 {
-	uintptr_t a = (uintptr_t)addr, base = (uintptr_t)mmap->addr;
+	uintptr_t a = (uintptr_t)addr, base = (uintptr_t)mmap->SD_CORE_PRIVATE(addr);
 
-	return a >= base && len <= mmap->len && a - base <= mmap->len - len;
+	return a >= base && len <= mmap->SD_CORE_PRIVATE(len) && a - base <= mmap->SD_CORE_PRIVATE(len) - len;
 }
 
 /* Total data_len over a buffer list (head or single buf). */
@@ -125,8 +128,8 @@ sd_buf_list_data_len(const struct doca_buf *buf)
 {
 	size_t total = 0;
 
-	for (; buf != NULL; buf = buf->next)
-		total += buf->data_len;
+	for (; buf != NULL; buf = buf->SD_CORE_PRIVATE(next))
+		total += buf->SD_CORE_PRIVATE(data_len);
 	return total;
 }
 
@@ -136,8 +139,9 @@ sd_buf_list_tail_room(const struct doca_buf *buf)
 {
 	size_t total = 0;
 
-	for (; buf != NULL; buf = buf->next)
-		total += (size_t)((buf->head + buf->len) - (buf->data + buf->data_len));
+	for (; buf != NULL; buf = buf->SD_CORE_PRIVATE(next))
+		total += (size_t)((buf->SD_CORE_PRIVATE(head) + buf->SD_CORE_PRIVATE(len)) -
+				  (buf->SD_CORE_PRIVATE(data) + buf->SD_CORE_PRIVATE(data_len)));
 	return total;
 }
 

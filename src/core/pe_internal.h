@@ -4,6 +4,8 @@
  * the progress engine object and the ctx helpers progress calls.  Backends use
  * ctx_internal.h only.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_PE_INTERNAL_H_
 #define SD_PE_INTERNAL_H_
 
@@ -13,15 +15,15 @@
 #include "ctx_internal.h"
 
 struct doca_pe {
-	struct sd_list ctxs; /* connected contexts, in connection order */
-	size_t num_ctxs;
-	bool in_progress;	/* inside doca_pe_progress(): refuse recursion */
-	uint64_t generation;	/* doca_pe_progress() calls so far (ctx stop deferral) */
-	struct sd_list *cursor; /* the next ctx progress visits (moved by sd_ctx_fini) */
-	enum doca_pe_event_mode event_mode;
-	int epoll_fd; /* the notification handle: event_fd + backend fds */
-	int event_fd;
-	atomic_uint armed; /* 1: request_notification called, not yet woken/cleared */
+	struct sd_list SD_CORE_PRIVATE(ctxs); /* connected contexts, in connection order */
+	size_t SD_CORE_PRIVATE(num_ctxs);
+	bool SD_CORE_PRIVATE(in_progress);	 /* inside doca_pe_progress(): refuse recursion */
+	uint64_t SD_CORE_PRIVATE(generation);	 /* doca_pe_progress() calls so far (ctx stop deferral) */
+	struct sd_list *SD_CORE_PRIVATE(cursor); /* the next ctx progress visits (moved by sd_ctx_fini) */
+	enum doca_pe_event_mode SD_CORE_PRIVATE(event_mode);
+	int SD_CORE_PRIVATE(epoll_fd); /* the notification handle: event_fd + backend fds */
+	int SD_CORE_PRIVATE(event_fd);
+	atomic_uint SD_CORE_PRIVATE(armed); /* 1: request_notification called, not yet woken/cleared */
 };
 
 /* "IDLE", "STARTING", ... for log lines. */

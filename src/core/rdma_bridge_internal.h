@@ -6,6 +6,8 @@
  * owns the soft rdma-core objects, installs this table from a constructor.
  * Arguments reach the ops already checked for NULL.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_RDMA_BRIDGE_INTERNAL_H_
 #define SD_RDMA_BRIDGE_INTERNAL_H_
 

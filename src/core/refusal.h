@@ -20,6 +20,8 @@
  * the caller (doca_task_try_submit, a task submit keeps) is logged at ERR
  * every time.  Lines go to the including library's log source.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_REFUSAL_H_
 #define SD_REFUSAL_H_
 
@@ -142,9 +144,9 @@ sd_refusal_at_err(struct doca_ctx *ctx, unsigned int why, bool once)
 
 	if (!once)
 		return true;
-	if (ctx->refusals_logged & bit)
+	if (ctx->SD_CORE_PRIVATE(refusals_logged) & bit)
 		return false;
-	ctx->refusals_logged |= bit;
+	ctx->SD_CORE_PRIVATE(refusals_logged) |= bit;
 	return true;
 }
 

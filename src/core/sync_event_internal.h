@@ -6,6 +6,8 @@
  * hooks through which doca_sync_event_export_to_remote_net() and the remote_net
  * functions of libdoca_common reach libdoca_rdma.
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_SYNC_EVENT_INTERNAL_H_
 #define SD_SYNC_EVENT_INTERNAL_H_
 
@@ -33,43 +35,44 @@ enum sd_sync_event_task_type {
 };
 
 struct doca_sync_event {
-	struct doca_ctx ctx;	    /* first: doca_sync_event_as_ctx() */
-	_Atomic uint64_t own_value; /* default storage of the value */
+	struct doca_ctx SD_CORE_PRIVATE(ctx);	     /* first: doca_sync_event_as_ctx() */
+	_Atomic uint64_t SD_CORE_PRIVATE(own_value); /* default storage of the value */
 	/*
 	 * The value: &own_value, or the user's storage (set_addr / set_doca_buf).
 	 * Fixed once started.  Update it only with atomics, then call
 	 * sd_sync_event_changed() so that wait tasks of a sleeping PE re-check.
 	 */
-	_Atomic uint64_t *value;
+	_Atomic uint64_t *SD_CORE_PRIVATE(value);
 	/*
 	 * The device of the first CPU location added (publisher or subscriber):
 	 * doca_sync_event_export_to_remote_net() registers the value with it.  Not
 	 * referenced: DOCA requires the device to outlive the event.
 	 */
-	struct doca_dev *dev;
-	uint32_t publishers; /* SD_SYNC_EVENT_LOC_* */
-	uint32_t subscribers;
-	bool standalone_started; /* doca_sync_event_start() (as opposed to doca_ctx_start) */
+	struct doca_dev *SD_CORE_PRIVATE(dev);
+	uint32_t SD_CORE_PRIVATE(publishers); /* SD_SYNC_EVENT_LOC_* */
+	uint32_t SD_CORE_PRIVATE(subscribers);
+	bool SD_CORE_PRIVATE(standalone_started); /* doca_sync_event_start() (as opposed to doca_ctx_start) */
 	/* Context mode: pools per family and the wait tasks not yet satisfied. */
-	struct sd_task_pool *pools[SD_SE_TASK_TYPES];
-	struct sd_list waiters;
-	atomic_uint num_waiters; /* read by other threads in sd_sync_event_changed() */
+	struct sd_task_pool *SD_CORE_PRIVATE(pools)[SD_SE_TASK_TYPES];
+	struct sd_list SD_CORE_PRIVATE(waiters);
+	atomic_uint SD_CORE_PRIVATE(num_waiters); /* read by other threads in sd_sync_event_changed() */
 	/* Remote-net export: owned by libdoca_rdma, released at destroy (may stay NULL). */
-	void *remote;
-	void (*remote_release)(struct doca_sync_event *event);
+	void *SD_CORE_PRIVATE(remote);
+	void (*SD_CORE_PRIVATE(remote_release))(struct doca_sync_event *event);
 	/* Remote-PCI export / import (sync_event_pci.c): the shared page holding the value. */
-	void *pci_page;
-	int pci_fd; /* exporter's memfd, -1 otherwise */
-	uint8_t pci_key[16];
-	uint8_t pci_desc[48]; /* the descriptor handed out by the export */
-	bool imported;	      /* created from an export: not configurable */
+	void *SD_CORE_PRIVATE(pci_page);
+	int SD_CORE_PRIVATE(pci_fd); /* exporter's memfd, -1 otherwise */
+	uint8_t SD_CORE_PRIVATE(pci_key)[16];
+	uint8_t SD_CORE_PRIVATE(pci_desc)[48]; /* the descriptor handed out by the export */
+	bool SD_CORE_PRIVATE(imported);	       /* created from an export: not configurable */
 };
 
 /* Started stand-alone or as a (non-IDLE) context: the value may be used. */
 static inline bool
 sd_sync_event_started(const struct doca_sync_event *event)
 {
-	return event->standalone_started || event->ctx.state != DOCA_CTX_STATE_IDLE;
+	return event->SD_CORE_PRIVATE(standalone_started) ||
+	       event->SD_CORE_PRIVATE(ctx).SD_CORE_PRIVATE(state) != DOCA_CTX_STATE_IDLE;
 }
 
 /* The value changed behind the API (remote write): wake a PE with wait tasks.  Any thread. */

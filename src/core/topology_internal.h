@@ -4,6 +4,8 @@
  * description comes from, netdev addresses), its JSON parser (topology_parse.c)
  * and the device API files (dev.c, dev_info.c).
  */
+#include "core_private.h" /* outside the guard: checks every inclusion */
+
 #ifndef SD_TOPOLOGY_INTERNAL_H_
 #define SD_TOPOLOGY_INTERNAL_H_
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_env.h"
 #include "dma_internal.h"
 
@@ -131,7 +131,7 @@ dma_wake(void *arg)
 {
 	struct doca_dma *dma = arg;
 
-	sd_pe_wake(dma->ctx.pe);
+	sd_pe_wake(sd_ctx_pe(&dma->ctx));
 }
 
 /* SOFTDOCA_DMA_ENGINE: the engine every task uses, or auto (docs/dma.md, docs/knobs.md). */
@@ -172,10 +172,10 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		DOCA_LOG_ERR("doca_dma_create: NULL argument (dev %p, dma %p)", (void *)dev, (void *)dma_out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!dev->devinfo->caps.dma_memcpy) {
+	if (!sd_devinfo_caps(sd_dev_devinfo(dev))->dma_memcpy) {
 		DOCA_LOG_ERR("doca_dma_create: device %s (%s) has no DMA engine; pick a device for which "
 			     "doca_dma_cap_task_memcpy_is_supported() returns DOCA_SUCCESS",
-			     dev->devinfo->pci_addr, dev->devinfo->ibdev_name);
+			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)), sd_devinfo_ibdev_name(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 
@@ -184,7 +184,7 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		DOCA_LOG_ERR("doca_dma_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	dma->caps = &dev->devinfo->caps;
+	dma->caps = sd_devinfo_caps(sd_dev_devinfo(dev));
 	dma->mode = env_mode();
 	dma->depth = (uint32_t)sd_env_u64("SOFTDOCA_DMA_QUEUE_DEPTH", SD_DMA_DEFAULT_DEPTH, 1, 1u << 20);
 	dma->worker_min_bytes = sd_env_u64("SOFTDOCA_DMA_WORKER_MIN_BYTES", SD_DMA_WORKER_MIN_BYTES, 1, UINT64_MAX);
@@ -237,7 +237,7 @@ doca_dma_destroy(struct doca_dma *dma)
 	destroy_engines(dma);
 	sd_dma_unpin_all(dma);
 	free(dma->pinned);
-	sd_dev_put(dma->ctx.dev);
+	sd_dev_put(sd_ctx_dev(&dma->ctx));
 	free(dma);
 	return DOCA_SUCCESS;
 }
@@ -260,7 +260,7 @@ doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* An expected answer for device filters: not logged as an error. */
-	return devinfo->caps.dma_memcpy ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	return sd_devinfo_caps(devinfo)->dma_memcpy ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
 DOCA_STABLE doca_error_t
@@ -283,9 +283,9 @@ check_cap_devinfo(const struct doca_devinfo *devinfo, const void *out, const cha
 		DOCA_LOG_ERR("%s: NULL argument (devinfo %p, output %p)", api, (const void *)devinfo, out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!devinfo->caps.dma_memcpy) {
+	if (!sd_devinfo_caps(devinfo)->dma_memcpy) {
 		DOCA_LOG_ERR("%s: device %s has no DMA engine; check doca_dma_cap_task_memcpy_is_supported() first",
-			     api, devinfo->pci_addr);
+			     api, sd_devinfo_pci_addr(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -299,7 +299,7 @@ doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	*max_buf_list_len = devinfo->caps.dma_max_buf_list_len;
+	*max_buf_list_len = sd_devinfo_caps(devinfo)->dma_max_buf_list_len;
 	return DOCA_SUCCESS;
 }
 
@@ -310,7 +310,7 @@ doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, ui
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	*buf_size = devinfo->caps.dma_max_buf_size;
+	*buf_size = sd_devinfo_caps(devinfo)->dma_max_buf_size;
 	return DOCA_SUCCESS;
 }
 

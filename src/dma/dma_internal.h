@@ -8,9 +8,7 @@
 
 #include <doca_dma.h>
 
-#include "../core/ctx_internal.h"
-#include "../core/dev_internal.h"
-#include "../core/mmap_internal.h"
+#include "../core/sd_core.h"
 #include "engine.h"
 
 enum sd_dma_engine_id {

@@ -6,20 +6,21 @@
  */
 #include <string.h>
 
-#include "../core/mmap_internal.h"
+#include "../core/sd_core.h"
 #include "engine.h"
 
 /* Start and size of the window a cursor walks in seg. */
 static inline uint8_t *
 window_base(const struct doca_buf *seg, bool tail)
 {
-	return tail ? seg->data + seg->data_len : seg->data;
+	return tail ? sd_buf_data(seg) + sd_buf_data_len(seg) : sd_buf_data(seg);
 }
 
 static inline size_t
 window_len(const struct doca_buf *seg, bool tail)
 {
-	return tail ? (size_t)((seg->head + seg->len) - (seg->data + seg->data_len)) : seg->data_len;
+	return tail ? (size_t)((sd_buf_head(seg) + sd_buf_len(seg)) - (sd_buf_data(seg) + sd_buf_data_len(seg)))
+		    : sd_buf_data_len(seg);
 }
 
 void
@@ -47,7 +48,7 @@ sd_dma_sg_cur_iov(const struct sd_dma_sg_cur *cur, size_t len, struct iovec *iov
 			n++;
 			covered += take;
 		}
-		seg = seg->next;
+		seg = sd_buf_next(seg);
 		off = 0;
 	}
 	*bytes = covered;
@@ -66,7 +67,7 @@ sd_dma_sg_cur_advance(struct sd_dma_sg_cur *cur, size_t n)
 			return;
 		}
 		n -= avail;
-		cur->seg = cur->seg->next;
+		cur->seg = sd_buf_next(cur->seg);
 		cur->off = 0;
 		if (n == 0)
 			return;
@@ -76,11 +77,11 @@ sd_dma_sg_cur_advance(struct sd_dma_sg_cur *cur, size_t n)
 void
 sd_dma_sg_commit(struct doca_buf *dst, uint64_t len)
 {
-	for (; dst != NULL && len > 0; dst = dst->next) {
+	for (; dst != NULL && len > 0; dst = sd_buf_next(dst)) {
 		size_t room = window_len(dst, true);
 		size_t take = len < room ? (size_t)len : room;
 
-		dst->data_len += take;
+		sd_buf_add_data_len(dst, take);
 		len -= take;
 	}
 }

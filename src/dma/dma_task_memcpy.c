@@ -8,8 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../core/refusal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "dma_internal.h"
 
 SD_LOG_REGISTER(dma.task);
@@ -105,7 +104,7 @@ refuse(struct sd_buf_verdict *v, enum refusal why, const char *what, uint64_t a,
 static inline pid_t
 seg_pid(const struct doca_buf *seg)
 {
-	return seg->mmap->kind == SD_MMAP_PCI_REMOTE ? seg->mmap->peer.pid : 0;
+	return sd_mmap_pci_pid(sd_buf_mmap(seg));
 }
 
 /* Count segments, stopping past limit (lists are short; the bound keeps it so). */
@@ -114,7 +113,7 @@ count_segs(const struct doca_buf *list, uint32_t limit)
 {
 	uint32_t n = 0;
 
-	for (; list != NULL && n <= limit; list = list->next)
+	for (; list != NULL && n <= limit; list = sd_buf_next(list))
 		n++;
 	return n;
 }
@@ -132,13 +131,13 @@ check_shape(const struct doca_dma *dma, const struct doca_buf *src, const struct
 	/* The limit is on both lists together. */
 	if ((uint64_t)nsrc + ndst > caps->dma_max_buf_list_len)
 		return refuse(v, LIST_TOO_LONG, NULL, nsrc, caps->dma_max_buf_list_len, ndst);
-	for (const struct doca_buf *b = src; b != NULL; b = b->next)
-		bytes += b->data_len;
+	for (const struct doca_buf *b = src; b != NULL; b = sd_buf_next(b))
+		bytes += sd_buf_data_len(b);
 	if (bytes > caps->dma_max_buf_size)
 		return refuse(v, SRC_TOO_BIG, "source", bytes, caps->dma_max_buf_size, 0);
 	bytes = 0;
-	for (const struct doca_buf *b = dst; b != NULL; b = b->next)
-		bytes += b->len;
+	for (const struct doca_buf *b = dst; b != NULL; b = sd_buf_next(b))
+		bytes += sd_buf_len(b);
 	if (bytes > caps->dma_max_buf_size)
 		return refuse(v, DST_TOO_BIG, "destination", bytes, caps->dma_max_buf_size, 0);
 	return DOCA_SUCCESS;
@@ -154,18 +153,18 @@ check_access(const struct doca_buf *list, bool is_dst, pid_t *pid, struct sd_buf
 	const char *what = is_dst ? "destination" : "source";
 
 	*pid = seg_pid(list);
-	for (const struct doca_buf *b = list; b != NULL; b = b->next) {
-		const struct doca_mmap *m = b->mmap;
+	for (const struct doca_buf *b = list; b != NULL; b = sd_buf_next(b)) {
+		const struct doca_mmap *m = sd_buf_mmap(b);
+		uint32_t perms = sd_mmap_permissions(m);
 
 		if (sd_unlikely(!sd_buf_check_seg(b, is_dst, what, v)))
 			return refusal_status(v->why);
-		if (m->kind == SD_MMAP_PCI_REMOTE) {
-			if (is_dst && !(m->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
-				return refuse(v, DST_NO_PCI_WRITE, what, m->permissions, 0, 0);
-			if (!is_dst &&
-			    !(m->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
-				return refuse(v, SRC_NO_PCI_READ, what, m->permissions, 0, 0);
-		} else if (sd_unlikely(m->kind != SD_MMAP_LOCAL)) {
+		if (sd_mmap_kind(m) == SD_MMAP_PCI_REMOTE) {
+			if (is_dst && !(perms & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
+				return refuse(v, DST_NO_PCI_WRITE, what, perms, 0, 0);
+			if (!is_dst && !(perms & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)))
+				return refuse(v, SRC_NO_PCI_READ, what, perms, 0, 0);
+		} else if (sd_unlikely(sd_mmap_kind(m) != SD_MMAP_LOCAL)) {
 			return refuse(v, RDMA_MMAP, what, 0, 0, 0);
 		}
 		if (sd_unlikely(seg_pid(b) != *pid))
@@ -222,15 +221,15 @@ check_task(const struct doca_dma *dma, struct sd_dma_job *job, struct sd_buf_ver
 	if (sd_unlikely(!sd_buf_check_held(src, "source", v) || !sd_buf_check_held(dst, "destination", v)))
 		return refusal_status(v->why);
 
-	if (sd_likely(src->next == NULL && dst->next == NULL)) {
+	if (sd_likely(sd_buf_next(src) == NULL && sd_buf_next(dst) == NULL)) {
 		/* One segment each: the hot path, without the list walks. */
 		if (sd_unlikely(dma->caps->dma_max_buf_list_len < 2))
 			return refuse(v, LIST_TOO_LONG, NULL, 1, dma->caps->dma_max_buf_list_len, 1);
-		bytes = src->data_len;
+		bytes = sd_buf_data_len(src);
 		if (sd_unlikely(bytes > dma->caps->dma_max_buf_size))
 			return refuse(v, SRC_TOO_BIG, "source", bytes, dma->caps->dma_max_buf_size, 0);
-		if (sd_unlikely(dst->len > dma->caps->dma_max_buf_size))
-			return refuse(v, DST_TOO_BIG, "destination", dst->len, dma->caps->dma_max_buf_size, 0);
+		if (sd_unlikely(sd_buf_len(dst) > dma->caps->dma_max_buf_size))
+			return refuse(v, DST_TOO_BIG, "destination", sd_buf_len(dst), dma->caps->dma_max_buf_size, 0);
 		room = sd_buf_tail_room(dst);
 	} else {
 		err = check_shape(dma, src, dst, v);
@@ -286,8 +285,8 @@ hint:
 static inline doca_error_t
 pin_list(struct doca_dma *dma, const struct doca_buf *list)
 {
-	for (; list != NULL; list = list->next) {
-		struct doca_mmap *m = list->mmap;
+	for (; list != NULL; list = sd_buf_next(list)) {
+		struct doca_mmap *m = sd_buf_mmap(list);
 		doca_error_t err;
 
 		if (sd_likely(m == dma->pin_hint[0] || m == dma->pin_hint[1]))
@@ -323,16 +322,18 @@ fast_check(struct doca_dma *dma, struct sd_dma_job *job, enum sd_dma_engine_id *
 	const struct doca_buf *d = job->dst;
 	uint64_t len, room, max = dma->caps->dma_max_buf_size;
 
-	if (s == NULL || d == NULL || s->next != NULL || d->next != NULL)
+	if (s == NULL || d == NULL || sd_buf_next(s) != NULL || sd_buf_next(d) != NULL)
 		return false;
-	if ((s->mmap != dma->fast_src[0] && s->mmap != dma->fast_src[1]) || d->mmap != dma->fast_dst)
+	if ((sd_buf_mmap(s) != dma->fast_src[0] && sd_buf_mmap(s) != dma->fast_src[1]) ||
+	    sd_buf_mmap(d) != dma->fast_dst)
 		return false;
-	len = s->data_len;
+	len = sd_buf_data_len(s);
 	room = sd_buf_tail_room(d);
 	/* len - 1 wraps for 0: an empty source also takes the slow path (to be reported). */
-	if (len - 1 >= room || len > max || d->len > max || s->refcount == 0 || d->refcount == 0)
+	if (len - 1 >= room || len > max || sd_buf_len(d) > max || sd_buf_refcount(s) == 0 || sd_buf_refcount(d) == 0)
 		return false;
-	if (!sd_mmap_contains(s->mmap, s->head, s->len) || !sd_mmap_contains(d->mmap, d->head, d->len))
+	if (!sd_mmap_contains(sd_buf_mmap(s), sd_buf_head(s), sd_buf_len(s)) ||
+	    !sd_mmap_contains(sd_buf_mmap(d), sd_buf_head(d), sd_buf_len(d)))
 		return false;
 	job->len = len;
 	*engine = local_engine(dma, len);
@@ -345,15 +346,15 @@ learn_fast(struct doca_dma *dma, const struct sd_dma_job *job)
 {
 	const struct doca_buf *s = job->src, *d = job->dst;
 
-	if (dma->caps->dma_max_buf_list_len < 2 || s->next != NULL || d->next != NULL)
+	if (dma->caps->dma_max_buf_list_len < 2 || sd_buf_next(s) != NULL || sd_buf_next(d) != NULL)
 		return;
 	/* check_task() accepted them: local kinds are readable; a local dst is writable. */
-	if (s->mmap->kind == SD_MMAP_LOCAL && s->mmap != dma->fast_src[0]) {
+	if (sd_mmap_kind(sd_buf_mmap(s)) == SD_MMAP_LOCAL && sd_buf_mmap(s) != dma->fast_src[0]) {
 		dma->fast_src[1] = dma->fast_src[0];
-		dma->fast_src[0] = s->mmap;
+		dma->fast_src[0] = sd_buf_mmap(s);
 	}
-	if (d->mmap->kind == SD_MMAP_LOCAL)
-		dma->fast_dst = d->mmap;
+	if (sd_mmap_kind(sd_buf_mmap(d)) == SD_MMAP_LOCAL)
+		dma->fast_dst = sd_buf_mmap(d);
 }
 
 /* Hand a checked job to its engine. */
@@ -410,7 +411,7 @@ doca_error_t
 sd_dma_task_submit(struct doca_task *task)
 {
 	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
-	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	struct doca_dma *dma = sd_dma_from_ctx(sd_task_ctx(task));
 	enum sd_dma_engine_id id;
 
 	if (sd_unlikely(dma->queued >= dma->depth)) {
@@ -427,7 +428,7 @@ doca_error_t
 sd_dma_task_validate(struct doca_task *task)
 {
 	struct doca_dma_task_memcpy *t = (struct doca_dma_task_memcpy *)task;
-	struct doca_dma *dma = sd_dma_from_ctx(task->ctx);
+	struct doca_dma *dma = sd_dma_from_ctx(sd_task_ctx(task));
 	enum sd_dma_engine_id id;
 	struct sd_buf_verdict v;
 	doca_error_t err;
@@ -468,8 +469,9 @@ doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src
 			     (void *)task);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (sd_unlikely(src != NULL && (src->next != NULL || src->data_len > dma->caps->dma_max_buf_size)) ||
-	    sd_unlikely(dst != NULL && (dst->next != NULL || dst->len > dma->caps->dma_max_buf_size)) ||
+	if (sd_unlikely(src != NULL &&
+			(sd_buf_next(src) != NULL || sd_buf_data_len(src) > dma->caps->dma_max_buf_size)) ||
+	    sd_unlikely(dst != NULL && (sd_buf_next(dst) != NULL || sd_buf_len(dst) > dma->caps->dma_max_buf_size)) ||
 	    sd_unlikely(dma->caps->dma_max_buf_list_len < 2)) {
 		err = check_shape(dma, src, dst, &v);
 		if (err != DOCA_SUCCESS) {

@@ -19,7 +19,7 @@
 
 #include <doca_error.h>
 
-#include "../core/mmap_internal.h"
+#include "../core/sd_core.h"
 #include "../util/sd_util.h"
 
 /*
@@ -188,9 +188,9 @@ void sd_dma_sg_copy_list(const struct doca_buf *src, struct doca_buf *dst, uint6
 static inline void
 sd_dma_sg_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t len)
 {
-	if (sd_likely(src->next == NULL && dst->next == NULL)) {
-		memmove(dst->data + dst->data_len, src->data, len);
-		dst->data_len += len;
+	if (sd_likely(sd_buf_next(src) == NULL && sd_buf_next(dst) == NULL)) {
+		memmove(sd_buf_data(dst) + sd_buf_data_len(dst), sd_buf_data(src), len);
+		sd_buf_add_data_len(dst, len);
 	} else {
 		sd_dma_sg_copy_list(src, dst, len);
 	}

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "../core/mmap_internal.h"
+#include "../core/sd_core.h"
 #include "engine.h"
 
 struct inline_engine {

@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mmap_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "engine.h"
 
 SD_LOG_REGISTER(dma.engine.worker);

@@ -15,8 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../core/mmap_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../core/xproc.h"
 #include "engine.h"
 
@@ -47,7 +46,7 @@ to_xproc(struct sd_dma_engine *eng)
 static inline pid_t
 list_pid(const struct doca_buf *list)
 {
-	return list->mmap->kind == SD_MMAP_PCI_REMOTE ? list->mmap->peer.pid : 0;
+	return sd_mmap_pci_pid(sd_buf_mmap(list));
 }
 
 /*
@@ -97,17 +96,15 @@ xfer_bounce(struct xproc_engine *e, pid_t spid, pid_t dpid, struct sd_dma_sg_cur
 			return DOCA_ERROR_NO_MEMORY;
 		}
 	}
-	bounce.head = bounce.data = e->bounce;
 	while (len > 0) {
 		size_t chunk = len < XPROC_BOUNCE_SIZE ? (size_t)len : XPROC_BOUNCE_SIZE;
 
-		bounce.len = chunk;
-		bounce.data_len = 0;
+		sd_buf_init_scratch(&bounce, e->bounce, chunk, 0);
 		sd_dma_sg_cur_init(&bc, &bounce, true);
 		err = xfer(e, spid, false, &bc, src, chunk, reason);
 		if (err != DOCA_SUCCESS)
 			return err;
-		bounce.data_len = chunk;
+		sd_buf_init_scratch(&bounce, e->bounce, chunk, chunk);
 		sd_dma_sg_cur_init(&bc, &bounce, false);
 		err = xfer(e, dpid, true, &bc, dst, chunk, reason);
 		if (err != DOCA_SUCCESS)
@@ -124,12 +121,12 @@ xfer_bounce(struct xproc_engine *e, pid_t spid, pid_t dpid, struct sd_dma_sg_cur
 static doca_error_t
 check_exports(struct xproc_engine *e, const struct doca_buf *list)
 {
-	for (; list != NULL; list = list->next) {
-		const struct doca_mmap *m = list->mmap;
+	for (; list != NULL; list = sd_buf_next(list)) {
+		const struct doca_mmap *m = sd_buf_mmap(list);
 		doca_error_t err;
 		unsigned i;
 
-		if (m->kind != SD_MMAP_PCI_REMOTE)
+		if (sd_mmap_kind(m) != SD_MMAP_PCI_REMOTE)
 			continue;
 		for (i = 0; i < SD_ARRAY_SIZE(e->checked); i++)
 			if (e->checked[i] == m)

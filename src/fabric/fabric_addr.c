@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_time.h"
 #include "fabric_addr.h"
 #include "fabric_addr_internal.h"
@@ -363,7 +363,7 @@ sd_fabric_addr_add(const struct doca_devinfo *devinfo, uint32_t *qpn)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!sd_fabric_addr_ip_of_dev(&ip, devinfo)) {
 		DOCA_LOG_ERR("Failed to add a Verbs QP address on %s: netdev %s has no IP address; give it one",
-			     devinfo->ibdev_name, devinfo->netdev);
+			     sd_devinfo_ibdev_name(devinfo), sd_devinfo_netdev(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	e = calloc(1, sizeof(*e));
@@ -389,7 +389,7 @@ sd_fabric_addr_add(const struct doca_devinfo *devinfo, uint32_t *qpn)
 	if (index == 0) {
 		DOCA_LOG_ERR("Failed to add a Verbs QP address on %s: all %u QP numbers of this process on its address "
 			     "are in use",
-			     devinfo->ibdev_name, SD_FABRIC_ADDR_MAX_INDEX);
+			     sd_devinfo_ibdev_name(devinfo), SD_FABRIC_ADDR_MAX_INDEX);
 		err = DOCA_ERROR_FULL;
 		goto unlock;
 	}

@@ -17,7 +17,7 @@
 
 #include <doca_error.h>
 
-#include "../core/dev_internal.h"
+#include "../core/sd_core.h"
 #include "../util/sd_util.h"
 
 /*

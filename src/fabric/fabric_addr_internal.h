@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "../core/dev_internal.h"
+#include "../core/sd_core.h"
 
 /* An IPv4 or IPv6 socket address (port in network order inside ss). */
 struct sd_fabric_addr_ip {

@@ -107,10 +107,12 @@ sd_fabric_addr_ip_of_gid(struct sd_fabric_addr_ip *ip, const uint8_t gid[16], co
 bool
 sd_fabric_addr_ip_of_dev(struct sd_fabric_addr_ip *ip, const struct doca_devinfo *devinfo)
 {
-	if (devinfo->has_ipv4)
-		ip_from_v4(ip, devinfo->ipv4);
-	else if (devinfo->has_ipv6)
-		ip_from_v6(ip, devinfo->ipv6, devinfo->netdev);
+	const uint8_t *v4 = sd_devinfo_ipv4(devinfo), *v6 = sd_devinfo_ipv6(devinfo);
+
+	if (v4 != NULL)
+		ip_from_v4(ip, v4);
+	else if (v6 != NULL)
+		ip_from_v6(ip, v6, sd_devinfo_netdev(devinfo));
 	else
 		return false;
 	return true;

@@ -237,9 +237,9 @@ sd_fabric_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], 
 		err = DOCA_ERROR_INVALID_VALUE;
 		goto out;
 	}
-	why = sd_fabric_addr_ip_of_gid(&dst, gid, local->netdev);
-	if (why == NULL && sd_fabric_addr_ip_of_gid(&src, local->gid, local->netdev) != NULL)
-		why = say("local device %s has no IP address (its GID is not one)", local->ibdev_name);
+	why = sd_fabric_addr_ip_of_gid(&dst, gid, sd_devinfo_netdev(local));
+	if (why == NULL && sd_fabric_addr_ip_of_gid(&src, sd_devinfo_gid(local), sd_devinfo_netdev(local)) != NULL)
+		why = say("local device %s has no IP address (its GID is not one)", sd_devinfo_ibdev_name(local));
 	if (why == NULL && src.ss.ss_family != dst.ss.ss_family)
 		why = "local and remote GIDs are of different families (IPv4-mapped and IPv6)";
 	if (why == NULL && (src_qpn == 0 || src_qpn > 0xffffffu))
@@ -254,7 +254,7 @@ sd_fabric_addr_resolve(const struct doca_devinfo *local, const uint8_t gid[16], 
 		goto out;
 	}
 	sd_fabric_addr_ip_set_port(&dst, (uint16_t)(sd_fabric_addr_port_base() + sd_fabric_addr_qpn_slot(qpn)));
-	memcpy(req.src_gid, local->gid, sizeof(req.src_gid));
+	memcpy(req.src_gid, sd_devinfo_gid(local), sizeof(req.src_gid));
 	for (;;) {
 		res = attempt_once(&src, &dst, &req, buf, &got, deadline_ns, &err, &why);
 		if (res == ATTEMPT_OK || res == ATTEMPT_FATAL)

@@ -21,7 +21,7 @@
 #include <sys/eventfd.h>
 
 #include "fabric_cm_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_random.h"
 #include "../util/sd_env.h"
 #include "../util/sd_time.h"

@@ -34,7 +34,7 @@
 #include <sys/uio.h>
 
 #include "fabric_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../core/xproc.h"
 #include "../util/sd_random.h"
 

@@ -15,7 +15,7 @@
 
 #include "fabric_internal.h"
 #include "../util/sd_time.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.ep);

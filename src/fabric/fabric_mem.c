@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fabric_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_random.h"
 
 SD_LOG_REGISTER(fabric.mem);

@@ -35,7 +35,7 @@
 
 #include "fabric_internal.h"
 #include "../util/sd_time.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 
 SD_LOG_REGISTER(fabric.progress);
 

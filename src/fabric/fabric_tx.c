@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "fabric_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 
 SD_LOG_REGISTER(fabric.tx);
 

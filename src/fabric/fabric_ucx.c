@@ -13,7 +13,7 @@
 
 #include "fabric_internal.h"
 #include "../util/sd_env.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 
 SD_LOG_REGISTER(fabric.ucx);
 

@@ -16,7 +16,7 @@
 #include <sys/eventfd.h>
 
 #include "fabric_worker.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_time.h"
 
 SD_LOG_REGISTER(fabric.worker);

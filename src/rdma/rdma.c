@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_env.h"
 #include "rdma_internal.h"
 
@@ -52,7 +52,7 @@ rdma_start(struct doca_ctx *ctx, bool *running)
 		return err;
 	}
 	rdma->wake_fd = sd_fabric_ctx_get_event_fd(rdma->fctx);
-	err = sd_pe_add_wake_fd(ctx->pe, rdma->wake_fd);
+	err = sd_pe_add_wake_fd(sd_ctx_pe(ctx), rdma->wake_fd);
 	if (err != DOCA_SUCCESS) {
 		/* Polling applications still work; event-driven ones would sleep through completions. */
 		DOCA_LOG_WARN("doca_ctx_start: RDMA completions cannot wake the PE's notification handle (%s); "
@@ -91,7 +91,7 @@ rdma_teardown(struct doca_rdma *rdma)
 		return;
 	}
 	if (rdma->wake_fd >= 0)
-		sd_pe_del_wake_fd(rdma->ctx.pe, rdma->wake_fd);
+		sd_pe_del_wake_fd(sd_ctx_pe(&rdma->ctx), rdma->wake_fd);
 	rdma->wake_fd = -1;
 	/* Runs the callbacks of every op still queued: tasks complete from here. */
 	err = sd_fabric_ctx_destroy(rdma->fctx);
@@ -122,7 +122,7 @@ rdma_progress(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 	unsigned n = 0;
 
-	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+	if (sd_ctx_state(ctx) == DOCA_CTX_STATE_STARTING) {
 		/*
 		 * The RUNNING callback runs inside: it may export, connect, submit,
 		 * block on stdin or stop the context (which tears the fabric down),
@@ -146,7 +146,7 @@ rdma_arm(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
-	return ctx->state == DOCA_CTX_STATE_STARTING ||
+	return sd_ctx_state(ctx) == DOCA_CTX_STATE_STARTING ||
 	       (rdma->fctx != NULL && (sd_fabric_ctx_arm(rdma->fctx) || rdma->cm_ops.has_work(rdma)));
 }
 
@@ -225,10 +225,10 @@ doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 		DOCA_LOG_ERR("doca_rdma_create: NULL argument (dev %p, rdma %p)", (void *)dev, (void *)rdma_out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!dev->devinfo->caps.rdma) {
+	if (!sd_devinfo_caps(sd_dev_devinfo(dev))->rdma) {
 		DOCA_LOG_ERR("doca_rdma_create: device %s (%s) has no RDMA; pick a device for which "
 			     "doca_rdma_cap_task_send_is_supported() returns DOCA_SUCCESS",
-			     dev->devinfo->pci_addr, dev->devinfo->ibdev_name);
+			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)), sd_devinfo_ibdev_name(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	rdma = calloc(1, sizeof(*rdma));
@@ -242,7 +242,7 @@ doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 		return err;
 	}
 	rdma->dev = dev;
-	rdma->caps = &dev->devinfo->caps;
+	rdma->caps = sd_devinfo_caps(sd_dev_devinfo(dev));
 	rdma->wake_fd = -1;
 	rdma->send_queue_size = SD_MIN(SD_RDMA_DEFAULT_QUEUE_SIZE, rdma->caps->rdma_max_send_queue_size);
 	rdma->recv_queue_size = SD_MIN(SD_RDMA_DEFAULT_QUEUE_SIZE, rdma->caps->rdma_max_recv_queue_size);
@@ -304,9 +304,9 @@ cap_check(const struct doca_devinfo *devinfo, const void *out, const char *api)
 		DOCA_LOG_ERR("%s: NULL argument (devinfo %p, output %p)", api, (const void *)devinfo, out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!devinfo->caps.rdma) {
+	if (!sd_devinfo_caps(devinfo)->rdma) {
 		DOCA_LOG_ERR("%s: device %s has no RDMA; check doca_rdma_cap_task_send_is_supported() first", api,
-			     devinfo->pci_addr);
+			     sd_devinfo_pci_addr(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -318,7 +318,7 @@ cap_check(const struct doca_devinfo *devinfo, const void *out, const char *api)
 		doca_error_t err = cap_check(devinfo, out, #fn);                                                       \
 		if (err != DOCA_SUCCESS)                                                                               \
 			return err;                                                                                    \
-		*out = devinfo->caps.field;                                                                            \
+		*out = sd_devinfo_caps(devinfo)->field;                                                                \
 		return DOCA_SUCCESS;                                                                                   \
 	}
 
@@ -336,16 +336,16 @@ doca_rdma_cap_get_gid(const struct doca_devinfo *devinfo, uint32_t start_index, 
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (num_entries == 0 || start_index >= devinfo->caps.gid_table_size ||
-	    num_entries > devinfo->caps.gid_table_size - start_index) {
+	if (num_entries == 0 || start_index >= sd_devinfo_caps(devinfo)->gid_table_size ||
+	    num_entries > sd_devinfo_caps(devinfo)->gid_table_size - start_index) {
 		DOCA_LOG_ERR("doca_rdma_cap_get_gid: entries [%u, %u + %u) outside the GID table of %u entries; "
 			     "ask within doca_rdma_cap_get_gid_table_size()",
-			     start_index, start_index, num_entries, devinfo->caps.gid_table_size);
+			     start_index, start_index, num_entries, sd_devinfo_caps(devinfo)->gid_table_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* One GID per port (the topology's); further entries repeat it. */
 	for (uint32_t i = 0; i < num_entries; i++)
-		memcpy(gid_array[i].raw, devinfo->gid, sizeof(gid_array[i].raw));
+		memcpy(gid_array[i].raw, sd_devinfo_gid(devinfo), sizeof(gid_array[i].raw));
 	return DOCA_SUCCESS;
 }
 
@@ -357,12 +357,12 @@ doca_rdma_cap_transport_type_is_supported(const struct doca_devinfo *devinfo,
 		DOCA_LOG_ERR("doca_rdma_cap_transport_type_is_supported: devinfo is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!devinfo->caps.rdma)
+	if (!sd_devinfo_caps(devinfo)->rdma)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	if (transport_type == DOCA_RDMA_TRANSPORT_TYPE_RC)
 		return DOCA_SUCCESS;
 	if (transport_type == DOCA_RDMA_TRANSPORT_TYPE_DC)
-		return devinfo->caps.rdma_dc ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+		return sd_devinfo_caps(devinfo)->rdma_dc ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 	DOCA_LOG_ERR("doca_rdma_cap_transport_type_is_supported: unknown transport type %d; use "
 		     "DOCA_RDMA_TRANSPORT_TYPE_RC or _DC",
 		     (int)transport_type);
@@ -384,7 +384,7 @@ doca_rdma_cap_task_receive_get_max_dst_buf_list_len(const struct doca_devinfo *d
 			     (int)transport_type);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	*max_buf_list_len = devinfo->caps.rdma_max_recv_buf_list_len;
+	*max_buf_list_len = sd_devinfo_caps(devinfo)->rdma_max_recv_buf_list_len;
 	return DOCA_SUCCESS;
 }
 
@@ -396,7 +396,7 @@ doca_rdma_cap_task_receive_get_max_dst_buf_list_len(const struct doca_devinfo *d
 			DOCA_LOG_ERR("doca_rdma_cap_task_" #name "_is_supported: devinfo is NULL");                    \
 			return DOCA_ERROR_INVALID_VALUE;                                                               \
 		}                                                                                                      \
-		return devinfo->caps.rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;                                   \
+		return sd_devinfo_caps(devinfo)->rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;                       \
 	}
 
 CAP_TASK(receive)
@@ -421,10 +421,10 @@ setter_check(const struct doca_rdma *rdma, const char *api)
 		DOCA_LOG_ERR("%s: rdma is NULL", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("%s: the RDMA context is not IDLE (state %d); set properties before doca_ctx_start() or "
 			     "after it stopped",
-			     api, (int)rdma->ctx.state);
+			     api, (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;

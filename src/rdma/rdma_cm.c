@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../fabric/fabric_cm.h"
 #include "rdma_internal.h"
 #include "../util/sd_time.h"
@@ -165,7 +165,7 @@ on_request(struct doca_rdma *rdma, const struct fabric_cm_event *ev)
 	sd_fabric_cm_conn_set_user(ev->conn, conn);
 	DOCA_LOG_DBG("Connection %u: request from %s:%u (peer connection %u, %u bytes of private data)", conn->id,
 		     conn->addr->text, conn->addr->port, ev->peer_conn_id, ev->priv_len);
-	rdma->request_cb(conn, rdma->ctx.user_data);
+	rdma->request_cb(conn, sd_ctx_user_data(&rdma->ctx));
 }
 
 static void
@@ -261,8 +261,8 @@ rcm_free_fcm(struct doca_rdma *rdma, struct rdma_cm *rcm)
 
 	/* every CM connection goes first (the peers see DISCONNECT / FAILURE) */
 	sd_list_for_each(pos, &rdma->conns) cm_conn_release(sd_container_of(pos, struct doca_rdma_connection, node));
-	if (rcm->wake_fd >= 0 && rdma->ctx.pe != NULL)
-		sd_pe_del_wake_fd(rdma->ctx.pe, rcm->wake_fd);
+	if (rcm->wake_fd >= 0 && sd_ctx_pe(&rdma->ctx) != NULL)
+		sd_pe_del_wake_fd(sd_ctx_pe(&rdma->ctx), rcm->wake_fd);
 	rcm->wake_fd = -1;
 	sd_fabric_cm_destroy(rcm->fcm);
 	rcm->fcm = NULL;
@@ -300,7 +300,7 @@ rcm_drain(struct doca_rdma *rdma)
 			 * next call when some are queued, here or in the fabric.
 			 */
 			if (now < cc->drain_deadline_ns &&
-			    (!sd_list_empty(&rdma->ctx.completed) || sd_fabric_ctx_has_work(rdma->fctx) ||
+			    (sd_ctx_has_completed(&rdma->ctx) || sd_fabric_ctx_has_work(rdma->fctx) ||
 			     (conn->ep != NULL && !sd_fabric_ep_is_idle(conn->ep))))
 				continue;
 			if (now >= cc->drain_deadline_ns)
@@ -423,10 +423,10 @@ rcm_get(struct doca_rdma *rdma, const char *api, struct rdma_cm **out)
 	struct rdma_cm *rcm = rdma->cm;
 	doca_error_t err;
 
-	if (rdma->ctx.state != DOCA_CTX_STATE_RUNNING && rdma->ctx.state != DOCA_CTX_STATE_STARTING) {
+	if (sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_RUNNING && sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_STARTING) {
 		DOCA_LOG_ERR("%s: the RDMA context is not started (state %d); call it from the RUNNING state callback "
 			     "or later",
-			     api, (int)rdma->ctx.state);
+			     api, (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (rcm == NULL) {
@@ -452,8 +452,8 @@ rcm_get(struct doca_rdma *rdma, const char *api, struct rdma_cm **out)
 			DOCA_LOG_ERR("%s: failed to start the connection manager: %s", api, doca_error_get_descr(err));
 			return err;
 		}
-		if (rdma->ctx.pe != NULL &&
-		    sd_pe_add_wake_fd(rdma->ctx.pe, sd_fabric_cm_get_event_fd(rcm->fcm)) == DOCA_SUCCESS)
+		if (sd_ctx_pe(&rdma->ctx) != NULL &&
+		    sd_pe_add_wake_fd(sd_ctx_pe(&rdma->ctx), sd_fabric_cm_get_event_fd(rcm->fcm)) == DOCA_SUCCESS)
 			rcm->wake_fd = sd_fabric_cm_get_event_fd(rcm->fcm);
 		else
 			DOCA_LOG_WARN("%s: connection events cannot wake the PE's notification handle; poll with "
@@ -482,10 +482,10 @@ doca_rdma_set_connection_state_callbacks(struct doca_rdma *rdma,
 			     (void *)(uintptr_t)doca_rdma_disconnect_cb);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("doca_rdma_set_connection_state_callbacks: the context is not idle (state %d); set the "
 			     "callbacks before doca_ctx_start()",
-			     (int)rdma->ctx.state);
+			     (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	rdma->request_cb = doca_rdma_connect_request_cb;
@@ -877,10 +877,10 @@ doca_rdma_set_connection_request_timeout(struct doca_rdma *rdma, uint16_t timeou
 			     (void *)rdma, timeout);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_IDLE) {
 		DOCA_LOG_ERR("doca_rdma_set_connection_request_timeout: the context is not idle (state %d); set it "
 			     "before doca_ctx_start()",
-			     (int)rdma->ctx.state);
+			     (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	rdma->conn_request_timeout_ms = timeout;

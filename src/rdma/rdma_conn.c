@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../util/sd_random.h"
 #include "rdma_internal.h"
 #include "rdma_proto.h"
@@ -71,11 +71,11 @@ sd_rdma_conn_create(struct doca_rdma *rdma, const char *api, struct doca_rdma_co
 	struct doca_rdma_connection *conn;
 	doca_error_t err;
 
-	if (rdma->fctx == NULL ||
-	    (rdma->ctx.state != DOCA_CTX_STATE_RUNNING && rdma->ctx.state != DOCA_CTX_STATE_STARTING)) {
+	if (rdma->fctx == NULL || (sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_RUNNING &&
+				   sd_ctx_state(&rdma->ctx) != DOCA_CTX_STATE_STARTING)) {
 		DOCA_LOG_ERR("%s: the RDMA context is not started (state %d); call it from the RUNNING state "
 			     "callback or later",
-			     api, (int)rdma->ctx.state);
+			     api, (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (rdma->transport == DOCA_RDMA_TRANSPORT_TYPE_DC && rdma->num_counted > 0) {
@@ -190,7 +190,7 @@ sd_rdma_conn_established(struct doca_rdma_connection *conn, bool notify)
 	conn->state = SD_RDMA_CONN_ESTABLISHED;
 	DOCA_LOG_TRC("Connection %u established", conn->id);
 	if (notify && rdma->established_cb != NULL)
-		rdma->established_cb(conn, conn->user_data, rdma->ctx.user_data);
+		rdma->established_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }
 
 /* The endpoint goes: its ops complete (CONNECTION_ABORTED, mapped to conn->err by rdma_task.c). */
@@ -220,7 +220,7 @@ sd_rdma_conn_fail(struct doca_rdma_connection *conn, doca_error_t err, bool noti
 	conn_release_slot(conn);
 	DOCA_LOG_DBG("Connection %u failed: %s", conn->id, doca_error_get_name(conn->err));
 	if (notify && rdma->failure_cb != NULL)
-		rdma->failure_cb(conn, conn->user_data, rdma->ctx.user_data);
+		rdma->failure_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }
 
 void
@@ -237,7 +237,7 @@ sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify)
 	conn_release_slot(conn);
 	DOCA_LOG_DBG("Connection %u disconnected", conn->id);
 	if (notify && rdma->disconnect_cb != NULL)
-		rdma->disconnect_cb(conn, conn->user_data, rdma->ctx.user_data);
+		rdma->disconnect_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }
 
 /*
@@ -396,7 +396,7 @@ doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details, 
 	if (rdma->fctx == NULL) {
 		DOCA_LOG_ERR("doca_rdma_connect: the RDMA context is not started (state %d); connect from the "
 			     "RUNNING state callback or later",
-			     (int)rdma->ctx.state);
+			     (int)sd_ctx_state(&rdma->ctx));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	err = sd_rdma_conn_connect(rdma_connection, remote_rdma_conn_details, remote_rdma_conn_details_size,

@@ -31,9 +31,7 @@
 
 #include <doca_rdma.h>
 
-#include "../core/ctx_internal.h"
-#include "../core/dev_internal.h"
-#include "../core/mmap_internal.h"
+#include "../core/sd_core.h"
 #include "../fabric/fabric.h"
 
 /* Task families (index of rdma->pools[]). */

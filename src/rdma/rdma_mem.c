@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sd_log.h"
-#include "../core/sync_event_internal.h"
+#include "../core/sd_core.h"
 #include "rdma_internal.h"
 #include "rdma_proto.h"
 
@@ -20,12 +19,13 @@ SD_LOG_REGISTER(rdma.mem);
 doca_error_t
 sd_rdma_fabric_dev_open(struct doca_dev *dev, const char *api, struct fabric_dev **fdev)
 {
-	doca_error_t err = sd_fabric_dev_open(dev->devinfo->netdev, fdev);
+	const struct doca_devinfo *di = sd_dev_devinfo(dev);
+	doca_error_t err = sd_fabric_dev_open(sd_devinfo_netdev(di), fdev);
 
 	if (err != DOCA_SUCCESS)
 		DOCA_LOG_ERR("%s: cannot open the UCX fabric on netdev \"%s\" of device %s: %s; check the device's "
 			     "netdev in the topology and UCX_TLS / UCX_NET_DEVICES",
-			     api, dev->devinfo->netdev, dev->devinfo->ibdev_name, doca_error_get_descr(err));
+			     api, sd_devinfo_netdev(di), sd_devinfo_ibdev_name(di), doca_error_get_descr(err));
 	return err;
 }
 
@@ -58,18 +58,17 @@ mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void 
 	doca_error_t err;
 
 	/* A second export hands out the same descriptor (one registration per mmap). */
-	if (mmap->exported_rdma && mmap->rdma_desc != NULL) {
-		*desc = mmap->rdma_desc;
-		*desc_len = mmap->rdma_desc_len;
+	*desc = sd_mmap_rdma_desc(mmap, desc_len);
+	if (*desc != NULL)
 		return DOCA_SUCCESS;
-	}
 	err = sd_rdma_fabric_dev_open((struct doca_dev *)(uintptr_t)dev, "doca_mmap_export_rdma", &fdev);
 	if (err != DOCA_SUCCESS)
 		return err;
-	err = sd_fabric_mr_register(fdev, mmap->addr, mmap->len, fabric_perms(mmap->permissions), &mr);
+	err = sd_fabric_mr_register(fdev, sd_mmap_addr(mmap), sd_mmap_len(mmap),
+				    fabric_perms(sd_mmap_permissions(mmap)), &mr);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_mmap_export_rdma: cannot register [%p, +%zu) with the fabric: %s", mmap->addr,
-			     mmap->len, doca_error_get_descr(err));
+		DOCA_LOG_ERR("doca_mmap_export_rdma: cannot register [%p, +%zu) with the fabric: %s",
+			     sd_mmap_addr(mmap), sd_mmap_len(mmap), doca_error_get_descr(err));
 		goto close_dev;
 	}
 	err = sd_fabric_mr_export(mr, &fblob, &flen);
@@ -89,9 +88,9 @@ mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void 
 	d.hdr.version = htole16(SD_RDMA_MMAP_DESC_VERSION);
 	d.hdr.kind = htole16(SD_MMAP_DESC_KIND_RDMA);
 	d.hdr.total_len = htole32((uint32_t)(sizeof(d) + flen));
-	d.addr = htole64((uint64_t)(uintptr_t)mmap->addr);
-	d.len = htole64((uint64_t)mmap->len);
-	d.permissions = htole32(mmap->permissions);
+	d.addr = htole64((uint64_t)(uintptr_t)sd_mmap_addr(mmap));
+	d.len = htole64((uint64_t)sd_mmap_len(mmap));
+	d.permissions = htole32(sd_mmap_permissions(mmap));
 	d.fabric_len = htole32((uint32_t)flen);
 	memcpy(ex->desc, &d, sizeof(d));
 	memcpy(ex->desc + sizeof(d), fblob, flen);
@@ -112,10 +111,12 @@ static void
 mmap_export_revoke(struct doca_mmap *mmap)
 {
 	struct mmap_export *ex;
+	size_t len;
+	const void *desc = sd_mmap_rdma_desc(mmap, &len);
 
-	if (mmap->rdma_desc == NULL)
+	if (desc == NULL)
 		return;
-	ex = sd_container_of(mmap->rdma_desc, struct mmap_export, desc);
+	ex = sd_container_of(desc, struct mmap_export, desc);
 	/* From now on the rkey and the 128-bit key are dead: peers' accesses fail. */
 	sd_fabric_mr_deregister(ex->mr);
 	sd_fabric_dev_close(ex->fdev);
@@ -134,9 +135,9 @@ sd_rdma_remote_rmr(const struct doca_mmap *mmap, struct fabric_dev **fdev)
 {
 	const struct remote_mmap *rm;
 
-	if (mmap->kind != SD_MMAP_RDMA_REMOTE || mmap->remote == NULL)
+	if (sd_mmap_kind(mmap) != SD_MMAP_RDMA_REMOTE || sd_mmap_remote(mmap) == NULL)
 		return NULL;
-	rm = mmap->remote;
+	rm = sd_mmap_remote(mmap);
 	*fdev = rm->fdev;
 	return rm->rmr;
 }
@@ -195,13 +196,7 @@ mmap_create_from_export(const void *desc, size_t desc_len, struct doca_dev *dev,
 			     doca_error_get_descr(err));
 		goto close_dev;
 	}
-	mmap->kind = SD_MMAP_RDMA_REMOTE;
-	mmap->addr = (uint8_t *)(uintptr_t)info.addr;
-	mmap->len = (size_t)info.len;
-	mmap->memrange_set = true;
-	mmap->permissions = info.permissions;
-	mmap->remote = rm;
-	mmap->remote_release = remote_mmap_release;
+	sd_mmap_set_rdma_remote(mmap, info.addr, (size_t)info.len, info.permissions, rm, remote_mmap_release);
 	return DOCA_SUCCESS;
 
 close_dev:
@@ -229,21 +224,21 @@ se_changed(void *arg)
 static void
 se_release(struct doca_sync_event *event)
 {
-	struct se_export *ex = event->remote;
+	struct se_export *ex = sd_sync_event_remote(event);
 
 	if (ex == NULL)
 		return;
 	sd_fabric_mr_deregister(ex->mr);
 	sd_fabric_dev_close(ex->fdev);
 	free(ex);
-	event->remote = NULL;
+	sd_sync_event_set_remote(event, NULL, NULL);
 }
 
 static doca_error_t
 se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, size_t *sz)
 {
 	struct sd_rdma_se_desc d = {0};
-	struct se_export *ex = event->remote;
+	struct se_export *ex = sd_sync_event_remote(event);
 	struct fabric_dev *fdev;
 	struct fabric_mr *mr;
 	const void *fblob;
@@ -255,10 +250,10 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 		*sz = ex->desc_len;
 		return DOCA_SUCCESS;
 	}
-	if (((uintptr_t)event->value & 7) != 0) {
+	if (((uintptr_t)sd_sync_event_value(event) & 7) != 0) {
 		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: the event's value at %p is not 8-byte aligned; "
 			     "give doca_sync_event_set_addr() an aligned address",
-			     (void *)event->value);
+			     (void *)sd_sync_event_value(event));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/*
@@ -267,8 +262,8 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 	 * an event with only a remote_net publisher names none: the device the
 	 * process opened last then (the RDMA context's, in every DOCA flow).
 	 */
-	if (event->dev != NULL) {
-		err = sd_rdma_fabric_dev_open(event->dev, "doca_sync_event_export_to_remote_net", &fdev);
+	if (sd_sync_event_dev(event) != NULL) {
+		err = sd_rdma_fabric_dev_open(sd_sync_event_dev(event), "doca_sync_event_export_to_remote_net", &fdev);
 		if (err != DOCA_SUCCESS)
 			return err;
 	} else {
@@ -279,7 +274,7 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 			return err;
 		}
 	}
-	err = sd_fabric_mr_register(fdev, (void *)event->value, 8, FABRIC_PERM_ALL, &mr);
+	err = sd_fabric_mr_register(fdev, (void *)sd_sync_event_value(event), 8, FABRIC_PERM_ALL, &mr);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_sync_event_export_to_remote_net: cannot register the event's value: %s",
 			     doca_error_get_descr(err));
@@ -304,7 +299,7 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 	d.hdr_len = htole16(sizeof(d));
 	d.total_len = htole32((uint32_t)(sizeof(d) + flen));
 	d.fabric_len = htole32((uint32_t)flen);
-	d.addr = htole64((uint64_t)(uintptr_t)event->value);
+	d.addr = htole64((uint64_t)(uintptr_t)sd_sync_event_value(event));
 	memcpy(ex->desc, &d, sizeof(d));
 	memcpy(ex->desc + sizeof(d), fblob, flen);
 	ex->desc_len = sizeof(d) + flen;
@@ -312,8 +307,7 @@ se_export_to_remote_net(struct doca_sync_event *event, const uint8_t **data, siz
 	ex->mr = mr;
 	/* peers' notify_set / notify_add tell us: wait tasks on a sleeping PE re-check */
 	sd_fabric_mr_set_notify(mr, se_changed, event);
-	event->remote = ex;
-	event->remote_release = se_release;
+	sd_sync_event_set_remote(event, ex, se_release);
 	*data = ex->desc;
 	*sz = ex->desc_len;
 	return DOCA_SUCCESS;
@@ -336,10 +330,10 @@ se_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size
 	const char *reason = "";
 	doca_error_t err;
 
-	if (!dev->devinfo->caps.rdma) {
+	if (!sd_devinfo_caps(sd_dev_devinfo(dev))->rdma) {
 		DOCA_LOG_ERR("doca_sync_event_remote_net_create_from_export: device %s has no RDMA; import on the "
 			     "device your RDMA context uses",
-			     dev->devinfo->ibdev_name);
+			     sd_devinfo_ibdev_name(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	err = sd_rdma_se_desc_parse(data, sz, &info, &reason);
@@ -396,7 +390,7 @@ se_remote_net_destroy(struct doca_sync_event_remote_net *ev)
 static doca_error_t
 se_remote_net_cap_supported(const struct doca_devinfo *devinfo)
 {
-	return devinfo->caps.rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	return sd_devinfo_caps(devinfo)->rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
 /* ---- installation ---- */

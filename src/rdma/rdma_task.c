@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "rdma_task_check.h"
 
 SD_LOG_REGISTER(rdma.task);
@@ -29,9 +29,9 @@ SD_LOG_REGISTER(rdma.task);
 static void
 gather(const struct doca_buf *buf, uint8_t *dst)
 {
-	for (; buf != NULL; buf = buf->next) {
-		memcpy(dst, buf->data, buf->data_len);
-		dst += buf->data_len;
+	for (; buf != NULL; buf = sd_buf_next(buf)) {
+		memcpy(dst, sd_buf_data(buf), sd_buf_data_len(buf));
+		dst += sd_buf_data_len(buf);
 	}
 }
 
@@ -39,12 +39,12 @@ gather(const struct doca_buf *buf, uint8_t *dst)
 static void
 scatter(struct doca_buf *buf, const uint8_t *src, size_t len)
 {
-	for (; buf != NULL && len > 0; buf = buf->next) {
+	for (; buf != NULL && len > 0; buf = sd_buf_next(buf)) {
 		size_t n = SD_MIN((size_t)sd_buf_tail_room(buf), len);
 
 		if (src != NULL)
-			memcpy(buf->data + buf->data_len, src, n);
-		buf->data_len += n;
+			memcpy(sd_buf_data(buf) + sd_buf_data_len(buf), src, n);
+		sd_buf_add_data_len(buf, n);
 		src = src != NULL ? src + n : NULL;
 		len -= n;
 	}
@@ -53,8 +53,8 @@ scatter(struct doca_buf *buf, const uint8_t *src, size_t len)
 static void
 append8(struct doca_buf *buf, uint64_t value)
 {
-	memcpy(buf->data + buf->data_len, &value, 8);
-	buf->data_len += 8;
+	memcpy(sd_buf_data(buf) + sd_buf_data_len(buf), &value, 8);
+	sd_buf_add_data_len(buf, 8);
 }
 
 /* ---- pins ---- */
@@ -64,8 +64,8 @@ pin(struct sd_rdma_task *t, struct doca_buf *buf)
 {
 	if (buf == NULL || t->num_pinned >= SD_ARRAY_SIZE(t->pinned))
 		return;
-	sd_mmap_pin(buf->mmap);
-	t->pinned[t->num_pinned++] = buf->mmap;
+	sd_mmap_pin(sd_buf_mmap(buf));
+	t->pinned[t->num_pinned++] = sd_buf_mmap(buf);
 }
 
 static void
@@ -103,8 +103,8 @@ post_receive(struct doca_rdma *rdma, struct sd_rdma_task *t)
 	if (t->dst == NULL)
 		return sd_fabric_ctx_post_recv(rdma->fctx, &t->op, NULL, 0);
 	len = SD_MIN(sd_buf_list_tail_room(t->dst), (size_t)rdma->caps->rdma_max_message_size);
-	if (t->dst->next == NULL)
-		return sd_fabric_ctx_post_recv(rdma->fctx, &t->op, t->dst->data + t->dst->data_len, len);
+	if (sd_buf_next(t->dst) == NULL)
+		return sd_fabric_ctx_post_recv(rdma->fctx, &t->op, sd_buf_data(t->dst) + sd_buf_data_len(t->dst), len);
 	err = bounce_alloc(t, len);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -122,8 +122,8 @@ outgoing(struct sd_rdma_task *t, const uint8_t **src, size_t *len)
 	if (t->src == NULL)
 		return DOCA_SUCCESS;
 	*len = sd_buf_list_data_len(t->src);
-	*src = t->src->data;
-	if (t->src->next != NULL) {
+	*src = sd_buf_data(t->src);
+	if (sd_buf_next(t->src) != NULL) {
 		err = bounce_alloc(t, *len);
 		if (err != DOCA_SUCCESS)
 			return err;
@@ -153,7 +153,7 @@ post_send(struct doca_rdma *rdma, struct sd_rdma_task *t)
 static doca_error_t
 post_write(struct doca_rdma *rdma, struct sd_rdma_task *t)
 {
-	uint64_t raddr = (uint64_t)(uintptr_t)(t->dst->data + t->dst->data_len);
+	uint64_t raddr = (uint64_t)(uintptr_t)(sd_buf_data(t->dst) + sd_buf_data_len(t->dst));
 	struct fabric_dev *fdev;
 	struct fabric_rmr *rmr;
 	const uint8_t *src;
@@ -163,7 +163,7 @@ post_write(struct doca_rdma *rdma, struct sd_rdma_task *t)
 	(void)rdma;
 	if (err != DOCA_SUCCESS)
 		return err;
-	rmr = sd_rdma_remote_rmr(t->dst->mmap, &fdev);
+	rmr = sd_rdma_remote_rmr(sd_buf_mmap(t->dst), &fdev);
 	if (t->type == SD_RDMA_TASK_WRITE_IMM)
 		return sd_fabric_ep_write_imm(task_ep(t), &t->op, src, len, rmr, raddr, t->imm);
 	return sd_fabric_ep_write(task_ep(t), &t->op, src, len, rmr, raddr);
@@ -172,30 +172,31 @@ post_write(struct doca_rdma *rdma, struct sd_rdma_task *t)
 static doca_error_t
 post_read(struct doca_rdma *rdma, struct sd_rdma_task *t)
 {
-	size_t len = t->src->data_len;
+	size_t len = sd_buf_data_len(t->src);
 	struct fabric_dev *fdev;
-	struct fabric_rmr *rmr = sd_rdma_remote_rmr(t->src->mmap, &fdev);
+	struct fabric_rmr *rmr = sd_rdma_remote_rmr(sd_buf_mmap(t->src), &fdev);
 	uint8_t *dst;
 	doca_error_t err;
 
 	(void)rdma;
-	if (t->dst->next == NULL) {
-		dst = t->dst->data + t->dst->data_len;
+	if (sd_buf_next(t->dst) == NULL) {
+		dst = sd_buf_data(t->dst) + sd_buf_data_len(t->dst);
 	} else {
 		err = bounce_alloc(t, len);
 		if (err != DOCA_SUCCESS)
 			return err;
 		dst = t->bounce;
 	}
-	return sd_fabric_ep_read(task_ep(t), &t->op, len ? dst : NULL, len, rmr, (uint64_t)(uintptr_t)t->src->data);
+	return sd_fabric_ep_read(task_ep(t), &t->op, len ? dst : NULL, len, rmr,
+				 (uint64_t)(uintptr_t)sd_buf_data(t->src));
 }
 
 static doca_error_t
 post_atomic(struct doca_rdma *rdma, struct sd_rdma_task *t)
 {
 	struct fabric_dev *fdev;
-	struct fabric_rmr *rmr = sd_rdma_remote_rmr(t->dst->mmap, &fdev);
-	uint64_t raddr = (uint64_t)(uintptr_t)t->dst->data;
+	struct fabric_rmr *rmr = sd_rdma_remote_rmr(sd_buf_mmap(t->dst), &fdev);
+	uint64_t raddr = (uint64_t)(uintptr_t)sd_buf_data(t->dst);
 
 	(void)rdma;
 	if (t->type == SD_RDMA_TASK_ATOMIC_CMP_SWP)
@@ -228,7 +229,7 @@ post_se_notify_set(struct doca_rdma *rdma, struct sd_rdma_task *t)
 	uint64_t value;
 
 	(void)rdma;
-	memcpy(&value, t->src->data, sizeof(value));
+	memcpy(&value, sd_buf_data(t->src), sizeof(value));
 	t->operand[0] = t->event->last;
 	t->operand[1] = value;
 	return post_cmp_swp_event(t);
@@ -268,8 +269,8 @@ complete_receive(struct doca_rdma *rdma, struct sd_rdma_task *t, doca_error_t *s
 	if (t->dst == NULL || t->result_opcode == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
 		return true;
 	/* One segment received in place: post_receive() offered at most its tail room. */
-	if (t->bounce == NULL && t->dst->next == NULL)
-		t->dst->data_len += op->len;
+	if (t->bounce == NULL && sd_buf_next(t->dst) == NULL)
+		sd_buf_add_data_len(t->dst, op->len);
 	else
 		scatter(t->dst, t->bounce, op->len);
 	return true;
@@ -288,7 +289,7 @@ static bool
 complete_write(struct doca_rdma *rdma, struct sd_rdma_task *t, doca_error_t *status)
 {
 	(void)rdma, (void)status;
-	t->dst->data_len += t->op.buf_len;
+	sd_buf_add_data_len(t->dst, t->op.buf_len);
 	return true;
 }
 
@@ -391,12 +392,12 @@ static void
 op_done(struct fabric_op *op)
 {
 	struct sd_rdma_task *t = sd_container_of(op, struct sd_rdma_task, op);
-	struct doca_rdma *rdma = sd_rdma_from_ctx(t->task.ctx);
+	struct doca_rdma *rdma = sd_rdma_from_ctx(sd_task_ctx(&t->task));
 	doca_error_t status = op->status;
 
 	if (status == DOCA_ERROR_CONNECTION_ABORTED) {
 		/* The endpoint was torn down: a stop flushes, a lost connection says why. */
-		if (rdma->tearing_down || rdma->ctx.state == DOCA_CTX_STATE_STOPPING)
+		if (rdma->tearing_down || sd_ctx_state(&rdma->ctx) == DOCA_CTX_STATE_STOPPING)
 			status = SD_TASK_FLUSH_STATUS;
 		else if (t->conn != NULL && t->conn->err != DOCA_SUCCESS)
 			status = t->conn->err;
@@ -410,7 +411,7 @@ op_done(struct fabric_op *op)
 static void
 task_release(struct sd_rdma_task *t)
 {
-	struct doca_rdma *rdma = sd_rdma_from_ctx(t->task.ctx);
+	struct doca_rdma *rdma = sd_rdma_from_ctx(sd_task_ctx(&t->task));
 
 	if (t->bounce != NULL) {
 		free(t->bounce);
@@ -447,7 +448,7 @@ doca_error_t
 sd_rdma_task_submit(struct doca_task *task)
 {
 	struct sd_rdma_task *t = sd_rdma_task_from_task(task);
-	struct doca_rdma *rdma = sd_rdma_from_ctx(task->ctx);
+	struct doca_rdma *rdma = sd_rdma_from_ctx(sd_task_ctx(task));
 	struct sd_buf_verdict v;
 	doca_error_t err;
 
@@ -505,7 +506,7 @@ doca_error_t
 sd_rdma_task_validate(struct doca_task *task)
 {
 	struct sd_rdma_task *t = sd_rdma_task_from_task(task);
-	struct doca_rdma *rdma = sd_rdma_from_ctx(task->ctx);
+	struct doca_rdma *rdma = sd_rdma_from_ctx(sd_task_ctx(task));
 	struct sd_buf_verdict v;
 
 	if (validate(rdma, t, &v))

@@ -6,7 +6,7 @@
  * functions are stamped out by the macros below so that the eleven families
  * cannot drift apart.
  */
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "rdma_internal.h"
 
 SD_LOG_REGISTER(rdma.task_api);

@@ -93,7 +93,7 @@ refuse(struct sd_buf_verdict *v, unsigned int why, const char *what, uint64_t a,
 static uint32_t
 list_len(const struct doca_buf *buf)
 {
-	return buf->is_head ? buf->list_len : 1;
+	return sd_buf_is_head(buf) ? sd_buf_list_len(buf) : 1;
 }
 
 /* A local buffer (list): alive, local, inside its mmap; writable when it receives bytes. */
@@ -102,9 +102,9 @@ check_local(const struct doca_buf *buf, const char *what, uint32_t max_list, boo
 {
 	if (!sd_buf_check_held(buf, what, v) || !sd_buf_check_list_len(list_len(buf), max_list, what, v))
 		return false;
-	for (const struct doca_buf *b = buf; b != NULL; b = b->next) {
-		if (b->mmap->kind != SD_MMAP_LOCAL)
-			return refuse(v, SD_RDMA_NOT_LOCAL, what, (uint64_t)b->mmap->kind, 0);
+	for (const struct doca_buf *b = buf; b != NULL; b = sd_buf_next(b)) {
+		if (sd_mmap_kind(sd_buf_mmap(b)) != SD_MMAP_LOCAL)
+			return refuse(v, SD_RDMA_NOT_LOCAL, what, (uint64_t)sd_mmap_kind(sd_buf_mmap(b)), 0);
 		if (!sd_buf_check_seg(b, writable, what, v))
 			return false;
 	}
@@ -119,21 +119,21 @@ check_remote(struct doca_rdma *rdma, const struct doca_buf *buf, const char *wha
 
 	if (!sd_buf_check_held(buf, what, v))
 		return false;
-	if (list_len(buf) > 1 || buf->next != NULL)
+	if (list_len(buf) > 1 || sd_buf_next(buf) != NULL)
 		return refuse(v, SD_RDMA_REMOTE_LIST, what, list_len(buf), 0);
-	if (buf->mmap->kind != SD_MMAP_RDMA_REMOTE || buf->mmap->remote == NULL)
+	if (sd_mmap_kind(sd_buf_mmap(buf)) != SD_MMAP_RDMA_REMOTE || sd_mmap_remote(sd_buf_mmap(buf)) == NULL)
 		return refuse(v, SD_RDMA_NOT_REMOTE, what, 0, 0);
-	if (sd_rdma_remote_rmr(buf->mmap, &fdev) == NULL || fdev != rdma->fdev)
+	if (sd_rdma_remote_rmr(sd_buf_mmap(buf), &fdev) == NULL || fdev != rdma->fdev)
 		return refuse(v, SD_RDMA_OTHER_DEVICE, what, 0, 0);
-	if (!sd_mmap_contains(buf->mmap, buf->head, buf->len))
+	if (!sd_mmap_contains(sd_buf_mmap(buf), sd_buf_head(buf), sd_buf_len(buf)))
 		return refuse(v, SD_BUF_OUTSIDE_MMAP, what, 0, 0);
 	/* The exporter's grant, as its descriptor states it (the fabric checks it again). */
-	if ((buf->mmap->permissions & need) != need)
+	if ((sd_mmap_permissions(sd_buf_mmap(buf)) & need) != need)
 		return refuse(v,
 			      need == DOCA_ACCESS_FLAG_RDMA_READ    ? SD_RDMA_EXPORT_NO_READ
 			      : need == DOCA_ACCESS_FLAG_RDMA_WRITE ? SD_RDMA_EXPORT_NO_WRITE
 								    : SD_RDMA_EXPORT_NO_ATOMIC,
-			      what, buf->mmap->permissions, need);
+			      what, sd_mmap_permissions(sd_buf_mmap(buf)), need);
 	return true;
 }
 
@@ -220,9 +220,9 @@ sd_rdma_check_read(struct doca_rdma *rdma, const struct sd_rdma_task *t, struct 
 		return false;
 	if (!check_remote(rdma, t->src, "source", DOCA_ACCESS_FLAG_RDMA_READ, v) ||
 	    !check_local(t->dst, "destination", rdma->caps->rdma_max_recv_buf_list_len, true, v) ||
-	    !check_msg_size(rdma, t->src->data_len, v))
+	    !check_msg_size(rdma, sd_buf_data_len(t->src), v))
 		return false;
-	return sd_buf_check_room(sd_buf_list_tail_room(t->dst), t->src->data_len, "destination", v);
+	return sd_buf_check_room(sd_buf_list_tail_room(t->dst), sd_buf_data_len(t->src), "destination", v);
 }
 
 bool
@@ -253,10 +253,11 @@ sd_rdma_check_atomic(struct doca_rdma *rdma, const struct sd_rdma_task *t, struc
 	if (!check_remote(rdma, t->dst, "destination", DOCA_ACCESS_FLAG_RDMA_ATOMIC, v) ||
 	    !check_local(t->result, "result", 1, true, v) || !check_room8(t->result, "result", v))
 		return false;
-	if (((uintptr_t)t->dst->data & 7) != 0)
-		return refuse(v, SD_RDMA_MISALIGNED, "destination", (uintptr_t)t->dst->data, 0);
+	if (((uintptr_t)sd_buf_data(t->dst) & 7) != 0)
+		return refuse(v, SD_RDMA_MISALIGNED, "destination", (uintptr_t)sd_buf_data(t->dst), 0);
 	/* the word at data, whatever data_len says */
-	return sd_buf_check_room((uint64_t)((t->dst->head + t->dst->len) - t->dst->data), 8, "destination", v);
+	return sd_buf_check_room((uint64_t)((sd_buf_head(t->dst) + sd_buf_len(t->dst)) - sd_buf_data(t->dst)), 8,
+				 "destination", v);
 }
 
 /* A remote sync event task: the connection grants need and the task names an event. */
@@ -289,8 +290,8 @@ sd_rdma_check_se_notify_set(struct doca_rdma *rdma, const struct sd_rdma_task *t
 		return refuse(v, SD_RDMA_NO_SRC, "source", 0, 0);
 	if (!check_local(t->src, "source", 1, false, v))
 		return false;
-	if (t->src->data_len < 8)
-		return refuse(v, SD_RDMA_SRC_SHORT, "source", t->src->data_len, 8);
+	if (sd_buf_data_len(t->src) < 8)
+		return refuse(v, SD_RDMA_SRC_SHORT, "source", sd_buf_data_len(t->src), 8);
 	return true;
 }
 

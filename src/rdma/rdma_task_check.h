@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "../core/refusal.h"
+#include "../core/sd_core.h"
 #include "rdma_internal.h"
 
 /*

@@ -12,8 +12,7 @@
 #include <doca_rdma_bridge.h>
 #include <doca_verbs_bridge.h>
 
-#include "../core/mmap_internal.h"
-#include "../core/rdma_bridge_internal.h"
+#include "../core/sd_core.h"
 #include "verbs_ibv.h"
 
 SD_LOG_REGISTER(verbs.bridge);
@@ -356,11 +355,11 @@ mmap_access(const struct doca_mmap *mmap)
 {
 	unsigned int access = IBV_ACCESS_LOCAL_WRITE;
 
-	if (mmap->permissions & DOCA_ACCESS_FLAG_RDMA_READ)
+	if (sd_mmap_permissions(mmap) & DOCA_ACCESS_FLAG_RDMA_READ)
 		access |= IBV_ACCESS_REMOTE_READ;
-	if (mmap->permissions & DOCA_ACCESS_FLAG_RDMA_WRITE)
+	if (sd_mmap_permissions(mmap) & DOCA_ACCESS_FLAG_RDMA_WRITE)
 		access |= IBV_ACCESS_REMOTE_WRITE;
-	if (mmap->permissions & DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+	if (sd_mmap_permissions(mmap) & DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	return access;
 }
@@ -368,10 +367,11 @@ mmap_access(const struct doca_mmap *mmap)
 static doca_error_t
 check_local_mmap(const char *func, const struct doca_mmap *mmap)
 {
-	if (mmap->kind != SD_MMAP_LOCAL || !mmap->memrange_set || mmap->len == 0) {
-		DOCA_LOG_ERR("%s: the mmap %s; pass a started mmap of this process's memory (doca_mmap_set_memrange)",
-			     func, mmap->kind != SD_MMAP_LOCAL ? "is another process's memory" : "has no memory range");
-		return mmap->kind != SD_MMAP_LOCAL ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_BAD_STATE;
+	if (sd_mmap_kind(mmap) != SD_MMAP_LOCAL || !sd_mmap_memrange_set(mmap) || sd_mmap_len(mmap) == 0) {
+		DOCA_LOG_ERR(
+			"%s: the mmap %s; pass a started mmap of this process's memory (doca_mmap_set_memrange)", func,
+			sd_mmap_kind(mmap) != SD_MMAP_LOCAL ? "is another process's memory" : "has no memory range");
+		return sd_mmap_kind(mmap) != SD_MMAP_LOCAL ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;
 }
@@ -379,7 +379,7 @@ check_local_mmap(const char *func, const struct doca_mmap *mmap)
 static doca_error_t
 bridge_get_dev_pd(const struct doca_dev *dev, struct ibv_pd **pd)
 {
-	return sd_verbs_ibv_dev_pd(dev->devinfo, pd);
+	return sd_verbs_ibv_dev_pd(sd_dev_devinfo(dev), pd);
 }
 
 static doca_error_t
@@ -398,17 +398,17 @@ bridge_open_dev_from_pd(struct ibv_pd *pd, struct doca_dev **dev)
 static doca_error_t
 bridge_get_buf_mkey(const struct doca_buf *buf, struct doca_dev *dev, uint32_t *mkey)
 {
-	struct doca_mmap *mmap = buf->mmap;
+	struct doca_mmap *mmap = sd_buf_mmap(buf);
 	struct ibv_pd *pd;
 	doca_error_t err;
 
 	err = check_local_mmap("doca_rdma_bridge_get_buf_mkey", mmap);
 	if (err == DOCA_SUCCESS)
-		err = sd_verbs_ibv_dev_pd(dev->devinfo, &pd);
+		err = sd_verbs_ibv_dev_pd(sd_dev_devinfo(dev), &pd);
 	if (err != DOCA_SUCCESS)
 		return err;
-	return sd_verbs_ibv_key_for_range(pd, mmap, buf->head, buf->len, mmap->addr, mmap->len, mmap_access(mmap),
-					  mkey);
+	return sd_verbs_ibv_key_for_range(pd, mmap, sd_buf_head(buf), sd_buf_len(buf), sd_mmap_addr(mmap),
+					  sd_mmap_len(mmap), mmap_access(mmap), mkey);
 }
 
 static doca_error_t
@@ -424,8 +424,8 @@ bridge_get_mmap_mkey_from_pd(const struct doca_mmap *mmap, struct ibv_pd *pd, ui
 	err = check_local_mmap("doca_rdma_bridge_get_mmap_mkey_from_pd", mmap);
 	if (err != DOCA_SUCCESS)
 		return err;
-	return sd_verbs_ibv_key_for_range(pd, mmap, mmap->addr, mmap->len, mmap->addr, mmap->len, mmap_access(mmap),
-					  mkey);
+	return sd_verbs_ibv_key_for_range(pd, mmap, sd_mmap_addr(mmap), sd_mmap_len(mmap), sd_mmap_addr(mmap),
+					  sd_mmap_len(mmap), mmap_access(mmap), mkey);
 }
 
 static const struct sd_rdma_bridge_ops verbs_rdma_bridge_ops = {

@@ -63,12 +63,12 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	err = doca_dev_open(devinfo, &dev);
 	if (err != DOCA_SUCCESS)
 		return err;
-	rdma = devinfo->caps.rdma;
+	rdma = sd_devinfo_caps(devinfo)->rdma;
 	doca_dev_close(dev);
 	if (!rdma) {
 		DOCA_LOG_ERR("doca_verbs_context_create: device %s (%s) has no RDMA; pick a device for which "
 			     "doca_rdma_cap_task_send_is_supported() returns DOCA_SUCCESS",
-			     devinfo->pci_addr, devinfo->ibdev_name);
+			     sd_devinfo_pci_addr(devinfo), sd_devinfo_ibdev_name(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	ctx = calloc(1, sizeof(*ctx));
@@ -83,10 +83,10 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	/* the soft NIC of the device's netdev: QPs and registered memory live on it */
-	err = sd_fabric_dev_open(devinfo->netdev, &ctx->fdev);
+	err = sd_fabric_dev_open(sd_devinfo_netdev(devinfo), &ctx->fdev);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s",
-			     devinfo->ibdev_name, devinfo->netdev, doca_error_get_descr(err));
+			     sd_devinfo_ibdev_name(devinfo), sd_devinfo_netdev(devinfo), doca_error_get_descr(err));
 		close(ctx->async_fd);
 		free(ctx);
 		return err;

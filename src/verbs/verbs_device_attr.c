@@ -34,7 +34,7 @@ doca_verbs_query_device(struct doca_verbs_context *ctx, struct doca_verbs_device
 		DOCA_LOG_ERR("doca_verbs_query_device: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	caps = &ctx->devinfo->caps;
+	caps = sd_devinfo_caps(ctx->devinfo);
 	a->max_qp = SD_VERBS_MAX_QP;
 	a->max_qp_wr = sd_verbs_max_qp_wr(ctx);
 	a->max_sge = sd_verbs_max_sge(ctx);

@@ -261,28 +261,29 @@ static struct sd_ibv_dev *
 dev_get_locked(struct doca_devinfo *devinfo)
 {
 	const struct sd_topology *topo = sd_topology_get();
+	uint32_t idx = devinfo != NULL ? sd_devinfo_index(devinfo) : 0;
 	struct sd_ibv_dev *sdev;
 
-	if (topo == NULL || devinfo == NULL || devinfo->index >= topo->num_devs)
+	if (topo == NULL || devinfo == NULL || idx >= sd_topology_num_devs(topo))
 		return NULL;
 	if (devs == NULL) {
-		devs = calloc(topo->num_devs, sizeof(*devs));
+		devs = calloc(sd_topology_num_devs(topo), sizeof(*devs));
 		if (devs == NULL)
 			return NULL;
-		num_devs = topo->num_devs;
+		num_devs = sd_topology_num_devs(topo);
 	}
-	if (devs[devinfo->index] != NULL)
-		return devs[devinfo->index];
+	if (devs[idx] != NULL)
+		return devs[idx];
 	sdev = calloc(1, sizeof(*sdev));
 	if (sdev == NULL)
 		return NULL;
 	sdev->devinfo = devinfo;
 	sdev->dev.node_type = IBV_NODE_CA;
 	sdev->dev.transport_type = IBV_TRANSPORT_IB;
-	snprintf(sdev->dev.name, sizeof(sdev->dev.name), "%s", devinfo->ibdev_name);
-	snprintf(sdev->dev.dev_name, sizeof(sdev->dev.dev_name), "softdoca%u", devinfo->index);
-	snprintf(sdev->dev.dev_path, sizeof(sdev->dev.dev_path), "/softdoca/%s", devinfo->ibdev_name);
-	snprintf(sdev->dev.ibdev_path, sizeof(sdev->dev.ibdev_path), "/softdoca/%s", devinfo->ibdev_name);
+	snprintf(sdev->dev.name, sizeof(sdev->dev.name), "%s", sd_devinfo_ibdev_name(devinfo));
+	snprintf(sdev->dev.dev_name, sizeof(sdev->dev.dev_name), "softdoca%u", idx);
+	snprintf(sdev->dev.dev_path, sizeof(sdev->dev.dev_path), "/softdoca/%s", sd_devinfo_ibdev_name(devinfo));
+	snprintf(sdev->dev.ibdev_path, sizeof(sdev->dev.ibdev_path), "/softdoca/%s", sd_devinfo_ibdev_name(devinfo));
 	/* rdma-core's inlines reach extended ops through verbs_get_ctx_op: sz and abi_compat */
 	sdev->vctx.sz = sizeof(sdev->vctx);
 	sdev->vctx.query_port = ctx_query_port;
@@ -293,7 +294,7 @@ dev_get_locked(struct doca_devinfo *devinfo)
 	sdev->vctx.context.num_comp_vectors = 1;
 	pthread_mutex_init(&sdev->vctx.context.mutex, NULL);
 	fill_ops(&sdev->vctx.context.ops);
-	devs[devinfo->index] = sdev;
+	devs[idx] = sdev;
 	return sdev;
 }
 
@@ -308,7 +309,7 @@ dev_get(struct doca_devinfo *devinfo)
 	if (sdev == NULL)
 		DOCA_LOG_ERR("Failed to make the soft ibv_device of %s: out of memory or not a device of this "
 			     "process",
-			     devinfo != NULL ? devinfo->ibdev_name : "(NULL devinfo)");
+			     devinfo != NULL ? sd_devinfo_ibdev_name(devinfo) : "(NULL devinfo)");
 	return sdev;
 }
 
@@ -397,7 +398,7 @@ sd_verbs_ibv_query_gid(struct ibv_context *ctx, uint32_t port, uint32_t index, u
 		errno = EINVAL;
 		return -1;
 	}
-	memcpy(gid->raw, sdev->devinfo->gid, sizeof(gid->raw));
+	memcpy(gid->raw, sd_devinfo_gid(sdev->devinfo), sizeof(gid->raw));
 	return 0;
 }
 
@@ -418,7 +419,7 @@ sd_verbs_ibv_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_a
 	a.active_mtu = IBV_MTU_1024;
 	a.gid_tbl_len = (int)sd_verbs_ibv_gid_tbl_len(ctx);
 	a.port_cap_flags = IBV_PORT_IP_BASED_GIDS;
-	a.max_msg_sz = sdev->devinfo->caps.rdma_max_message_size;
+	a.max_msg_sz = sd_devinfo_caps(sdev->devinfo)->rdma_max_message_size;
 	a.pkey_tbl_len = SD_VERBS_MAX_PKEYS;
 	a.lid = 0; /* RoCE: no LID */
 	a.max_vl_num = 1;
@@ -434,21 +435,21 @@ int
 sd_verbs_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 {
 	struct sd_ibv_dev *sdev = ctx_dev(ctx);
-	const struct doca_devinfo *di;
+	const struct sd_dev_caps *caps;
 
 	if (sdev == NULL || attr == NULL)
 		return EINVAL;
-	di = sdev->devinfo;
+	caps = sd_devinfo_caps(sdev->devinfo);
 	memset(attr, 0, sizeof(*attr));
 	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "softdoca %s", DOCA_VERSION_STRING);
 	for (int i = 0; i < 6; i++)
-		attr->node_guid = attr->node_guid << 8 | di->mac[i];
+		attr->node_guid = attr->node_guid << 8 | sd_devinfo_mac(sdev->devinfo)[i];
 	attr->sys_image_guid = attr->node_guid;
 	attr->max_mr_size = UINT64_MAX;
 	attr->page_size_cap = 4096;
 	attr->max_qp = SD_VERBS_MAX_QP;
-	attr->max_qp_wr = (int)SD_MIN(di->caps.rdma_max_send_queue_size, di->caps.rdma_max_recv_queue_size);
-	attr->max_sge = (int)SD_MIN(di->caps.rdma_max_send_buf_list_len, di->caps.rdma_max_recv_buf_list_len);
+	attr->max_qp_wr = (int)SD_MIN(caps->rdma_max_send_queue_size, caps->rdma_max_recv_queue_size);
+	attr->max_sge = (int)SD_MIN(caps->rdma_max_send_buf_list_len, caps->rdma_max_recv_buf_list_len);
 	attr->max_cq = SD_VERBS_MAX_CQ;
 	attr->max_cqe = SD_VERBS_MAX_CQE;
 	attr->max_mr = SD_VERBS_MAX_MR;
@@ -458,8 +459,8 @@ sd_verbs_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	attr->atomic_cap = IBV_ATOMIC_HCA;
 	attr->max_ah = SD_VERBS_MAX_AH;
 	attr->max_srq = SD_VERBS_MAX_SRQ;
-	attr->max_srq_wr = (int)di->caps.rdma_max_recv_queue_size;
-	attr->max_srq_sge = (int)di->caps.rdma_max_recv_buf_list_len;
+	attr->max_srq_wr = (int)caps->rdma_max_recv_queue_size;
+	attr->max_srq_sge = (int)caps->rdma_max_recv_buf_list_len;
 	attr->max_pkeys = SD_VERBS_MAX_PKEYS;
 	attr->phys_port_cnt = 1;
 	return 0;
@@ -768,7 +769,7 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 		perms |= FABRIC_PERM_REMOTE_WRITE;
 	if (access & IBV_ACCESS_REMOTE_ATOMIC)
 		perms |= FABRIC_PERM_REMOTE_ATOMIC;
-	derr = sd_fabric_dev_open(spd->sdev->devinfo->netdev, &smr->fdev);
+	derr = sd_fabric_dev_open(sd_devinfo_netdev(spd->sdev->devinfo), &smr->fdev);
 	if (derr == DOCA_SUCCESS) {
 		/* the PD is the protection domain: the rkey serves only QPs of this PD */
 		derr = sd_fabric_mr_register_rkey(smr->fdev, addr, len, perms, pd->handle, &smr->fmr, &smr->mr.rkey);
@@ -798,7 +799,7 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 		sd_fabric_dev_close(smr->fdev);
 	} else {
 		DOCA_LOG_ERR("ibv_reg_mr: failed to register %zu bytes at %p on the soft NIC of %s: %s", len, addr,
-			     spd->sdev->devinfo->netdev, doca_error_get_descr(derr));
+			     sd_devinfo_netdev(spd->sdev->devinfo), doca_error_get_descr(derr));
 		err = derr == DOCA_ERROR_NO_MEMORY ? ENOMEM : EINVAL;
 		pthread_rwlock_wrlock(&reg_lock);
 		spd->num_mrs--;

@@ -18,8 +18,7 @@
 
 #include <doca_verbs.h>
 
-#include "../core/dev_internal.h"
-#include "../core/sd_log.h"
+#include "../core/sd_core.h"
 #include "../fabric/fabric.h"
 #include "../util/sd_util.h"
 #include "verbs_wq.h"
@@ -206,13 +205,17 @@ struct doca_verbs_qp {
 static inline uint32_t
 sd_verbs_max_qp_wr(const struct doca_verbs_context *ctx)
 {
-	return SD_MIN(ctx->devinfo->caps.rdma_max_send_queue_size, ctx->devinfo->caps.rdma_max_recv_queue_size);
+	const struct sd_dev_caps *caps = sd_devinfo_caps(ctx->devinfo);
+
+	return SD_MIN(caps->rdma_max_send_queue_size, caps->rdma_max_recv_queue_size);
 }
 
 static inline uint32_t
 sd_verbs_max_sge(const struct doca_verbs_context *ctx)
 {
-	return SD_MIN(ctx->devinfo->caps.rdma_max_send_buf_list_len, ctx->devinfo->caps.rdma_max_recv_buf_list_len);
+	const struct sd_dev_caps *caps = sd_devinfo_caps(ctx->devinfo);
+
+	return SD_MIN(caps->rdma_max_send_buf_list_len, caps->rdma_max_recv_buf_list_len);
 }
 
 /* A QP on the soft NIC (verbs_qp_conn.c), called by verbs_qp.c's create, destroy and modify. */

@@ -62,7 +62,7 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 	err = sd_fabric_addr_add(qp->ctx->devinfo, &qp->qpn);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: no QP number on %s's address service: %s",
-			     qp->ctx->devinfo->ibdev_name, doca_error_get_descr(err));
+			     sd_devinfo_ibdev_name(qp->ctx->devinfo), doca_error_get_descr(err));
 		return err;
 	}
 	err = sd_verbs_wq_init(qp);

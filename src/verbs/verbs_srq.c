@@ -126,16 +126,16 @@ srq_check_attr(const struct doca_verbs_context *ctx, const struct doca_verbs_srq
 			     "layout; use DOCA_VERBS_SRQ_TYPE_LINKED_LIST");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (a->srq_wr == 0 || a->srq_wr > ctx->devinfo->caps.rdma_max_recv_queue_size) {
+	if (a->srq_wr == 0 || a->srq_wr > sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_queue_size) {
 		DOCA_LOG_ERR("doca_verbs_srq_create: srq_wr %u is out of range (1 .. %u, "
 			     "doca_verbs_device_attr_get_max_srq_wr)",
-			     a->srq_wr, ctx->devinfo->caps.rdma_max_recv_queue_size);
+			     a->srq_wr, sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_queue_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (a->receive_max_sges > ctx->devinfo->caps.rdma_max_recv_buf_list_len) {
+	if (a->receive_max_sges > sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_buf_list_len) {
 		DOCA_LOG_ERR("doca_verbs_srq_create: receive_max_sges %u exceeds %u "
 			     "(doca_verbs_device_attr_get_max_srq_sge)",
-			     a->receive_max_sges, ctx->devinfo->caps.rdma_max_recv_buf_list_len);
+			     a->receive_max_sges, sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_buf_list_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (a->external_datapath_en != 0 || a->dpa != NULL) {

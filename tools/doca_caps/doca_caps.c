@@ -5,8 +5,8 @@
  * and then printed either as JSON or as indented "key value" text.
  *
  * Identity comes from the public doca_dev.h getters; the side, netdev, GID and
- * the capability table come from dev_internal.h (SOFTDOCA_INTERNAL symbols), so
- * the tool needs nothing but libdoca_common.
+ * the capability table from softdoca's own public calls (softdoca_dev.h), so the
+ * tool needs nothing but libdoca_common.
  *
  * Like every DOCA program it sees the devices of the side it was built for
  * (docs/personalities.md): the host build lists the host's functions, the DPU
@@ -24,8 +24,7 @@
 #include <doca_dev.h>
 #include <doca_error.h>
 #include <doca_version.h>
-
-#include "dev_internal.h"
+#include <softdoca_dev.h>
 
 #define EXIT_USAGE 2
 
@@ -147,7 +146,9 @@ devinfo_record(const struct doca_devinfo *d)
 	struct json_object *obj = json_object_new_object();
 	char s[DOCA_DEVINFO_IFACE_NAME_SIZE];
 	enum doca_pci_func_type t;
-	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE], ip[DOCA_DEVINFO_IPV6_ADDR_SIZE];
+	enum softdoca_side side;
+	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE], ip[DOCA_DEVINFO_IPV6_ADDR_SIZE], gid[SOFTDOCA_GID_SIZE];
+	uint8_t has_v4 = 0, has_v6 = 0;
 	uint16_t vhca;
 
 	if (doca_devinfo_get_pci_addr_str(d, s) == DOCA_SUCCESS)
@@ -156,22 +157,27 @@ devinfo_record(const struct doca_devinfo *d)
 		add_str(obj, "ibdev_name", s);
 	if (doca_devinfo_get_iface_name(d, s, sizeof(s)) == DOCA_SUCCESS)
 		add_str(obj, "iface_name", s);
-	add_str(obj, "side", d->side == SD_DEV_SIDE_DPU ? "dpu" : "host");
-	add_str(obj, "device", d->device_name);
+	if (softdoca_devinfo_get_side(d, &side) == DOCA_SUCCESS)
+		add_str(obj, "side", side == SOFTDOCA_SIDE_DPU ? "dpu" : "host");
+	if (softdoca_devinfo_get_device_name(d, s, sizeof(s)) == DOCA_SUCCESS)
+		add_str(obj, "device", s);
 	if (doca_devinfo_get_pci_func_type(d, &t) == DOCA_SUCCESS)
 		add_str(obj, "pci_func_type", func_type_str(t));
 	if (doca_devinfo_get_vhca_id(d, &vhca) == DOCA_SUCCESS)
 		json_object_object_add(obj, "vhca_id", json_object_new_int(vhca));
-	add_str(obj, "netdev", d->netdev);
-	add_addr(obj, "gid", AF_INET6, d->gid);
+	if (softdoca_devinfo_get_netdev(d, s, sizeof(s)) == DOCA_SUCCESS)
+		add_str(obj, "netdev", s);
+	if (softdoca_devinfo_get_gid(d, gid, sizeof(gid)) == DOCA_SUCCESS)
+		add_addr(obj, "gid", AF_INET6, gid);
 	if (doca_devinfo_get_mac_addr(d, mac, sizeof(mac)) == DOCA_SUCCESS) {
 		snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 		add_str(obj, "mac_addr", s);
 	}
-	/* Absent addresses are simply left out (the getters say NOT_FOUND). */
-	if (d->has_ipv4 && doca_devinfo_get_ipv4_addr(d, ip, DOCA_DEVINFO_IPV4_ADDR_SIZE) == DOCA_SUCCESS)
+	/* Absent addresses are simply left out (the getters would warn and say NOT_FOUND). */
+	softdoca_devinfo_get_has_ip_addr(d, &has_v4, &has_v6);
+	if (has_v4 && doca_devinfo_get_ipv4_addr(d, ip, DOCA_DEVINFO_IPV4_ADDR_SIZE) == DOCA_SUCCESS)
 		add_addr(obj, "ipv4_addr", AF_INET, ip);
-	if (d->has_ipv6 && doca_devinfo_get_ipv6_addr(d, ip, DOCA_DEVINFO_IPV6_ADDR_SIZE) == DOCA_SUCCESS)
+	if (has_v6 && doca_devinfo_get_ipv6_addr(d, ip, DOCA_DEVINFO_IPV6_ADDR_SIZE) == DOCA_SUCCESS)
 		add_addr(obj, "ipv6_addr", AF_INET6, ip);
 	return obj;
 }
@@ -181,8 +187,7 @@ static struct json_object *
 caps_record(const struct doca_devinfo *d)
 {
 	struct json_object *caps = json_object_new_object();
-	const struct sd_dev_cap_desc *descs;
-	uint32_t i, n;
+	uint32_t i, n = 0;
 	uint8_t v;
 
 	if (doca_devinfo_cap_is_hotplug_manager_supported(d, &v) == DOCA_SUCCESS)
@@ -193,35 +198,54 @@ caps_record(const struct doca_devinfo *d)
 		json_object_object_add(caps, "rep_filter_net", json_object_new_boolean(v));
 	if (doca_devinfo_rep_cap_is_filter_emulated_supported(d, &v) == DOCA_SUCCESS)
 		json_object_object_add(caps, "rep_filter_emulated", json_object_new_boolean(v));
-	descs = sd_dev_cap_descs(&n);
+	softdoca_cap_get_num(&n);
 	for (i = 0; i < n; i++) {
-		const char *field = (const char *)&d->caps + descs[i].offset;
-		struct json_object *val = NULL;
+		const char *name, *api;
+		enum softdoca_cap_type type;
+		uint64_t val;
 
-		switch (descs[i].kind) {
-		case SD_DEV_CAP_BOOL:
-			val = json_object_new_boolean(*(const bool *)field);
+		if (softdoca_cap_get_info(i, &name, &type, &api) != DOCA_SUCCESS ||
+		    softdoca_devinfo_get_cap(d, i, &val) != DOCA_SUCCESS)
+			continue;
+		switch (type) {
+		case SOFTDOCA_CAP_BOOL:
+			json_object_object_add(caps, name, json_object_new_boolean(val != 0));
 			break;
-		case SD_DEV_CAP_U32:
-			val = json_object_new_int64(*(const uint32_t *)field);
+		case SOFTDOCA_CAP_U32:
+			json_object_object_add(caps, name, json_object_new_int64((int64_t)val));
 			break;
-		case SD_DEV_CAP_U64:
-			val = json_object_new_uint64(*(const uint64_t *)field);
+		case SOFTDOCA_CAP_U64:
+			json_object_object_add(caps, name, json_object_new_uint64(val));
 			break;
 		}
-		json_object_object_add(caps, descs[i].name, val);
 	}
 	return caps;
 }
 
-static const char *
-rep_filter_str(uint32_t filter)
+/* The representors of dev that one DOCA_DEVINFO_REP_FILTER_* selects. */
+struct rep_list {
+	struct doca_devinfo_rep **reps;
+	uint32_t n;
+};
+
+static bool
+rep_in(const struct rep_list *l, const struct doca_devinfo_rep *rep)
 {
-	if ((filter & DOCA_DEVINFO_REP_FILTER_NET) && (filter & DOCA_DEVINFO_REP_FILTER_EMULATED))
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->reps[i] == rep)
+			return true;
+	return false;
+}
+
+/* Which filters select rep: the lists DOCA's own filters make say it. */
+static const char *
+rep_filter_str(const struct rep_list *emulated, const struct doca_devinfo_rep *rep, const struct rep_list *net)
+{
+	bool is_emulated = rep_in(emulated, rep);
+
+	if (is_emulated && rep_in(net, rep))
 		return "net,emulated";
-	if (filter & DOCA_DEVINFO_REP_FILTER_EMULATED)
-		return "emulated";
-	return "net";
+	return is_emulated ? "emulated" : "net";
 }
 
 /* The representors of one opened DPU-side function, appended to arr. */
@@ -229,6 +253,7 @@ static doca_error_t
 add_reps(struct doca_dev *dev, struct json_object *arr)
 {
 	struct doca_devinfo_rep **reps;
+	struct rep_list net = {0}, emulated = {0};
 	char s[DOCA_DEVINFO_IFACE_NAME_SIZE], owner[DOCA_DEVINFO_PCI_ADDR_SIZE];
 	enum doca_pci_func_type t;
 	uint32_t i, n;
@@ -239,6 +264,9 @@ add_reps(struct doca_dev *dev, struct json_object *arr)
 	ret = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n);
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	/* A filter that selects nothing answers NOT_FOUND: an empty list. */
+	doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &net.reps, &net.n);
+	doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_EMULATED, &emulated.reps, &emulated.n);
 	doca_devinfo_get_pci_addr_str(doca_dev_as_devinfo(dev), owner);
 	for (i = 0; i < n; i++) {
 		struct json_object *obj = json_object_new_object();
@@ -256,9 +284,13 @@ add_reps(struct doca_dev *dev, struct json_object *arr)
 			json_object_object_add(obj, "is_hotplug", json_object_new_boolean(hp));
 		if (doca_devinfo_rep_get_vhca_id(reps[i], &vhca) == DOCA_SUCCESS)
 			json_object_object_add(obj, "vhca_id", json_object_new_int(vhca));
-		add_str(obj, "filter", rep_filter_str(reps[i]->filter));
+		add_str(obj, "filter", rep_filter_str(&emulated, reps[i], &net));
 		json_object_array_add(arr, obj);
 	}
+	if (net.reps != NULL)
+		doca_devinfo_rep_destroy_list(net.reps);
+	if (emulated.reps != NULL)
+		doca_devinfo_rep_destroy_list(emulated.reps);
 	doca_devinfo_rep_destroy_list(reps);
 	return DOCA_SUCCESS;
 }
@@ -267,8 +299,7 @@ add_reps(struct doca_dev *dev, struct json_object *arr)
 static void
 print_text(struct json_object *obj, int indent, const char *skip)
 {
-	uint32_t ncaps, i;
-	const struct sd_dev_cap_desc *descs = sd_dev_cap_descs(&ncaps);
+	uint32_t ncaps = 0, i;
 
 	json_object_object_foreach(obj, key, val)
 	{
@@ -281,9 +312,14 @@ print_text(struct json_object *obj, int indent, const char *skip)
 			print_text(val, indent + 8, NULL);
 			continue;
 		}
-		for (i = 0; i < ncaps; i++)
-			if (strcmp(descs[i].name, key) == 0)
-				api = descs[i].doca_api;
+		softdoca_cap_get_num(&ncaps);
+		for (i = 0; i < ncaps; i++) {
+			const char *name, *doca_api;
+			enum softdoca_cap_type type;
+
+			if (softdoca_cap_get_info(i, &name, &type, &doca_api) == DOCA_SUCCESS && strcmp(name, key) == 0)
+				api = doca_api;
+		}
 		if (api != NULL)
 			printf("%*s%-32s %-12s %s\n", indent, "", key, json_object_get_string(val), api);
 		else
@@ -310,6 +346,7 @@ static int
 collect(const struct options *o, bool with_caps, struct json_object *devs, struct json_object *reps)
 {
 	struct doca_devinfo **list = NULL;
+	enum softdoca_side side;
 	uint32_t n = 0, i;
 	doca_error_t ret;
 	uint8_t eq;
@@ -342,7 +379,8 @@ collect(const struct options *o, bool with_caps, struct json_object *devs, struc
 				json_object_object_add(rec, "caps", caps_record(list[i]));
 			json_object_array_add(devs, rec);
 		}
-		if (reps != NULL && list[i]->side == SD_DEV_SIDE_DPU && doca_dev_open(list[i], &dev) == DOCA_SUCCESS) {
+		if (reps != NULL && softdoca_devinfo_get_side(list[i], &side) == DOCA_SUCCESS &&
+		    side == SOFTDOCA_SIDE_DPU && doca_dev_open(list[i], &dev) == DOCA_SUCCESS) {
 			add_reps(dev, reps);
 			doca_dev_close(dev);
 		}

@@ -21,8 +21,8 @@
 #include <doca_dma.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+#include <softdoca_dev.h>
 
-#include "dev_internal.h"
 #include "perf.h"
 
 #define HOST_PCI "0000:b1:00.0"
@@ -438,7 +438,7 @@ perf_dma_run(struct perf_opts *o)
 		 * The forked exporter is the host program; this process now plays the
 		 * DPU program, which lists the DPU's functions (docs/personalities.md).
 		 */
-		sd_dev_process_side_set(SD_DEV_SIDE_DPU);
+		softdoca_process_set_side(SOFTDOCA_SIDE_DPU);
 	}
 	dev = perf_open_dev(o->ibdev, remote ? DPU_PCI : HOST_PCI);
 	if (doca_dma_cap_task_memcpy_is_supported(doca_dev_as_devinfo(dev)) != DOCA_SUCCESS) {
