@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../verbs/verbs_ibv.h"
+#include "../verbs/ibv/verbs_ibv.h"
 
 /* The macros and inlines of verbs.h must not rename the functions defined here. */
 #undef ibv_reg_mr

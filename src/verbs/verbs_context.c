@@ -14,7 +14,7 @@
 
 #include <doca_dev.h>
 
-#include "verbs_ibv.h"
+#include "ibv/verbs_ibv.h"
 #include "verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.context);

@@ -21,7 +21,7 @@
 #include "../core/sd_core.h"
 #include "../fabric/fabric.h"
 #include "../util/sd_util.h"
-#include "verbs_wq.h"
+#include "datapath/verbs_wq.h"
 
 /* Software limits (doca_verbs_query_device reports them; docs/verbs.md). */
 #define SD_VERBS_MAX_QP 65536u

@@ -8,7 +8,7 @@
 #include <infiniband/verbs.h>
 #include <stdlib.h>
 
-#include "verbs_internal.h"
+#include "../verbs_internal.h"
 #include "verbs_multi_rail.h"
 
 SD_LOG_REGISTER(verbs.multi_rail);

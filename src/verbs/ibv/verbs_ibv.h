@@ -20,7 +20,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "verbs_internal.h"
+#include "../verbs_internal.h"
 
 /*
  * Is [addr, addr+len) inside a live MR registered on the ibv_pd behind pd with

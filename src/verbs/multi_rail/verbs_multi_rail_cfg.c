@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "verbs_internal.h"
+#include "../verbs_internal.h"
 #include "verbs_multi_rail.h"
 
 SD_LOG_REGISTER(verbs.multi_rail_cfg);

@@ -27,7 +27,7 @@
 
 #include <doca_verbs_bridge.h>
 
-#include "verbs_internal.h"
+#include "../verbs_internal.h"
 #include "verbs_multi_rail.h"
 
 SD_LOG_REGISTER(verbs.multi_rail_probe);

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fabric/fabric_addr.h"
-#include "verbs_internal.h"
+#include "../../fabric/fabric_addr.h"
+#include "../verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.qp_conn);
 

@@ -12,7 +12,7 @@
 #include <doca_rdma_bridge.h>
 #include <doca_verbs_bridge.h>
 
-#include "../core/sd_core.h"
+#include "../../core/sd_core.h"
 #include "verbs_ibv.h"
 
 SD_LOG_REGISTER(verbs.bridge);

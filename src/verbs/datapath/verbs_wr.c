@@ -13,8 +13,8 @@
 
 #include <doca_verbs_bridge.h>
 
-#include "verbs_ibv.h"
-#include "verbs_internal.h"
+#include "../ibv/verbs_ibv.h"
+#include "../verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.wr);
 

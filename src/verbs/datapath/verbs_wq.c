@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verbs_internal.h"
+#include "../verbs_internal.h"
 
 SD_LOG_REGISTER(verbs.wq);
 

@@ -25,8 +25,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "../fabric/fabric.h"
-#include "../util/sd_util.h"
+#include "../../fabric/fabric.h"
+#include "../../util/sd_util.h"
 
 struct doca_verbs_qp;
 struct doca_verbs_cq;
