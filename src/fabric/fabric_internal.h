@@ -267,6 +267,8 @@ fabric_ep_direct(const struct fabric_ep *ep)
 }
 
 void fabric_ep_kick(struct fabric_ep *ep);
+/* Post op (its type and buffers set) on ep: issued now, or deferred behind ordering and the window. */
+doca_error_t fabric_ep_post(struct fabric_ep *ep, struct fabric_op *op);
 void fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq);
 void fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status);
 void fabric_ep_acked(struct fabric_ep *ep, uint32_t ack);
