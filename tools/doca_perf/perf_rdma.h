@@ -26,8 +26,8 @@ enum perf_rdma_op { PERF_RDMA_WRITE, PERF_RDMA_READ, PERF_RDMA_SEND, PERF_RDMA_A
 
 /*
  * One side of a run.  Set up by perf_rdma_side(), read by the callbacks through
- * the context's user data; the part after `client run state` is reset for
- * every size.
+ * the context's user data; the client run state at the end is set again for
+ * every size (perf_rdma_client.c).
  */
 struct perf_rdma {
 	const struct perf_opts *o;
