@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * doca_perf: perftest-style benchmarks of DOCA DMA and RDMA through the public
- * DOCA API.  This file parses the command line (perftest's flag names where
- * perftest has them) and dispatches through one table of tests to perf_dma.c /
- * perf_rdma.c / perf_verbs.c.
+ * doca_perf: perftest-style benchmarks of DOCA DMA, RDMA and Verbs through the
+ * public DOCA API.  This file parses the command line (perftest's flag names
+ * where perftest has them) and dispatches through one table of tests to
+ * perf_dma_run(), perf_rdma_run() (perf_rdma_run.c) and perf_verbs_run().
  */
 #include <errno.h>
 #include <getopt.h>

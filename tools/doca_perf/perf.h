@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * doca_perf internals: the options every test shares, the per-size result a test
- * fills, the latency histogram and the clock.  Tests (perf_dma.c, perf_rdma.c)
- * use only the public DOCA API; this header is the tool's own glue.
+ * fills, the latency histogram and the clock, the report, the descriptor files
+ * and the forked server.  The tests (perf_dma.c, perf_rdma*.c, perf_verbs*.c)
+ * use only the public DOCA API (Verbs also rdma-core's ibv_reg_mr); this header
+ * is the tool's own glue.
  */
 #ifndef DOCA_PERF_H
 #define DOCA_PERF_H
@@ -40,15 +42,15 @@ enum perf_dma_mode {
 };
 
 struct perf_opts {
-	const char *test; /* "dma", "write", "read", "send", "atomic" */
+	const char *test; /* the table's operation ("write", "read", "send", "atomic"), or "dma" */
 	size_t sizes[PERF_MAX_SIZES];
 	unsigned nsizes;
 	uint64_t iters;	   /* tasks per size, 0: run for `duration` */
 	double duration;   /* seconds per size when iters == 0 */
 	uint32_t depth;	   /* tasks in flight (per connection) */
-	uint32_t sge;	   /* source segments per task */
+	uint32_t sge;	   /* dma: source segments per task */
 	uint32_t buffers;  /* distinct buffers per side, 0: one per task in flight */
-	uint32_t conns;	   /* connections */
+	uint32_t conns;	   /* rdma: connections */
 	const char *ibdev; /* -d: IB device name or PCI address, NULL: default */
 	bool json;
 	bool gbits;
@@ -58,7 +60,7 @@ struct perf_opts {
 	enum perf_dma_mode dma_mode;
 	bool dma_write; /* remote: local -> exporter (else exporter -> local) */
 	bool dma_event; /* sleep on the PE's notification handle instead of busy-polling */
-	/* rdma */
+	/* rdma and verbs */
 	int role; /* 0 both (fork), 1 server, 2 client */
 	const char *oob_dir;
 	bool use_cm;
@@ -68,7 +70,7 @@ struct perf_opts {
 	double idle; /* client: stay connected and idle this long after the run */
 	bool lat;    /* send: ping-pong latency (half round trip) */
 	/* verbs */
-	uint32_t cq_mod; /* work requests per signaled completion, 0: depth / 4 */
+	uint32_t cq_mod; /* work requests per signaled completion, 0: depth / 4 (at least 1) */
 };
 
 struct perf_result {
@@ -79,7 +81,7 @@ struct perf_result {
 	double cpu_seconds;   /* user + system CPU of this process during the measurement */
 };
 
-/* perf_clock.c */
+/* perf_util.c: the clock (TSC calibrated against CLOCK_MONOTONIC), the histogram, the report. */
 void perf_clock_init(void);
 double perf_now(void);
 double perf_ticks_to_ns(double ticks);
@@ -123,7 +125,6 @@ void perf_hist_merge(struct perf_hist *into, const struct perf_hist *from);
 /* Value (ticks) below which fraction q of the samples lie. */
 double perf_hist_quantile(const struct perf_hist *h, double q);
 
-/* Progress indicator on stderr (no-op unless enabled); call often, it rate-limits itself. */
 /*
  * Buffers per side for `depth` tasks of `size` bytes: --buffers, or one per
  * task in flight, within a 256 MiB budget; task k uses buffer k % slots.
@@ -133,10 +134,11 @@ size_t perf_slots(const struct perf_opts *o, size_t size, size_t depth);
 /* Page-aligned memory of at least n bytes (aligned_alloc wants a multiple of the alignment). */
 void *perf_page_alloc(size_t n);
 
+/* Progress indicator on stderr (no-op unless enabled); call often, it rate-limits itself. */
 void perf_progress(const struct perf_opts *o, size_t size, double done_fraction);
 void perf_progress_end(const struct perf_opts *o);
 
-/* Run-loop helper: true while the size's measurement should go on. */
+/* Run-loop helper: true while the size's measurement should go on (-n or -D); updates the progress line. */
 bool perf_keep_going(const struct perf_opts *o, size_t size, uint64_t done, double t0, double now);
 
 /* Output: header once, one row per size, footer once. */
@@ -153,15 +155,21 @@ void perf_die(const char *what, doca_error_t err) __attribute__((noreturn));
 			perf_die(#expr, perf_err_);                                                                    \
 	} while (0)
 
-/* Devices: by IB device name or PCI address (NULL: `fallback_pci`). */
+/*
+ * Devices: by IB device name or PCI address, "b1:00.0" matching "0000:b1:00.0"
+ * (name NULL: fallback, either form too).  A missing device exits with 2.
+ */
 struct doca_dev;
-struct doca_dev *perf_open_dev(const char *name, const char *fallback_pci);
+struct doca_devinfo;
+bool perf_devinfo_matches(struct doca_devinfo *di, const char *want);
+struct doca_dev *perf_open_dev(const char *name, const char *fallback);
 
 /*
  * perf_oob.c: descriptor files in --oob-dir and the forked server of a
  * both-sides run.  perf_oob_wait() polls for dir/name up to timeout seconds
  * and exits 1 with the reason when it does not come or when the forked server
  * (perf_child_set) has ended meanwhile; peer names the other side in messages.
+ * perf_oob_remove() deletes an RDMA run's files (verbs has its own names).
  */
 int perf_oob_dir_check(const char *dir); /* 0, or -1 with the reason printed */
 void perf_oob_put(const char *dir, const char *name, const void *data, size_t len);
@@ -184,11 +192,12 @@ int perf_child_wait_byte(int fd, char *c, double timeout, const char *what);
  */
 int perf_child_finish(double timeout, bool client_failed);
 
-/* Tests. */
+/* The tests, as doca_perf.c's table names them.  Each returns the exit status. */
 #define PERF_RDMA_MAX_CONNS 1024
 int perf_dma_run(struct perf_opts *o);
+/* perf_rdma_run.c: check the options, run one side or both (the server forked). */
 int perf_rdma_run(struct perf_opts *o);
-/* perf_rdma.c: one side of an RDMA run; ready_fd: fork + CM pipe end (-1: none).  Exit status. */
+/* perf_rdma.c: one side of an RDMA run; ready_fd: fork + CM pipe end (-1: none). */
 int perf_rdma_side(struct perf_opts *o, bool server, int ready_fd);
 /* perf_verbs.c: the rdma write/read/send --lat tests through DOCA Verbs (one RC QP a side). */
 int perf_verbs_run(struct perf_opts *o);

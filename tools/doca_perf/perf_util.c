@@ -244,28 +244,33 @@ perf_die(const char *what, doca_error_t err)
 	exit(1);
 }
 
+bool
+perf_devinfo_matches(struct doca_devinfo *di, const char *want)
+{
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "";
+	char ib[DOCA_DEVINFO_IBDEV_NAME_SIZE] = "";
+	size_t wl = strlen(want), pl;
+
+	doca_devinfo_get_pci_addr_str(di, pci);
+	doca_devinfo_get_ibdev_name(di, ib, sizeof(ib));
+	pl = strlen(pci);
+	/* "b1:00.0" matches "0000:b1:00.0" as in the DOCA samples' -p. */
+	return strcmp(ib, want) == 0 || strcmp(pci, want) == 0 ||
+	       (wl < pl && strcmp(pci + pl - wl, want) == 0 && pci[pl - wl - 1] == ':');
+}
+
 struct doca_dev *
-perf_open_dev(const char *name, const char *fallback_pci)
+perf_open_dev(const char *name, const char *fallback)
 {
 	struct doca_devinfo **list;
 	struct doca_dev *dev = NULL;
-	const char *want = name != NULL ? name : fallback_pci;
+	const char *want = name != NULL ? name : fallback;
 	uint32_t n;
 
 	PERF_TRY(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++) {
-		char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "";
-		char ib[DOCA_DEVINFO_IBDEV_NAME_SIZE] = "";
-		size_t wl = strlen(want), pl;
-
-		doca_devinfo_get_pci_addr_str(list[i], pci);
-		doca_devinfo_get_ibdev_name(list[i], ib, sizeof(ib));
-		pl = strlen(pci);
-		/* "b1:00.0" matches "0000:b1:00.0" as in the DOCA samples' -p. */
-		if (strcmp(ib, want) == 0 || strcmp(pci, want) == 0 ||
-		    (wl < pl && strcmp(pci + pl - wl, want) == 0 && pci[pl - wl - 1] == ':'))
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (perf_devinfo_matches(list[i], want))
 			PERF_TRY(doca_dev_open(list[i], &dev));
-	}
 	doca_devinfo_destroy_list(list);
 	if (dev == NULL) {
 		fprintf(stderr, "doca_perf: no device '%s' (doca_caps --list-devs shows them)\n", want);
