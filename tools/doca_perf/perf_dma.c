@@ -28,8 +28,8 @@
 #define HOST_PCI "0000:b1:00.0"
 #define DPU_PCI "0000:03:00.0"
 
-/* One size's run: the context, its tasks and the counters the callbacks move. */
-static struct {
+/* One size's run: the context, its tasks and the counters the callbacks move (the DMA context's user data). */
+struct dma_run {
 	struct doca_pe *pe;
 	struct doca_dma *dma;
 	struct doca_buf_inventory *inv;
@@ -47,37 +47,40 @@ static struct {
 	bool running;
 	bool measuring;
 	struct perf_hist *lat;
-} S;
+	uint8_t *mem; /* this process's side of the copies */
+	size_t side;  /* bytes of one direction's slots */
+	struct doca_mmap *lm, *rm;
+};
 
 /* The measurement starts at the warm-up's last completion, tasks still in flight. */
 static void
-measure_start(uint64_t done0)
+measure_start(struct dma_run *S, uint64_t done0)
 {
-	S.measuring = true;
-	S.done0 = done0;
-	S.t0 = perf_now();
-	perf_cpu_seconds(&S.cpu0);
+	S->measuring = true;
+	S->done0 = done0;
+	S->t0 = perf_now();
+	perf_cpu_seconds(&S->cpu0);
 }
 
 static void
 task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
 {
+	struct dma_run *S = ctx_ud.ptr;
 	uint64_t t = perf_ticks();
 
-	(void)ctx_ud;
-	if (S.measuring)
-		perf_hist_add(S.lat, t - S.stamp[ud.u64]);
-	else if (S.done + 1 == S.warmup)
-		measure_start(S.warmup);
-	S.done++;
+	if (S->measuring)
+		perf_hist_add(S->lat, t - S->stamp[ud.u64]);
+	else if (S->done + 1 == S->warmup)
+		measure_start(S, S->warmup);
+	S->done++;
 	doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
-	if (S.running && (S.limit == 0 || S.submitted < S.limit)) {
-		S.stamp[ud.u64] = t;
+	if (S->running && (S->limit == 0 || S->submitted < S->limit)) {
+		S->stamp[ud.u64] = t;
 		if (doca_task_submit(doca_dma_task_memcpy_as_task(task)) == DOCA_SUCCESS) {
-			S.submitted++;
+			S->submitted++;
 			return;
 		}
-		S.failed++;
+		S->failed++;
 	}
 	doca_task_free(doca_dma_task_memcpy_as_task(task));
 }
@@ -86,10 +89,10 @@ static void
 task_err(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
 {
 	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
+	struct dma_run *S = ctx_ud.ptr;
 
 	(void)ud;
-	(void)ctx_ud;
-	if (S.failed++ == 0)
+	if (S->failed++ == 0)
 		fprintf(stderr, "doca_perf: DMA task failed: %s\n", doca_error_get_name(doca_task_get_status(t)));
 	doca_task_free(t);
 }
@@ -200,7 +203,7 @@ local_mmap(struct doca_dev *dev, void *mem, size_t len)
 
 /* Source list of `sge` segments over [base, base + size): the last takes the remainder. */
 static struct doca_buf *
-src_list(struct doca_mmap *m, uint8_t *base, size_t size, uint32_t sge)
+src_list(struct doca_buf_inventory *inv, struct doca_mmap *m, uint8_t *base, size_t size, uint32_t sge)
 {
 	struct doca_buf *head = NULL;
 	size_t seg = size / sge;
@@ -209,7 +212,7 @@ src_list(struct doca_mmap *m, uint8_t *base, size_t size, uint32_t sge)
 		size_t len = j + 1 == sge ? size - seg * j : seg;
 		struct doca_buf *b;
 
-		PERF_TRY(doca_buf_inventory_buf_get_by_data(S.inv, m, base + seg * j, len, &b));
+		PERF_TRY(doca_buf_inventory_buf_get_by_data(inv, m, base + seg * j, len, &b));
 		if (head == NULL)
 			head = b;
 		else
@@ -224,12 +227,12 @@ struct event_loop {
 };
 
 static void
-event_open(struct event_loop *ev)
+event_open(struct dma_run *S, struct event_loop *ev)
 {
 	struct epoll_event e = {.events = EPOLLIN};
 	doca_notification_handle_t fd;
 
-	PERF_TRY(doca_pe_get_notification_handle(S.pe, &fd));
+	PERF_TRY(doca_pe_get_notification_handle(S->pe, &fd));
 	ev->ep = epoll_create1(0);
 	if (ev->ep < 0 || epoll_ctl(ev->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
 		perror("doca_perf: epoll");
@@ -243,36 +246,34 @@ event_open(struct event_loop *ev)
  * it would never return 0), arm, sleep until a completion wakes us (or 100 ms), clear.
  */
 static void
-event_wait(struct event_loop *ev)
+event_wait(struct dma_run *S, struct event_loop *ev)
 {
 	struct epoll_event out;
 
-	for (int i = 0; i < 16 && doca_pe_progress(S.pe) != 0; i++)
+	for (int i = 0; i < 16 && doca_pe_progress(S->pe) != 0; i++)
 		;
-	PERF_TRY(doca_pe_request_notification(S.pe));
+	PERF_TRY(doca_pe_request_notification(S->pe));
 	if (epoll_wait(ev->ep, &out, 1, 100) < 0 && errno != EINTR) {
 		perror("doca_perf: epoll_wait");
 		exit(1);
 	}
-	PERF_TRY(doca_pe_clear_notification(S.pe, 0));
+	PERF_TRY(doca_pe_clear_notification(S->pe, 0));
 }
 
+/* The run's memory, context, inventory, mmaps and per-task bufs (S->mem .. S->dst). */
 static void
-run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, size_t size, struct perf_result *r)
+run_setup(struct dma_run *S, const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, size_t size)
 {
 	uint32_t slots = slots_for(o, size), depth = o->depth;
-	size_t side = (size_t)slots * size;
 	bool remote = o->dma_mode == PERF_DMA_REMOTE;
-	uint8_t *mem = perf_page_alloc(remote ? side : 2 * side);
+	size_t side = (size_t)slots * size, total = remote ? side : 2 * side;
 	uint8_t *src_base, *dst_base;
-	struct doca_mmap *lm, *rm = NULL, *src_m, *dst_m;
-	double t, cpu1;
-	uint64_t next_check, ms_ticks = (uint64_t)(1e6 / perf_ticks_to_ns(1.0));
-	size_t inflight;
-	struct event_loop ev = {.ep = -1};
+	struct doca_mmap *src_m, *dst_m;
 
-	if (mem == NULL) {
-		fprintf(stderr, "doca_perf: cannot allocate %zu bytes\n", remote ? side : 2 * side);
+	S->side = side;
+	S->mem = perf_page_alloc(total);
+	if (S->mem == NULL) {
+		fprintf(stderr, "doca_perf: cannot allocate %zu bytes\n", total);
 		exit(1);
 	}
 	/*
@@ -281,136 +282,168 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 	 * the same).
 	 */
 	if (remote && !o->dma_write)
-		memset(mem, 0, side);
+		memset(S->mem, 0, side);
 	else
-		for (size_t i = 0; i < (remote ? side : 2 * side); i++)
-			mem[i] = (uint8_t)(i * 7 + 3);
-	memset(&S, 0, sizeof(S));
-	S.lat = &r->lat;
-	perf_hist_reset(&r->lat);
-	S.src = calloc(depth, sizeof(*S.src));
-	S.dst = calloc(depth, sizeof(*S.dst));
-	S.stamp = calloc(depth, sizeof(*S.stamp));
-	if (S.src == NULL || S.dst == NULL || S.stamp == NULL)
+		for (size_t i = 0; i < total; i++)
+			S->mem[i] = (uint8_t)(i * 7 + 3);
+	S->src = calloc(depth, sizeof(*S->src));
+	S->dst = calloc(depth, sizeof(*S->dst));
+	S->stamp = calloc(depth, sizeof(*S->stamp));
+	if (S->src == NULL || S->dst == NULL || S->stamp == NULL)
 		exit(1);
 
-	PERF_TRY(doca_pe_create(&S.pe));
-	PERF_TRY(doca_dma_create(dev, &S.dma));
-	PERF_TRY(doca_dma_task_memcpy_set_conf(S.dma, task_ok, task_err, depth));
-	PERF_TRY(doca_pe_connect_ctx(S.pe, doca_dma_as_ctx(S.dma)));
-	PERF_TRY(doca_ctx_start(doca_dma_as_ctx(S.dma)));
-	PERF_TRY(doca_buf_inventory_create((size_t)depth * (o->sge + 1), &S.inv));
-	PERF_TRY(doca_buf_inventory_start(S.inv));
+	PERF_TRY(doca_pe_create(&S->pe));
+	PERF_TRY(doca_dma_create(dev, &S->dma));
+	PERF_TRY(doca_dma_task_memcpy_set_conf(S->dma, task_ok, task_err, depth));
+	PERF_TRY(doca_pe_connect_ctx(S->pe, doca_dma_as_ctx(S->dma)));
+	PERF_TRY(doca_ctx_set_user_data(doca_dma_as_ctx(S->dma), (union doca_data){.ptr = S}));
+	PERF_TRY(doca_ctx_start(doca_dma_as_ctx(S->dma)));
+	PERF_TRY(doca_buf_inventory_create((size_t)depth * (o->sge + 1), &S->inv));
+	PERF_TRY(doca_buf_inventory_start(S->inv));
 
-	lm = local_mmap(dev, mem, remote ? side : 2 * side);
+	S->lm = local_mmap(dev, S->mem, total);
 	if (remote)
-		PERF_TRY(doca_mmap_create_from_export(NULL, x->desc, x->desc_len, dev, &rm));
+		PERF_TRY(doca_mmap_create_from_export(NULL, x->desc, x->desc_len, dev, &S->rm));
 	if (!remote) {
-		src_m = dst_m = lm;
-		src_base = mem;
-		dst_base = mem + side;
+		src_m = dst_m = S->lm;
+		src_base = S->mem;
+		dst_base = S->mem + side;
 	} else if (o->dma_write) {
-		src_m = lm;
-		src_base = mem;
-		dst_m = rm;
+		src_m = S->lm;
+		src_base = S->mem;
+		dst_m = S->rm;
 		dst_base = x->addr;
 	} else {
-		src_m = rm;
+		src_m = S->rm;
 		src_base = x->addr;
-		dst_m = lm;
-		dst_base = mem;
+		dst_m = S->lm;
+		dst_base = S->mem;
 	}
 	for (uint32_t k = 0; k < depth; k++) {
 		size_t off = (size_t)(k % slots) * size;
 
-		S.src[k] = src_list(src_m, src_base + off, size, o->sge);
-		PERF_TRY(doca_buf_inventory_buf_get_by_addr(S.inv, dst_m, dst_base + off, size, &S.dst[k]));
+		S->src[k] = src_list(S->inv, src_m, src_base + off, size, o->sge);
+		PERF_TRY(doca_buf_inventory_buf_get_by_addr(S->inv, dst_m, dst_base + off, size, &S->dst[k]));
 	}
+}
+
+/* Submit the first tasks, progress until the measurement is over, drain; returns the end time. */
+static double
+run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
+{
+	uint64_t next_check = 0, ms_ticks = (uint64_t)(1e6 / perf_ticks_to_ns(1.0));
+	struct event_loop ev = {.ep = -1};
+	size_t inflight;
+	double t;
 
 	/* Warm-up tasks are not measured; the measurement starts at the first check after them. */
-	S.running = true;
-	S.warmup = o->warmup;
-	if (S.warmup == 0)
-		measure_start(0);
+	S->running = true;
+	S->warmup = o->warmup;
+	if (S->warmup == 0)
+		measure_start(S, 0);
 	if (o->iters)
-		S.limit = o->iters + o->warmup;
-	for (uint32_t k = 0; k < depth && (S.limit == 0 || S.submitted < S.limit); k++) {
+		S->limit = o->iters + o->warmup;
+	for (uint32_t k = 0; k < o->depth && (S->limit == 0 || S->submitted < S->limit); k++) {
 		struct doca_dma_task_memcpy *task;
 		union doca_data ud = {.u64 = k};
 
-		PERF_TRY(doca_dma_task_memcpy_alloc_init(S.dma, S.src[k], S.dst[k], ud, &task));
-		S.stamp[k] = perf_ticks();
+		PERF_TRY(doca_dma_task_memcpy_alloc_init(S->dma, S->src[k], S->dst[k], ud, &task));
+		S->stamp[k] = perf_ticks();
 		PERF_TRY(doca_task_submit(doca_dma_task_memcpy_as_task(task)));
-		S.submitted++;
+		S->submitted++;
 	}
 	if (o->dma_event)
-		event_open(&ev);
+		event_open(S, &ev);
 	/* Look at the clock every millisecond (TSC) or so, and after every progress call. */
-	next_check = 0;
 	for (;;) {
 		if (o->dma_event)
-			event_wait(&ev);
+			event_wait(S, &ev);
 		else
-			doca_pe_progress(S.pe);
+			doca_pe_progress(S->pe);
 		if (perf_ticks() < next_check)
 			continue;
 		next_check = perf_ticks() + ms_ticks;
-		if (S.failed)
+		if (S->failed)
 			break;
-		if (!S.measuring)
+		if (!S->measuring)
 			continue;
-		if (!perf_keep_going(o, size, S.done - S.done0, S.t0, perf_now()))
+		if (!perf_keep_going(o, size, S->done - S->done0, S->t0, perf_now()))
 			break;
-		if (o->iters && S.done >= S.limit)
+		if (o->iters && S->done >= S->limit)
 			break;
 	}
-	S.running = false;
+	S->running = false;
 	do {
-		doca_pe_progress(S.pe);
-		doca_ctx_get_num_inflight_tasks(doca_dma_as_ctx(S.dma), &inflight);
+		doca_pe_progress(S->pe);
+		doca_ctx_get_num_inflight_tasks(doca_dma_as_ctx(S->dma), &inflight);
 	} while (inflight > 0);
 	t = perf_now();
 	if (o->dma_event)
 		close(ev.ep);
-	perf_cpu_seconds(&cpu1);
-	if (S.failed) {
-		fprintf(stderr, "doca_perf: %llu DMA tasks failed at size %zu\n", (unsigned long long)S.failed, size);
-		exit(1);
-	}
-	r->size = size;
-	r->tasks = S.done - S.done0;
-	r->seconds = t - S.t0;
-	r->cpu_seconds = cpu1 - S.cpu0;
+	return t;
+}
 
-	/* A benchmark that copies nothing must not report a number: check one slot's bytes. */
-	if (!remote && memcmp(mem, mem + side, size) != 0) {
+/* A benchmark that copies nothing must not report a number: check one slot's bytes. */
+static void
+run_check(const struct dma_run *S, const struct perf_opts *o, size_t size)
+{
+	bool remote = o->dma_mode == PERF_DMA_REMOTE;
+
+	if (!remote && memcmp(S->mem, S->mem + S->side, size) != 0) {
 		fprintf(stderr, "doca_perf: destination differs from source after the run (size %zu)\n", size);
 		exit(1);
 	}
 	if (remote && !o->dma_write) {
 		for (size_t i = 0; i < size; i++)
-			if (mem[i] != (uint8_t)(i * 7 + 3)) {
+			if (S->mem[i] != (uint8_t)(i * 7 + 3)) {
 				fprintf(stderr, "doca_perf: imported bytes differ from the exporter's (size %zu)\n",
 					size);
 				exit(1);
 			}
 	}
+}
 
-	for (uint32_t k = 0; k < depth; k++) {
-		doca_buf_dec_refcount(S.src[k], NULL);
-		doca_buf_dec_refcount(S.dst[k], NULL);
+static void
+run_teardown(struct dma_run *S, const struct perf_opts *o)
+{
+	for (uint32_t k = 0; k < o->depth; k++) {
+		doca_buf_dec_refcount(S->src[k], NULL);
+		doca_buf_dec_refcount(S->dst[k], NULL);
 	}
-	PERF_TRY(doca_ctx_stop(doca_dma_as_ctx(S.dma)));
-	PERF_TRY(doca_dma_destroy(S.dma));
-	PERF_TRY(doca_pe_destroy(S.pe));
-	PERF_TRY(doca_buf_inventory_destroy(S.inv));
-	PERF_TRY(doca_mmap_destroy(lm));
-	if (rm != NULL)
-		PERF_TRY(doca_mmap_destroy(rm));
-	free(S.src);
-	free(S.dst);
-	free(S.stamp);
-	free(mem);
+	PERF_TRY(doca_ctx_stop(doca_dma_as_ctx(S->dma)));
+	PERF_TRY(doca_dma_destroy(S->dma));
+	PERF_TRY(doca_pe_destroy(S->pe));
+	PERF_TRY(doca_buf_inventory_destroy(S->inv));
+	PERF_TRY(doca_mmap_destroy(S->lm));
+	if (S->rm != NULL)
+		PERF_TRY(doca_mmap_destroy(S->rm));
+	free(S->src);
+	free(S->dst);
+	free(S->stamp);
+	free(S->mem);
+}
+
+static void
+run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, size_t size, struct perf_result *r)
+{
+	struct dma_run run = {0}, *S = &run;
+	double t, cpu1;
+
+	S->lat = &r->lat;
+	perf_hist_reset(&r->lat);
+	run_setup(S, o, dev, x, size);
+	t = run_loop(S, o, size);
+	perf_cpu_seconds(&cpu1);
+	if (S->failed) {
+		fprintf(stderr, "doca_perf: %llu DMA tasks failed at size %zu\n", (unsigned long long)S->failed, size);
+		exit(1);
+	}
+	r->size = size;
+	r->tasks = S->done - S->done0;
+	r->seconds = t - S->t0;
+	r->cpu_seconds = cpu1 - S->cpu0;
+	run_check(S, o, size);
+	run_teardown(S, o);
 }
 
 int
