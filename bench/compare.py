@@ -40,9 +40,9 @@ except ImportError:
 import multi_rail  # noqa: E402  issue 14 rows: P7, P16-P18
 import report  # noqa: E402
 import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
-from results import (KIB, LARGEST, MIB, OURS, Results, Target, fmt_ratio,  # noqa: E402
-                     human_size, ratio)
-from runner import UCX_VETH_PEERS, Bench, last_line, perf_vals, run  # noqa: E402
+from results import (KIB, LARGEST, MIB, OURS, UCX_VETH_PEERS, Results, Target,  # noqa: E402
+                     fmt_ratio, human_size, perf_vals, ratio)
+from runner import Bench, last_line, run  # noqa: E402
 
 PLUGINS = (verbs_rows, multi_rail)
 
@@ -337,9 +337,9 @@ def idle_cpu(b, res, smoke):
         shutil.rmtree(oob, ignore_errors=True)
 
 
-STEPS = [("dma", dma_rows), ("rdma/ucx", ucx_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
+STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
          (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows), ("comch", comch_rows),
-         (multi_rail.STEP, multi_rail.run)]
+         (multi_rail.STEP, multi_rail.run))
 
 
 # ---- targets ----------------------------------------------------------------------
@@ -366,7 +366,7 @@ def netns_tcp(res, t):
 
 
 # In the order of the Targets table; the plugins' targets are rows of the same kind.
-TARGETS = [
+TARGETS = (
     Target("P1", "DMA local 1 MiB, 32 in flight >= 0.95x memcpy", "dma-local", MIB, peer="memcpy", goal=0.95,
            show_cpu=True),
     Target("P2", "DMA 64 B >= 20 M tasks/s", "dma-local", 64, metric="rate", goal=20e6),
@@ -378,16 +378,16 @@ TARGETS = [
            metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.3),
     Target("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
-] + list(verbs_rows.TARGETS) + [
+) + verbs_rows.TARGETS + (
     Target("P23", "Comch control path 64 B round trip <= 1.5x a Unix-socket ping-pong (same two processes)",
            "comch-ctrl-lat", 64, metric="lat_avg", peer="unix socket ping-pong", op="<=", goal=1.5),
     Target("P24", "Comch producer/consumer 64 KiB >= 0.8x a shared-memory ring", "comch-fastpath", 64 * KIB,
            peer="shared-memory ring", goal=0.8),
     Target("P25", "DMA Copy of a 1 GiB file (either direction) >= 0.8x cp, warm page cache", "dma-copy-file",
            LARGEST, peer="cp", goal=0.8),
-] + list(multi_rail.TARGETS) + [
+) + multi_rail.TARGETS + (
     Target("P8", "idle connected process < 1% CPU", "idle-server", 0, metric="cpu", op="<", goal=1.0),
-]
+)
 
 
 # ---- main -------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import Callable, Optional
 
 KIB, MIB = 1 << 10, 1 << 20
 OURS = "softdoca"
+# The peers Bench.ucx_over_veth() records (a target takes the better of them).
+UCX_VETH_PEERS = ("ucx_perftest ucp_put_bw (tcp)", "ucx_perftest ucp_am_bw (tcp)")
 
 
 def human_size(n):
@@ -48,6 +50,14 @@ def fmt_pct(p):
 
 # How a summary value is shown, by its key in Results.summary().
 FORMAT = {"bps": fmt_bw, "bps_per_cpu": fmt_bw, "rate": fmt_rate, "lat_avg": fmt_us, "cpu": fmt_pct}
+
+
+def perf_vals(row, cpu=False):
+    """A doca_perf JSON row as the values Results.add() records (cpu: also its CPU share)."""
+    vals = dict(bps=row["bytes_per_sec"], rate=row["tasks_per_sec"], lat=row["lat_ns"])
+    if cpu:
+        vals["cpu"] = row.get("cpu_percent")
+    return vals
 
 
 def _med(rows, key):

@@ -15,12 +15,10 @@ import time
 
 from softdoca_testbed.netns import HOST_FUNCTION, TCP_ENV, TwoHosts
 
-from results import MIB, OURS
+from results import MIB, OURS, perf_vals
 
 # The doca_perf function each side of a namespace pair opens, on its veth end.
 NETNS_FUNCTION = dict(HOST_FUNCTION, vhca_id=0)
-# The peers Bench.ucx_over_veth() records (a target takes the better of them).
-UCX_VETH_PEERS = ("ucx_perftest ucp_put_bw (tcp)", "ucx_perftest ucp_am_bw (tcp)")
 
 
 def run(cmd, env=None, timeout=120, netns=None):
@@ -48,14 +46,6 @@ def free_port():
 def last_line(e):
     """The last line of an exception's text, shortened: the reason a skip shows."""
     return str(e).splitlines()[-1][-200:]
-
-
-def perf_vals(row, cpu=False):
-    """A doca_perf JSON row as the values Results.add() records (cpu: also its CPU share)."""
-    vals = dict(bps=row["bytes_per_sec"], rate=row["tasks_per_sec"], lat=row["lat_ns"])
-    if cpu:
-        vals["cpu"] = row.get("cpu_percent")
-    return vals
 
 
 def _reap(proc, timeout):

@@ -19,8 +19,7 @@ import subprocess
 
 from softdoca_testbed.tap import Skip
 
-from results import KIB, MIB, OURS, Target
-from runner import UCX_VETH_PEERS, perf_vals
+from results import KIB, MIB, OURS, UCX_VETH_PEERS, Target, perf_vals
 
 STEP = "verbs"
 RDMA_PEER = "doca_perf rdma (DOCA RDMA)"
