@@ -91,12 +91,12 @@ class Side:
 
 
 class Proc:
-    """One sample running in the background."""
+    """One program running in the background (cwd: its working directory)."""
 
-    def __init__(self, argv, env):
+    def __init__(self, argv, env, cwd=None):
         self.argv = argv
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=env)
+                                  stderr=subprocess.PIPE, env=env, cwd=cwd)
         self.out, self.err = [], []
         self.cond = threading.Condition()
         self.readers = [threading.Thread(target=self._drain, args=(s, acc), daemon=True)
