@@ -193,18 +193,6 @@ def _rdma_ours(b, res, workload, argv, r, env):
         res.skip(workload, "ours failed: " + last_line(e))
 
 
-def _ucx_peer(b, res, workload, test, size, tls, r, lat=(), group=None):
-    """One ucx_perftest run as a peer of workload; lat: which latencies to record ("avg", "p50")."""
-    try:
-        bps, rate, l50, lavg = b.ucx_perftest(test, size, tls)
-    except (RuntimeError, subprocess.TimeoutExpired) as e:
-        res.skip(group or workload + "/ucx", str(e)[-200:])
-        return
-    lats = {"avg": lavg * 1e3, "p50": l50 * 1e3}
-    res.add(workload, size, "ucx_perftest " + test, round=r, bps=bps, rate=rate,
-            **{"lat_%s_ns" % k: lats[k] for k in lat})
-
-
 def ucx_rows(b, res, smoke):
     """ucx_perftest on loopback (shm and tcp) beside doca_perf rdma on the same sizes."""
     sizes = [4 * KIB, 64 * KIB, MIB] if not smoke else [MIB]
@@ -220,16 +208,16 @@ def ucx_rows(b, res, smoke):
                                               "--buffers", "1"], r, env)
                 if b.ucx:
                     for s in sizes:
-                        _ucx_peer(b, res, workload, test, s, tls, r, lat=("avg",))
+                        b.ucx_peer(res, workload, test, s, tls, r, lat=("avg",))
             if tls == "tcp" and b.ucx:
                 for r in range(b.rounds):
-                    _ucx_peer(b, res, "rdma-write-tcp", "ucp_am_bw", MIB, tls, r, group="rdma-write-tcp/am_bw")
+                    b.ucx_peer(res, "rdma-write-tcp", "ucp_am_bw", MIB, tls, r, group="rdma-write-tcp/am_bw")
         # Latency: 8-byte send/recv ping-pong against ucp_am_lat.
         workload = "rdma-send-lat-%s" % tls
         for r in range(b.rounds):
             _rdma_ours(b, res, workload, ["rdma", "send", "--lat", "-s", "8"], r, env)
             if b.ucx:
-                _ucx_peer(b, res, workload, "ucp_am_lat", 8, tls, r, lat=("avg", "p50"))
+                b.ucx_peer(res, workload, "ucp_am_lat", 8, tls, r, lat=("avg", "p50"))
 
 
 def cm_rows(b, res, smoke):

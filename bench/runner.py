@@ -210,6 +210,18 @@ class Bench:
                 raise RuntimeError("the veth carried %d bytes, doca_perf measured %d: not over TCP" % (rx, moved))
         return rows, rx
 
+    def ucx_peer(self, res, workload, test, size, tls, r, lat=(), group=None):
+        """One ucx_perftest run on loopback as a peer of workload in round r; lat: the latencies
+        recorded ("avg", "p50"); a failure skips group (default workload/ucx)."""
+        try:
+            bps, rate, l50, lavg = self.ucx_perftest(test, size, tls)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            res.skip(group or workload + "/ucx", str(e)[-200:])
+            return
+        lats = {"avg": lavg * 1e3, "p50": l50 * 1e3}
+        res.add(workload, size, "ucx_perftest " + test, round=r, bps=bps, rate=rate,
+                **{"lat_%s_ns" % k: lats[k] for k in lat})
+
     def ucx_over_veth(self, res, nn, workload, r):
         """ucx_perftest 1 MiB put_bw and am_bw (smoke: am_bw) over tcp on the veth, as peers of workload."""
         for test in (("ucp_put_bw", "ucp_am_bw") if not self.args.smoke else ("ucp_am_bw",)):

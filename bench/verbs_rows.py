@@ -51,12 +51,7 @@ def _ucx(b, res, workload, test, sizes, r, tls="shm"):
         res.skip(workload + "/ucx", "ucx_perftest not installed (package ucx-utils)")
         return
     for s in sizes:
-        try:
-            bps, rate, l50, lavg = b.ucx_perftest(test, s, tls)
-            res.add(workload, s, "ucx_perftest " + test, round=r, bps=bps, rate=rate, lat_avg_ns=lavg * 1e3,
-                    lat_p50_ns=l50 * 1e3)
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            res.skip(workload + "/ucx", str(e)[-200:])
+        b.ucx_peer(res, workload, test, s, tls, r, lat=("avg", "p50"))
 
 
 def shm_rows(b, res, smoke):
