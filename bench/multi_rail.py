@@ -4,6 +4,9 @@ tbf-shaped rails between two namespaces (softdoca_testbed.multi_rail) against on
 and against Multipath TCP (`mptcpize run iperf3`) on the same rails, both directions; a rail cut
 loudly (link down) and silently (tbf at 8 kbit/s) during a transfer; targets P7, P16, P17, P18
 and a plot of throughput over time across the cut and the recovery.
+
+A compare.py plugin: run(bench, results, smoke) is the step STEP, TARGETS are rows of compare.py's
+target table, plot(results, outdir, cairo) draws the cut timelines the step kept in results.
 """
 import json
 import os
@@ -14,8 +17,11 @@ import time
 
 from softdoca_testbed import multi_rail as m
 
+from results import OURS, Target, fmt_ratio
+
+STEP = "multi-rail"
 RATE = "300mbit"
-TIMELINES = {}   # (who, cut) -> [(t, MB/s)]
+MPTCP = "mptcp iperf3"
 
 
 def _mr_json(tmp):
@@ -107,19 +113,19 @@ def _cut(kind, at=2.0, length=2.0):
     return during
 
 
-def multi_rail_rows(b, smoke):
+def run(b, res, smoke):
     if os.geteuid() != 0:
-        b.skips["multi-rail"] = "network namespaces need root (run make bench as root)"
+        res.skip("multi-rail", "network namespaces need root (run make bench as root)")
         return
     if not os.access(b.mr_app, os.X_OK):
-        b.skips["multi-rail"] = "doca_verbs_multi_rail_server_client not built"
+        res.skip("multi-rail", "doca_verbs_multi_rail_server_client not built")
         return
     d = 1.5 if smoke else 5
     tmp = tempfile.mkdtemp(prefix="sdbench-mr-")
     try:
         envs = m.setup((RATE, RATE))
     except m.Skip as e:
-        b.skips["multi-rail"] = str(e)
+        res.skip("multi-rail", str(e))
         return
     try:
         have_mptcp = shutil.which("mptcpize") is not None
@@ -128,82 +134,84 @@ def multi_rail_rows(b, smoke):
                 _mptcp_setup()
             except (subprocess.CalledProcessError, OSError) as e:
                 have_mptcp = False
-                b.skips["multi-rail/mptcp"] = "MPTCP set-up failed: %s" % getattr(e, "stderr", e)
+                res.skip("multi-rail/mptcp", "MPTCP set-up failed: %s" % getattr(e, "stderr", e))
         else:
-            b.skips["multi-rail/mptcp"] = "mptcpize not installed (Debian package mptcpd)"
+            res.skip("multi-rail/mptcp", "mptcpize not installed (Debian package mptcpd)")
         for side, direction in ((0, "b->a"), (1, "a->b")):
             try:
                 one, _ = _app(b, envs, tmp, d, multi=False, server_side=side)
                 two, _ = _app(b, envs, tmp, d, server_side=side)
-                b.record("mr-one-rail", 0, "softdoca", direction=direction, bps=one["bps"])
-                b.record("mr-two-rails", 0, "softdoca", direction=direction, bps=two["bps"])
+                res.add("mr-one-rail", 0, OURS, direction=direction, bps=one["bps"])
+                res.add("mr-two-rails", 0, OURS, direction=direction, bps=two["bps"])
             except RuntimeError as e:
-                b.skips["multi-rail/" + direction] = str(e)[-200:]
+                res.skip("multi-rail/" + direction, str(e)[-200:])
             if have_mptcp:
                 try:
                     bps, _ = _iperf3(d, server_side=side)
-                    b.record("mr-two-rails", 0, "mptcp iperf3", direction=direction, bps=bps)
+                    res.add("mr-two-rails", 0, MPTCP, direction=direction, bps=bps)
                 except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
-                    b.skips["multi-rail/mptcp " + direction] = str(e)[-200:]
+                    res.skip("multi-rail/mptcp " + direction, str(e)[-200:])
         # Unequal rails, 1:3.
         try:
             m.set_rate("r0", "100mbit")
             a, _ = _app(b, envs, tmp, d, multi=False, devs=["mlx5_0"])
             c, _ = _app(b, envs, tmp, d, multi=False, devs=["mlx5_1"])
             two, _ = _app(b, envs, tmp, d)
-            b.record("mr-unequal", 0, "softdoca", bps=two["bps"], sum_single=a["bps"] + c["bps"])
+            res.add("mr-unequal", 0, OURS, bps=two["bps"], sum_single=a["bps"] + c["bps"])
         except RuntimeError as e:
-            b.skips["multi-rail/unequal"] = str(e)[-200:]
+            res.skip("multi-rail/unequal", str(e)[-200:])
         finally:
             m.set_rate("r0", RATE)
         # Cuts.
         for kind in ("loud", "silent"):
             try:
                 one, _ = _app(b, envs, tmp, d, multi=False)
-                res, tl = _app(b, envs, tmp, 6, during=_cut(kind))
+                got, tl = _app(b, envs, tmp, 6, during=_cut(kind))
                 after = [row[2] for row in tl if 2.3 <= row[0] <= 3.9]
-                TIMELINES[("softdoca", kind)] = [(row[0], row[2]) for row in tl]
-                b.record("mr-cut-" + kind, 0, "softdoca", bps=res["bps"], stall_s=res["longest_stall_ms"] / 1e3,
-                         after_bps=(sum(after) / len(after) * 1e6) if after else None, surviving_bps=one["bps"],
-                         lost=0 if res["status"] == "DOCA_SUCCESS" else None)
+                res.timelines[(OURS, kind)] = [(row[0], row[2]) for row in tl]
+                res.add("mr-cut-" + kind, 0, OURS, bps=got["bps"], stall_s=got["longest_stall_ms"] / 1e3,
+                        after_bps=(sum(after) / len(after) * 1e6) if after else None, surviving_bps=one["bps"],
+                        lost=0 if got["status"] == "DOCA_SUCCESS" else None)
             except RuntimeError as e:
-                b.skips["multi-rail/cut " + kind] = str(e)[-200:]
+                res.skip("multi-rail/cut " + kind, str(e)[-200:])
             if have_mptcp:
                 try:
                     bps, tl = _iperf3(6, during=_cut(kind))
-                    TIMELINES[("mptcp", kind)] = tl
+                    res.timelines[("mptcp", kind)] = tl
                     mean = sum(x[1] for x in tl) / max(1, len(tl))
-                    b.record("mr-cut-" + kind, 0, "mptcp iperf3", bps=bps, stall_s=_stall(tl, mean))
+                    res.add("mr-cut-" + kind, 0, MPTCP, bps=bps, stall_s=_stall(tl, mean))
                 except (RuntimeError, subprocess.TimeoutExpired, KeyError, ValueError) as e:
-                    b.skips["multi-rail/mptcp cut " + kind] = str(e)[-200:]
+                    res.skip("multi-rail/mptcp cut " + kind, str(e)[-200:])
     finally:
         m.teardown()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _med(raw, wl, who, key="bps"):
-    vals = sorted(x[key] for x in raw if x["workload"] == wl and x["who"] == who and x.get(key) is not None)
+def _upper_median(res, wl, who, key="bps"):
+    """The median, the upper one of an even count (one run per direction: the better direction)."""
+    vals = sorted(x[key] for x in res.rows(wl, who) if x.get(key) is not None)
     return vals[len(vals) // 2] if vals else None
 
 
-def multi_rail_targets(raw):
-    out = []
-    one, two, mp = _med(raw, "mr-one-rail", "softdoca"), _med(raw, "mr-two-rails", "softdoca"), \
-        _med(raw, "mr-two-rails", "mptcp iperf3")
-    r = two / one if one and two else None
-    out.append(("P7", "Multi-Rail: two equal rails >= 1.9x one rail", "-" if r is None else "%.3f" % r,
-                None if r is None else r >= 1.9))
-    r = two / mp if mp and two else None
-    out.append(("P16", "Multi-Rail aggregate >= 1.0x MPTCP (iperf3) on the same two rails",
-                "-" if r is None else "%.3f" % r, None if r is None else r >= 1.0))
-    u = [x for x in raw if x["workload"] == "mr-unequal"]
+def _rails(res, t):
+    """P7 / P16: two rails (ours) against t.peer, (workload, who)."""
+    two, other = _upper_median(res, "mr-two-rails", OURS), _upper_median(res, *t.peer)
+    r = two / other if other and two else None
+    return fmt_ratio(r), t.judge(r)
+
+
+def _unequal(res, t):
+    u = res.rows("mr-unequal")
     r = u[0]["bps"] / u[0]["sum_single"] if u else None
-    out.append(("P17", "Multi-Rail unequal rails (1:3) >= 0.9x the sum of each alone",
-                "-" if r is None else "%.3f" % r, None if r is None else r >= 0.9))
+    return fmt_ratio(r), t.judge(r)
+
+
+def _cuts(res, t):
+    """P18: every cut measured (loud, silent) within its stall, throughput after and loss bounds."""
     parts, met = [], None
     for kind in ("loud", "silent"):
-        x = [y for y in raw if y["workload"] == "mr-cut-" + kind and y["who"] == "softdoca"]
-        mp = [y for y in raw if y["workload"] == "mr-cut-" + kind and y["who"] == "mptcp iperf3"]
+        x = res.rows("mr-cut-" + kind, OURS)
+        mp = res.rows("mr-cut-" + kind, MPTCP)
         if not x or not x[0].get("after_bps"):
             continue
         x = x[0]
@@ -212,26 +220,34 @@ def multi_rail_targets(raw):
         parts.append("%s: stall %.3f s, after %.2fx surviving, lost 0%s" % (
             kind, x["stall_s"], x["after_bps"] / x["surviving_bps"],
             "" if not mp else "; MPTCP stall %.2f s" % mp[0]["stall_s"]))
-    out.append(("P18", "Rail cut (loud, silent): stall <= 0.2 s, after >= 0.95x surviving rail, 0 lost",
-                "; ".join(parts) or "-", met))
-    return out
+    return "; ".join(parts) or "-", met
 
 
-def multi_rail_plot(outdir, has_cairo):
-    if not TIMELINES or not shutil.which("gnuplot"):
+TARGETS = (
+    Target("P7", "Multi-Rail: two equal rails >= 1.9x one rail", peer=("mr-one-rail", OURS), goal=1.9,
+           measure=_rails),
+    Target("P16", "Multi-Rail aggregate >= 1.0x MPTCP (iperf3) on the same two rails", peer=("mr-two-rails", MPTCP),
+           goal=1.0, measure=_rails),
+    Target("P17", "Multi-Rail unequal rails (1:3) >= 0.9x the sum of each alone", goal=0.9, measure=_unequal),
+    Target("P18", "Rail cut (loud, silent): stall <= 0.2 s, after >= 0.95x surviving rail, 0 lost", measure=_cuts),
+)
+
+
+def plot(res, outdir, has_cairo):
+    if not res.timelines or not shutil.which("gnuplot"):
         return []
     data = os.path.join(outdir, "multi_rail_cut.dat")
     titles = []
     with open(data, "w") as f:
-        for (who, kind), tl in sorted(TIMELINES.items()):
+        for (who, kind), tl in sorted(res.timelines.items()):
             f.write("# %s %s\n" % (who, kind))
             for t, v in tl:
                 f.write("%.3f %.3f\n" % (t, v))
             f.write("\n\n")
             titles.append("%s, %s cut" % (who, kind))
-    plot = ", ".join("'%s' index %d using 1:2 with lines title '%s'" % (data, i, t) for i, t in enumerate(titles))
+    curves = ", ".join("'%s' index %d using 1:2 with lines title '%s'" % (data, i, t) for i, t in enumerate(titles))
     script = ("set terminal %s size 1200,600 noenhanced\nset output '%s'\nset xlabel 'time [s] (rail 1 cut at 2 s, "
               "restored at 4 s)'\nset ylabel 'throughput [MB/s]'\nset grid\nset key outside right\nplot %s\n" %
-              ("pngcairo" if has_cairo else "png", os.path.join(outdir, "multi_rail_cut.png"), plot))
+              ("pngcairo" if has_cairo else "png", os.path.join(outdir, "multi_rail_cut.png"), curves))
     p = subprocess.run(["gnuplot"], input=script, text=True, stderr=subprocess.PIPE)
     return ["multi_rail_cut.png"] if p.returncode == 0 else []

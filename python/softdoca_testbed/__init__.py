@@ -4,7 +4,8 @@
   tap          TAP output for Python tests: Failure, Skip, check(), run()
   netns        two "hosts" on one machine: namespaces A and B joined by veth pairs (TwoHosts);
                `python3 -m softdoca_testbed.netns ... -- CMD` builds them around a C test
-  pairs        drive pairs of DOCA RDMA samples as a person does (Session, Side, ...)
+  pairs        drive pairs of DOCA RDMA samples as a person does (Session, Side, ...);
+               Proc and Run for any program a test drives in the background
   verbs_pairs  the same for doca_verbs_server_client
   multi_rail   the two-rail bed of doca_verbs_multi_rail_server_client (tbf-shaped rails)
 

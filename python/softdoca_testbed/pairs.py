@@ -4,8 +4,9 @@
 Each program runs in the background with its stdin on a pipe; its output is read
 as it comes.  The driver waits for the prompts a person would wait for, checks
 that the files a prompt names exist, writes "\\n" to the right program in the
-documented order, and collects exit codes and output.  Used by the RDMA and Verbs
-sample tests (tests/samples), the namespace tests (tests/netns) and the valgrind suite.
+documented order, and collects exit codes and output.  Used by the sample tests
+(tests/samples: RDMA and Verbs pairs; DMA and Comch through Proc and Run), the namespace
+tests (tests/netns) and the valgrind suite.
 """
 import os
 import random
@@ -91,12 +92,12 @@ class Side:
 
 
 class Proc:
-    """One sample running in the background."""
+    """One program running in the background (cwd: its working directory)."""
 
-    def __init__(self, argv, env):
+    def __init__(self, argv, env, cwd=None):
         self.argv = argv
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=env)
+                                  stderr=subprocess.PIPE, env=env, cwd=cwd)
         self.out, self.err = [], []
         self.cond = threading.Condition()
         self.readers = [threading.Thread(target=self._drain, args=(s, acc), daemon=True)

@@ -7,18 +7,22 @@ Usage: test_comch_samples.py CTRL_SERVER CTRL_CLIENT DMA_COPY_HOST DMA_COPY_DPU 
                              SE_HOST_LOCAL SE_HOST_REMOTE SE_DPU_LOCAL SE_DPU_REMOTE
 
 Each case runs in its own temporary directory with its own Comch runtime
-directory (SOFTDOCA_RUNTIME_DIR), so parallel runs never meet.
+directory (SOFTDOCA_RUNTIME_DIR), so parallel runs never meet; the directory goes
+when the case ends.  TAP and the process driver are softdoca_testbed's (tap, pairs.Proc).
 """
 import hashlib
 import json
 import os
 import re
+import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-import traceback
+
+from softdoca_testbed import tap
+from softdoca_testbed.pairs import Proc, expect_line, last_line
+from softdoca_testbed.tap import Failure, Skip, check
 
 TIMEOUT = 60
 
@@ -27,49 +31,16 @@ CTRL_SERVER, CTRL_CLIENT, COPY_HOST, COPY_DPU = ARGS[0:4]
 DATA_SERVER, DATA_CLIENT = (ARGS[4:6] + [None, None])[:2]
 SE_HOST_LOCAL, SE_HOST_REMOTE, SE_DPU_LOCAL, SE_DPU_REMOTE = (ARGS[6:10] + [None] * 4)[:4]
 
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what, *runs):
-    if not cond:
-        raise Failure(what + "".join("\n" + r.describe() for r in runs))
-
-
-class Proc:
-    """A started program; finish() collects its exit code and output."""
-
-    def __init__(self, argv, env, cwd):
-        self.argv = argv
-        self.p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.code = None
-        self.out = self.err = ""
-
-    def finish(self, timeout=TIMEOUT):
-        try:
-            out, err = self.p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.p.kill()
-            out, err = self.p.communicate()
-            self.code = "timeout"
-        else:
-            self.code = self.p.returncode
-        self.out, self.err = out.decode(errors="replace"), err.decode(errors="replace")
-        return self
-
-    @property
-    def both(self):
-        return self.out + self.err
-
-    def describe(self):
-        return ("command: %s\nexit code: %s\n--- stdout ---\n%s--- stderr ---\n%s"
-                % (" ".join(self.argv), self.code, self.out, self.err))
+OPEN = []       # the Cases of the running test, closed after it
 
 
 class Case:
+    """One test's directory (host/, dpu/, the Comch runtime directory) and the programs it started."""
+
     def __init__(self, topology=None):
         self.dir = tempfile.mkdtemp(prefix="sdcomch.")
+        self.procs = []
+        OPEN.append(self)
         self.env = dict(os.environ, SOFTDOCA_RUNTIME_DIR=os.path.join(self.dir, "rt"))
         self.env.setdefault("SOFTDOCA_TOPOLOGY", "builtin")
         if topology is not None:
@@ -81,19 +52,17 @@ class Case:
         os.makedirs(os.path.join(self.dir, "dpu"))
 
     def start(self, argv):
-        return Proc(argv, self.env, self.dir)
+        p = Proc(argv, self.env, cwd=self.dir)
+        self.procs.append(p)
+        return p
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
 
-
-def expect_line(r, pattern):
-    check(re.search(pattern, r.both, re.M) is not None, "no line matching /%s/" % pattern, r)
-
-
-def last_line(text):
-    lines = [l for l in text.splitlines() if l.strip()]
-    return lines[-1] if lines else ""
+    def close(self):
+        for p in self.procs:
+            p.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def expect_sample_success(r):
@@ -128,8 +97,7 @@ def ctrl_pair(server_first, client_text="hi from the host", server_text="hi from
         h = c.start([CTRL_CLIENT, "-p", "b1:00.0", "-t", client_text])
         time.sleep(0.5)
         s = c.start([CTRL_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", server_text])
-    s.finish()
-    h.finish()
+    s, h = s.finish(TIMEOUT), h.finish(TIMEOUT)
     expect_sample_success(s)
     expect_sample_success(h)
     order(s, r"CC server context is running\. Waiting for clients to connect", r"New client connected to server",
@@ -157,7 +125,7 @@ def test_ctrl_path_defaults_and_long_text():
 def test_ctrl_path_text_over_max_message_size():
     c = Case()
     for prog in ([CTRL_SERVER, "-r", "b1:00.0"], [CTRL_CLIENT]):
-        r = c.start(prog + ["-t", "y" * 4080 + "z"]).finish()
+        r = c.start(prog + ["-t", "y" * 4080 + "z"]).finish(TIMEOUT)
         expect_sample_failure(r)
         expect_line(r, r"Failed to run sample, text size is larger than supported message size\. "
                        r"text_len = 4081, supported message size = 4080")
@@ -175,7 +143,7 @@ def test_ctrl_path_wrong_side_device():
 
 def data_pair(server_first):
     if DATA_SERVER is None:
-        return "SKIP the data-path samples are not built"
+        raise Skip("the data-path samples are not built")
     c = Case()
     cargs = [DATA_CLIENT, "-p", "b1:00.0", "-t", "fast path from the host"]
     sargs = [DATA_SERVER, "-p", "03:00.0", "-r", "b1:00.0", "-t", "fast path from the DPU"]
@@ -183,8 +151,7 @@ def data_pair(server_first):
     a = c.start(first)
     time.sleep(0.3)
     b = c.start(second)
-    a.finish()
-    b.finish()
+    a, b = a.finish(TIMEOUT), b.finish(TIMEOUT)
     s, h = (a, b) if server_first else (b, a)
     expect_sample_success(s)
     expect_sample_success(h)
@@ -201,30 +168,28 @@ def data_pair(server_first):
           r"CC consumer context has been stopped", r"Got a new remote consumer with ID = \[[1-9]\d*\]",
           r"Producer task sent successfully", r"Message received: 'stop_data_path_test'",
           r"CC server context has been stopped")
-    return None
 
 
 def test_data_path_server_first():
-    return data_pair(True)
+    data_pair(True)
 
 
 def test_data_path_client_first():
-    return data_pair(False)
+    data_pair(False)
 
 
 # ------------------------------------------------------------ PCI sync events
 
 def se_pair(local_on_dpu, extra=()):
     if SE_HOST_LOCAL is None:
-        return "SKIP the PCI sync-event samples are not built"
+        raise Skip("the PCI sync-event samples are not built")
     c = Case()
     dpu_prog = SE_DPU_LOCAL if local_on_dpu else SE_DPU_REMOTE
     host_prog = SE_HOST_REMOTE if local_on_dpu else SE_HOST_LOCAL
     d = c.start([dpu_prog, "-d", "03:00.0", "-r", "b1:00.0", *extra])
     time.sleep(0.3)
     h = c.start([host_prog, "-d", "b1:00.0", *extra])
-    h.finish()
-    d.finish()
+    h, d = h.finish(TIMEOUT), d.finish(TIMEOUT)
     expect_sample_success(d)
     expect_sample_success(h)
     local, remote = (d, h) if local_on_dpu else (h, d)
@@ -238,32 +203,30 @@ def se_pair(local_on_dpu, extra=()):
     order(d, r"Server received a new connection", r"Received connection from host",
           r"Client has disconnected from server")
     expect_line(h, r"Connection to DPU has been established")
-    return None
 
 
 def test_sync_event_local_on_host_remote_on_dpu():
-    return se_pair(False)
+    se_pair(False)
 
 
 def test_sync_event_local_on_dpu_remote_on_host():
-    return se_pair(True)
+    se_pair(True)
 
 
 def test_sync_event_atomic():
-    return se_pair(False, ("--atomic",))
+    se_pair(False, ("--atomic",))
 
 
 def test_sync_event_async_tasks():
-    return se_pair(True, ("--async", "--async-num-tasks", "4", "--atomic"))
+    se_pair(True, ("--async", "--async-num-tasks", "4", "--atomic"))
 
 
 def test_sync_event_async_needs_tasks():
     if SE_HOST_LOCAL is None:
-        return "SKIP the PCI sync-event samples are not built"
+        raise Skip("the PCI sync-event samples are not built")
     r = Case().start([SE_HOST_LOCAL, "-d", "b1:00.0", "--async"]).finish(10)
     expect_sample_failure(r)
     expect_line(r, r"--async needs --async-num-tasks of at least 1")
-    return None
 
 
 # ------------------------------------------------------------ DMA Copy
@@ -293,8 +256,7 @@ def dma_copy(size, to_dpu, topology=None):
     d = c.start([COPY_DPU, "-f", c.path("dpu", "file.bin"), "-p", "03:00.0", "-r", "b1:00.0"])
     time.sleep(0.2)
     h = c.start([COPY_HOST, "-f", c.path("host", "file.bin"), "-p", "b1:00.0"])
-    h.finish()
-    d.finish()
+    h, d = h.finish(TIMEOUT), d.finish(TIMEOUT)
     return c, src, dst, h, d
 
 
@@ -385,8 +347,8 @@ def test_dma_copy_file_on_both_sides():
     make_file(c.path("dpu", "f"), 10)
     d = c.start([COPY_DPU, "-f", c.path("dpu", "f"), "-p", "03:00.0", "-r", "b1:00.0"])
     time.sleep(0.2)
-    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish()
-    d.finish()
+    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish(TIMEOUT)
+    d = d.finish(TIMEOUT)
     check(h.code != 0 and d.code != 0, "both sides must fail", h, d)
     expect_line(d, r"Error - File was found on both Host and DPU")
     expect_line(h, r"Failure was detected in dma copy")
@@ -396,8 +358,8 @@ def test_dma_copy_file_on_neither_side():
     c = Case()
     d = c.start([COPY_DPU, "-f", c.path("dpu", "f"), "-p", "03:00.0", "-r", "b1:00.0"])
     time.sleep(0.2)
-    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish()
-    d.finish()
+    h = c.start([COPY_HOST, "-f", c.path("host", "f"), "-p", "b1:00.0"]).finish(TIMEOUT)
+    d = d.finish(TIMEOUT)
     check(h.code != 0 and d.code != 0, "both sides must fail", h, d)
     expect_line(d, r"Error - File was not found on both Host and DPU")
     check(not os.path.exists(c.path("host", "f")) and not os.path.exists(c.path("dpu", "f")), "a file appeared", h, d)
@@ -412,17 +374,13 @@ def test_dma_copy_dpu_killed_mid_copy():
         time.sleep(0.2)
         h = c.start([COPY_HOST, "-f", c.path("host", "big"), "-p", "b1:00.0"])
         # stop the DPU side as soon as it has answered the direction: the copy is next
-        deadline = time.time() + 20
-        seen = ""
-        while time.time() < deadline:
-            line = d.p.stdout.readline().decode(errors="replace")
-            seen += line
-            if "it will be DMA copied to the Host" in line or line == "":
-                break
+        try:
+            d.wait_for(r"it will be DMA copied to the Host", timeout=20)
+        except Failure:
+            pass        # it exited or stayed silent: the host must fail all the same
         d.p.send_signal(sig)
-        d.finish()
-        h.finish()
-        check(h.code not in (0, "timeout"), "host claimed success or hung after the DPU died (%s)" % sig.name, h, d)
+        d, h = d.finish(TIMEOUT), h.finish(TIMEOUT)
+        check(h.code != 0, "host claimed success or hung after the DPU died (%s)" % sig.name, h, d)
         expect_line(h, r"Failure was detected in dma copy")
         check(not os.path.exists(c.path("host", "big")), "a partial file was left on the host", h, d)
         check(not [f for f in os.listdir(c.path("host")) if f.startswith("big")], "a temporary file was left", h, d)
@@ -430,25 +388,19 @@ def test_dma_copy_dpu_killed_mid_copy():
 
 # ------------------------------------------------------------ runner
 
-def main():
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]
-    print("1..%d" % len(tests))
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
+def closing(fn):
+    """fn, then every Case it made closed: its programs killed, its files (64 MiB ones) removed."""
+    def case():
         try:
-            skip = fn()
-        except Exception as e:  # noqa: BLE001 - report every failure as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            for line in (traceback.format_exc() if not isinstance(e, Failure) else str(e)).splitlines():
-                print("# " + line)
-        else:
-            if isinstance(skip, str) and skip.startswith("SKIP"):
-                print("ok %d %s # %s" % (i, name, skip))
-            else:
-                print("ok %d %s" % (i, name))
-        sys.stdout.flush()
-    return 1 if failed else 0
+            fn()
+        finally:
+            while OPEN:
+                OPEN.pop().close()
+    return case
+
+
+def main():
+    return tap.run([(name, closing(fn)) for name, fn in tap.cases(globals())])
 
 
 if __name__ == "__main__":

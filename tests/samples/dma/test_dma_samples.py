@@ -11,14 +11,15 @@ temporary directory, so parallel runs never collide.
 import os
 import re
 import resource
-import shutil
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
-import traceback
+
+from softdoca_testbed import pairs, tap
+from softdoca_testbed.pairs import PROMPT, Proc, Run, expect_failure, expect_line
+from softdoca_testbed.tap import Skip, check
 
 TIMEOUT = 20          # seconds for one sample run
 FILE_WAIT = 10        # seconds for the host sample to write its files
@@ -27,62 +28,19 @@ LOCAL, HOST, DPU = sys.argv[1:4]
 WRONG_ARCH = sys.argv[4:6]
 
 
-class Failure(Exception):
-    pass
-
-
-class Run:
-    """A finished run: exit code and both output streams."""
-
-    def __init__(self, argv, code, out, err):
-        self.argv, self.code, self.out, self.err = argv, code, out, err
-
-    @property
-    def both(self):
-        return self.out + self.err
-
-    def describe(self):
-        return ("command: %s\nexit code: %s\n--- stdout ---\n%s--- stderr ---\n%s"
-                % (" ".join(self.argv), self.code, self.out, self.err))
-
-
 def run(argv, stdin=b"", timeout=TIMEOUT, preexec_fn=None):
     p = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, preexec_fn=preexec_fn)
     return Run(argv, p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
-
-
-def check(cond, what, r=None):
-    if not cond:
-        raise Failure(what + ("\n" + r.describe() if r is not None else ""))
 
 
 def expect_exit(r, code):
     check(r.code == code, "expected exit code %d, got %s" % (code, r.code), r)
 
 
-def expect_line(r, pattern, stream=None):
-    text = r.both if stream is None else getattr(r, stream)
-    check(re.search(pattern, text, re.M) is not None, "no line matching /%s/" % pattern, r)
-
-
-def last_line(text):
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
-
-
 def expect_success(r):
-    """The pass criterion of every DOCA sample."""
-    expect_exit(r, 0)
+    """The pass criterion of every DOCA sample, and the sample's first line."""
+    pairs.expect_success(r)
     expect_line(r, r"Starting the sample", "out")
-    check(last_line(r.out).endswith("Sample finished successfully"),
-          "last stdout line is not 'Sample finished successfully'", r)
-    check(r.code >= 0, "killed by a signal", r)
-
-
-def expect_failure(r):
-    expect_exit(r, 1)
-    check(last_line(r.out).endswith("Sample finished with errors"),
-          "last stdout line is not 'Sample finished with errors'", r)
 
 
 def random_text(min_len=0):
@@ -147,7 +105,7 @@ def test_local_copy_max_buf_list_len_boundary():
     check(m is not None, "no limit in the refusal", probe)
     limit = int(m.group(1))
     if limit > 4000:
-        return "SKIP max_buf_list_len %d is larger than the longest -t text" % limit
+        raise Skip("max_buf_list_len %d is larger than the longest -t text" % limit)
     text = random_text(limit)
     expect_success(run([LOCAL, "-t", text, "-ns", str(limit - 1), "-nd", "1"]))
     r = run([LOCAL, "-t", text, "-ns", str(limit), "-nd", "1"])
@@ -222,55 +180,24 @@ def test_local_copy_on_the_second_dpu_function():
 
 # ---------------------------------------------------------------- host / DPU
 
-class Host:
-    """doca_dma_copy_host running in the background, its stdout read as it comes."""
+class Host(Proc):
+    """doca_dma_copy_host running in the background, its output read as it comes."""
 
     def __init__(self, tmp, text, extra=()):
         self.desc = os.path.join(tmp, "export_desc.txt")
         self.buf = os.path.join(tmp, "buffer_info.txt")
         self.text = text
-        self.argv = [HOST, "-t", text, "-d", self.desc, "-b", self.buf, *extra]
-        self.p = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        self.out, self.err = [], []
-        self.readers = [threading.Thread(target=self._drain, args=(s, acc), daemon=True)
-                        for s, acc in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
-        for t in self.readers:
-            t.start()
-
-    @staticmethod
-    def _drain(stream, acc):
-        for line in iter(stream.readline, b""):
-            acc.append(line.decode(errors="replace"))
-
-    def snapshot(self, code=None):
-        return Run(self.argv, code, "".join(self.out), "".join(self.err))
+        super().__init__([HOST, "-t", text, "-d", self.desc, "-b", self.buf, *extra], dict(os.environ))
 
     def wait_ready(self):
         """As a person would: wait for the prompt, then the files are there."""
-        deadline = time.monotonic() + FILE_WAIT
-        while time.monotonic() < deadline:
-            if any("press enter" in line for line in self.out):
-                check(os.path.exists(self.desc) and os.path.exists(self.buf),
-                      "prompt shown before both files exist", self.snapshot())
-                return
-            check(self.p.poll() is None, "host exited before prompting", self.snapshot(self.p.returncode))
-            time.sleep(0.02)
-        raise Failure("host did not prompt within %d s\n%s" % (FILE_WAIT, self.snapshot().describe()))
+        self.wait_for(PROMPT, timeout=FILE_WAIT)
+        check(os.path.exists(self.desc) and os.path.exists(self.buf), "prompt shown before both files exist",
+              self.snapshot())
 
     def press_enter(self):
-        self.p.stdin.write(b"\n")
-        self.p.stdin.flush()
-        self.p.stdin.close()
-        code = self.p.wait(timeout=TIMEOUT)
-        for t in self.readers:
-            t.join(timeout=5)
-        return self.snapshot(code)
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
+        self.enter()
+        return self.finish(TIMEOUT)
 
 
 def with_host(text, body, extra=()):
@@ -304,7 +231,7 @@ def dpu_pair(ns=1, nd=1):
         expect_line(r, r"Remote DMA copy was done Successfully$")
         expect_line(r, r"Memory content: %s$" % re.escape(text))
         expect_line(r, r"Host sample can be closed, DMA copy ended$")
-        check(host.p.poll() is None, "host exited before Enter", host.snapshot(host.p.returncode))
+        check(host.running(), "host exited before Enter", host.snapshot())
         h = host.press_enter()
         expect_success(h)
         expect_line(h, r"Wait till the DPU has finished and press enter")
@@ -499,7 +426,7 @@ VALGRIND = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
 def test_dpu_bad_descriptor_exits_clean_under_valgrind():
     """Every bad-descriptor exit of the DPU sample releases what it created (no definite leak)."""
     if shutil.which("valgrind") is None:
-        return "SKIP valgrind is not installed (scripts/install-deps.sh installs it)"
+        raise Skip("valgrind is not installed (scripts/install-deps.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="sd-dma-") as tmp:
         good_buf, bad = os.path.join(tmp, "buf.txt"), os.path.join(tmp, "bad")
         with open(good_buf, "w") as f:
@@ -550,7 +477,7 @@ def test_dpu_help():
 
 def test_wrong_personality_refused():
     if len(WRONG_ARCH) < 2:
-        return "SKIP wrong-personality builds not given"
+        raise Skip("wrong-personality builds not given")
     host_as_dpu, dpu_as_host = WRONG_ARCH
     r = run([host_as_dpu, "-h"])
     expect_failure(r)
@@ -561,24 +488,7 @@ def test_wrong_personality_refused():
 
 
 def main():
-    tests = [(name, fn) for name, fn in globals().items() if name.startswith("test_") and callable(fn)]
-    print("1..%d" % len(tests), flush=True)
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            skip = fn()
-            if isinstance(skip, str) and skip.startswith("SKIP"):
-                print("ok %d %s # SKIP %s" % (i, name, skip[5:]), flush=True)
-            else:
-                print("ok %d %s" % (i, name), flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported as TAP
-            failed += 1
-            print("not ok %d %s" % (i, name))
-            detail = str(e) if isinstance(e, Failure) else traceback.format_exc()
-            for line in detail.splitlines():
-                print("# " + line)
-            sys.stdout.flush()
-    return 1 if failed else 0
+    return tap.run(tap.cases(globals()))
 
 
 if __name__ == "__main__":
