@@ -84,4 +84,10 @@ doca_error_t comch_send_failed(struct doca_comch_task_send *task);
 /* Progress pe (sleeping 10 us when idle) until *done or, when given, *done2 is true. */
 void comch_progress_until(struct doca_pe *pe, const bool *done, const bool *done2);
 
+/* The samples (<name>_sample.c), each run by its <name>_main.c. */
+doca_error_t ctrl_path_client(const struct comch_config *cfg);
+doca_error_t ctrl_path_server(const struct comch_config *cfg);
+doca_error_t data_path_client(const struct comch_config *cfg);
+doca_error_t data_path_server(const struct comch_config *cfg);
+
 #endif /* COMCH_SAMPLE_COMMON_H_ */

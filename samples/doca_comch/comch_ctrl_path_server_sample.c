@@ -140,7 +140,7 @@ configure_server(struct server_state *st, struct doca_pe *pe, uint32_t max_msg)
 	return result;
 }
 
-static doca_error_t
+doca_error_t
 ctrl_path_server(const struct comch_config *cfg)
 {
 	struct server_state st = {.cfg = cfg, .result = DOCA_SUCCESS};
@@ -172,19 +172,4 @@ destroy_server:
 close:
 	comch_objects_close(&obj);
 	return result;
-}
-
-int
-main(int argc, char **argv)
-{
-	static const struct comch_sample sample = {
-		.name = "doca_comch_ctrl_path_server",
-		.on_dpu = true,
-#ifdef DOCA_ARCH_DPU
-		.built_for_dpu = true,
-#endif
-		.run = ctrl_path_server,
-	};
-
-	return comch_sample_main(&sample, argc, argv);
 }

@@ -117,7 +117,7 @@ configure_client(struct client_state *st, uint32_t max_msg)
 	return r;
 }
 
-static doca_error_t
+doca_error_t
 data_path_client(const struct comch_config *cfg)
 {
 	struct client_state st = {.result = DOCA_SUCCESS};
@@ -161,19 +161,4 @@ destroy_client:
 close:
 	comch_objects_close(&obj);
 	return r;
-}
-
-int
-main(int argc, char **argv)
-{
-	static const struct comch_sample sample = {
-		.name = "doca_comch_data_path_high_speed_client",
-		.on_dpu = false,
-#ifdef DOCA_ARCH_DPU
-		.built_for_dpu = true,
-#endif
-		.run = data_path_client,
-	};
-
-	return comch_sample_main(&sample, argc, argv);
 }

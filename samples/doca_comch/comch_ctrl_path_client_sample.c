@@ -120,7 +120,7 @@ configure_client(struct client_state *st, struct doca_pe *pe, uint32_t max_msg)
 	return result;
 }
 
-static doca_error_t
+doca_error_t
 ctrl_path_client(const struct comch_config *cfg)
 {
 	struct client_state st = {.cfg = cfg, .result = DOCA_SUCCESS};
@@ -153,19 +153,4 @@ destroy_client:
 close:
 	comch_objects_close(&obj);
 	return result;
-}
-
-int
-main(int argc, char **argv)
-{
-	static const struct comch_sample sample = {
-		.name = "doca_comch_ctrl_path_client",
-		.on_dpu = false,
-#ifdef DOCA_ARCH_DPU
-		.built_for_dpu = true,
-#endif
-		.run = ctrl_path_client,
-	};
-
-	return comch_sample_main(&sample, argc, argv);
 }

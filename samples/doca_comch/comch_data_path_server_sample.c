@@ -134,7 +134,7 @@ configure_server(struct server_state *st, uint32_t max_msg)
 	return r;
 }
 
-static doca_error_t
+doca_error_t
 data_path_server(const struct comch_config *cfg)
 {
 	struct server_state st = {.result = DOCA_SUCCESS};
@@ -179,19 +179,4 @@ destroy_server:
 close:
 	comch_objects_close(&obj);
 	return r;
-}
-
-int
-main(int argc, char **argv)
-{
-	static const struct comch_sample sample = {
-		.name = "doca_comch_data_path_high_speed_server",
-		.on_dpu = true,
-#ifdef DOCA_ARCH_DPU
-		.built_for_dpu = true,
-#endif
-		.run = data_path_server,
-	};
-
-	return comch_sample_main(&sample, argc, argv);
 }

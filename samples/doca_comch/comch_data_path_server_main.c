@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main() of doca_comch_data_path_high_speed_server: the flags (comch_sample_main), then the sample itself,
+ * comch_data_path_server_sample.c.
+ */
+#include "comch_sample_common.h"
+
+int
+main(int argc, char **argv)
+{
+	static const struct comch_sample sample = {
+		.name = "doca_comch_data_path_high_speed_server",
+		.on_dpu = true,
+#ifdef DOCA_ARCH_DPU
+		.built_for_dpu = true,
+#endif
+		.run = data_path_server,
+	};
+
+	return comch_sample_main(&sample, argc, argv);
+}
