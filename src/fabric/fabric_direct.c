@@ -352,6 +352,9 @@ peer_same_image(struct fabric_ep *ep)
 			      "messages",
 			      ep->id);
 		fabric_direct_forget(ep);
+		/* nothing of the peer's soft NIC answers any more: the next liveness round (soon) fails the ep */
+		ep->peer_replaced = true;
+		ep->ctx->dev->next_liveness_ns = 0;
 	}
 	return false;
 }
@@ -366,6 +369,8 @@ fabric_direct_peer_replaced(const struct fabric_ep *ep)
 	const char *reason = "";
 	doca_error_t err;
 
+	if (ep->peer_replaced)
+		return true;
 	if (ep->peer_recs == NULL)
 		return false;
 	err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);

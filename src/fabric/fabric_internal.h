@@ -162,6 +162,7 @@ struct fabric_ep {
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
+	bool peer_replaced; /* a copy found another program under the peer's pid: the liveness check fails the ep */
 	/* a HELLO that came before our connect(): checked and applied by it */
 	struct fabric_am_hello early_hello;
 	uint32_t early_hello_src_id, early_hello_src_cookie;
