@@ -392,6 +392,40 @@ protocol_error(struct fabric_cm_conn *conn, doca_error_t err, const char *why, s
 	cm_conn_end(conn, err, true);
 }
 
+/* Keep the peer's descriptor and private data of a REQUEST or an ACCEPT: false when out of memory. */
+static bool
+peer_msg_keep(struct fabric_cm_conn *conn, const struct fabric_cm_msg *m)
+{
+	conn->peer_desc = malloc(m->desc_len);
+	if (conn->peer_desc == NULL)
+		return false;
+	memcpy(conn->peer_desc, m->desc, m->desc_len);
+	conn->peer_desc_len = m->desc_len;
+	memcpy(conn->peer_priv, m->priv, m->priv_len);
+	conn->peer_priv_len = m->priv_len;
+	return true;
+}
+
+/* A REQUEST reaches a server waiting for one: the application is asked to accept it. */
+static void
+rx_request(struct fabric_cm_conn *conn, const struct fabric_cm_msg *m, size_t len)
+{
+	if (!conn->server || conn->state != CM_S_WAIT_REQUEST) {
+		protocol_error(conn, DOCA_ERROR_INVALID_VALUE, "unexpected REQUEST", len);
+		return;
+	}
+	if (!peer_msg_keep(conn, m)) {
+		cm_conn_end(conn, DOCA_ERROR_NO_MEMORY, false);
+		return;
+	}
+	conn->token = m->token;
+	conn->peer_conn_id = m->conn_id;
+	conn->state = CM_S_REQUESTED;
+	conn->deadline_ns = 0;
+	conn->app_owned = true;
+	queue_event(conn, FABRIC_CM_EVENT_REQUEST, DOCA_SUCCESS);
+}
+
 static void
 conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 {
@@ -415,25 +449,7 @@ conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 	    ((conn->token != 0 && m.token == conn->token) || conn->state == CM_S_WAIT_REQUEST))
 		return;
 	if (m.type == FABRIC_CM_MSG_REQUEST) {
-		if (!conn->server || conn->state != CM_S_WAIT_REQUEST) {
-			protocol_error(conn, DOCA_ERROR_INVALID_VALUE, "unexpected REQUEST", len);
-			return;
-		}
-		conn->peer_desc = malloc(m.desc_len);
-		if (conn->peer_desc == NULL) {
-			cm_conn_end(conn, DOCA_ERROR_NO_MEMORY, false);
-			return;
-		}
-		memcpy(conn->peer_desc, m.desc, m.desc_len);
-		conn->peer_desc_len = m.desc_len;
-		memcpy(conn->peer_priv, m.priv, m.priv_len);
-		conn->peer_priv_len = m.priv_len;
-		conn->token = m.token;
-		conn->peer_conn_id = m.conn_id;
-		conn->state = CM_S_REQUESTED;
-		conn->deadline_ns = 0;
-		conn->app_owned = true;
-		queue_event(conn, FABRIC_CM_EVENT_REQUEST, DOCA_SUCCESS);
+		rx_request(conn, &m, len);
 		return;
 	}
 	if (m.token != conn->token) {
@@ -446,15 +462,10 @@ conn_rx(struct fabric_cm_conn *conn, const void *data, size_t len)
 	case FABRIC_CM_MSG_ACCEPT:
 		if (conn->server || conn->state != CM_S_CONNECTING)
 			break;
-		conn->peer_desc = malloc(m.desc_len);
-		if (conn->peer_desc == NULL) {
+		if (!peer_msg_keep(conn, &m)) {
 			cm_conn_end(conn, DOCA_ERROR_NO_MEMORY, true);
 			return;
 		}
-		memcpy(conn->peer_desc, m.desc, m.desc_len);
-		conn->peer_desc_len = m.desc_len;
-		memcpy(conn->peer_priv, m.priv, m.priv_len);
-		conn->peer_priv_len = m.priv_len;
 		conn->peer_conn_id = m.conn_id;
 		conn->state = CM_S_ACCEPTED;
 		conn->deadline_ns = 0;

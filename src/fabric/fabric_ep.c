@@ -179,22 +179,14 @@ uep_err_cb(void *arg, ucp_ep_h uep, ucs_status_t st)
 
 /* ---- create / export / connect / destroy ---- */
 
-doca_error_t
-sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
+/* A new ep, unlisted, its sequence numbers at their start; NULL when out of memory. */
+static struct fabric_ep *
+ep_alloc(struct fabric_ctx *ctx, void *user)
 {
-	struct fabric_dev *dev;
-	struct fabric_ep *ep;
-	struct fabric_conn_blob *b;
-	ucp_worker_attr_t wattr = {0};
-	ucs_status_t st;
-	doca_error_t err;
+	struct fabric_ep *ep = calloc(1, sizeof(*ep));
 
-	if (ctx == NULL || out == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	dev = ctx->dev;
-	ep = calloc(1, sizeof(*ep));
 	if (ep == NULL)
-		return DOCA_ERROR_NO_MEMORY;
+		return NULL;
 	ep->ctx = ctx;
 	ep->user = user;
 	ep->tx_seq = 1;
@@ -208,9 +200,21 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	sd_list_init(&ep->batch_node);
 	sd_list_init(&ep->err_node);
 	sd_list_init(&ep->ack_node);
-	err = sd_random_bytes(&ep->cookie, sizeof(ep->cookie));
-	if (err != DOCA_SUCCESS)
-		goto cleanup_ep;
+	return ep;
+}
+
+/*
+ * Under dev->w.lock: copy the worker's address into a new blob (after the
+ * room for its header), give the ep its id and list it in its ctx.  On
+ * failure the ep has no blob, no id and is in no list.
+ */
+static doca_error_t
+ep_register(struct fabric_ctx *ctx, struct fabric_ep *ep)
+{
+	struct fabric_dev *dev = ctx->dev;
+	ucp_worker_attr_t wattr = {0};
+	ucs_status_t st;
+	doca_error_t err;
 
 	fabric_dev_lock(dev);
 	wattr.field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS;
@@ -218,36 +222,42 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	if (st != UCS_OK) {
 		fabric_dev_unlock(dev);
 		DOCA_LOG_DBG("Failed to query UCP worker address: %s", ucs_status_string(st));
-		err = DOCA_ERROR_DRIVER;
-		goto cleanup_ep;
+		return DOCA_ERROR_DRIVER;
 	}
-	ep->blob_len = sizeof(*b) + wattr.address_length;
+	ep->blob_len = sizeof(struct fabric_conn_blob) + wattr.address_length;
 	if (ep->blob_len > FABRIC_BLOB_MAX) {
 		ucp_worker_release_address(dev->w.worker, wattr.address);
 		fabric_dev_unlock(dev);
 		DOCA_LOG_DBG("Failed to export connection: UCX worker address of %zu bytes exceeds %u",
 			     wattr.address_length, FABRIC_BLOB_MAX);
-		err = DOCA_ERROR_TOO_BIG;
-		goto cleanup_ep;
+		return DOCA_ERROR_TOO_BIG;
 	}
 	ep->blob = calloc(1, ep->blob_len);
 	if (ep->blob == NULL) {
 		ucp_worker_release_address(dev->w.worker, wattr.address);
 		fabric_dev_unlock(dev);
-		err = DOCA_ERROR_NO_MEMORY;
-		goto cleanup_ep;
+		return DOCA_ERROR_NO_MEMORY;
 	}
-	memcpy(ep->blob + sizeof(*b), wattr.address, wattr.address_length);
+	memcpy(ep->blob + sizeof(struct fabric_conn_blob), wattr.address, wattr.address_length);
 	ucp_worker_release_address(dev->w.worker, wattr.address);
 	err = fabric_id_alloc((void ***)&dev->eps, &dev->eps_cap, ep, &ep->id);
 	if (err != DOCA_SUCCESS) {
 		fabric_dev_unlock(dev);
-		goto cleanup_blob;
+		free(ep->blob);
+		ep->blob = NULL;
+		return err;
 	}
 	sd_list_insert_tail(&ctx->eps, &ep->node);
 	fabric_dev_unlock(dev);
+	return DOCA_SUCCESS;
+}
 
-	b = (struct fabric_conn_blob *)ep->blob;
+/* The blob's header: what the peer needs to connect back (the address follows it). */
+static void
+ep_blob_fill(const struct fabric_dev *dev, struct fabric_ep *ep)
+{
+	struct fabric_conn_blob *b = (struct fabric_conn_blob *)ep->blob;
+
 	b->hdr.magic = FABRIC_CONN_MAGIC;
 	b->hdr.version = FABRIC_PROTO_VERSION;
 	b->hdr.hdr_len = sizeof(*b);
@@ -260,11 +270,29 @@ sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
 	b->pid_ns = dev->pid_ns;
 	b->tcp_seg = dev->tcp_seg;
 	b->domain = ep->domain;
+}
+
+doca_error_t
+sd_fabric_ep_create(struct fabric_ctx *ctx, void *user, struct fabric_ep **out)
+{
+	struct fabric_ep *ep;
+	doca_error_t err;
+
+	if (ctx == NULL || out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	ep = ep_alloc(ctx, user);
+	if (ep == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	err = sd_random_bytes(&ep->cookie, sizeof(ep->cookie));
+	if (err != DOCA_SUCCESS)
+		goto cleanup_ep;
+	err = ep_register(ctx, ep);
+	if (err != DOCA_SUCCESS)
+		goto cleanup_ep;
+	ep_blob_fill(ctx->dev, ep);
 	*out = ep;
 	return DOCA_SUCCESS;
 
-cleanup_blob:
-	free(ep->blob);
 cleanup_ep:
 	free(ep);
 	return err;
@@ -302,6 +330,55 @@ same_host(const struct fabric_dev *dev, const struct fabric_conn_blob *peer)
 	return dev->shm_enabled && memcmp(peer->host_id, dev->host_id, sizeof(dev->host_id)) == 0;
 }
 
+/*
+ * Peers reaching each other over tcp must agree on its receive segment (UCX
+ * aborts a receiver sent a larger fragment); same-host peers use shm.
+ */
+static doca_error_t
+tcp_seg_check(const struct fabric_ep *ep, const struct fabric_conn_blob *b, const char **reason)
+{
+	const struct fabric_dev *dev = ep->ctx->dev;
+
+	if (!same_host(dev, b)) {
+		uint32_t peer_seg = b->tcp_seg;
+
+		if (peer_seg != 0 && dev->tcp_seg != 0 && peer_seg != dev->tcp_seg) {
+			DOCA_LOG_DBG("Connection %u: tcp receive segment %u B at the peer, %u B here", ep->id, peer_seg,
+				     dev->tcp_seg);
+			if (reason != NULL)
+				*reason =
+					"the UCX tcp receive segment differs between the peers (UCX aborts a receiver "
+					"sent a larger fragment): set UCX_TCP_RX_SEG_SIZE to the same value on both "
+					"sides";
+			return DOCA_ERROR_NOT_SUPPORTED;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * How the ep learns of the peer's death (dev->w.lock held).  UCX 1.13 has no
+ * peer-failure support on shm (sysv/posix/cma): PEER mode would silently push
+ * a local peer onto tcp (40x slower puts).  Local peers get NONE and a pidfd
+ * watch (opened here when the peer's pid is in our namespace); remote ones
+ * get UCX's PEER mode.
+ */
+static ucp_err_handling_mode_t
+peer_watch(struct fabric_ep *ep, const struct fabric_conn_blob *b)
+{
+	const struct fabric_dev *dev = ep->ctx->dev;
+
+	if (!same_host(dev, b))
+		return UCP_ERR_HANDLING_MODE_PEER;
+	if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0) {
+		ep->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
+		ep->peer_pid = b->pid;
+	}
+	if (ep->pidfd < 0)
+		DOCA_LOG_INFO("Connection %u: peer pid %u not watchable; its death is not detected", ep->id, b->pid);
+	return UCP_ERR_HANDLING_MODE_NONE;
+}
+
 doca_error_t
 sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const char **reason)
 {
@@ -322,20 +399,9 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const c
 		return err;
 	}
 	dev = ep->ctx->dev;
-	if (!same_host(dev, b)) {
-		uint32_t peer_seg = b->tcp_seg;
-
-		if (peer_seg != 0 && dev->tcp_seg != 0 && peer_seg != dev->tcp_seg) {
-			DOCA_LOG_DBG("Connection %u: tcp receive segment %u B at the peer, %u B here", ep->id, peer_seg,
-				     dev->tcp_seg);
-			if (reason != NULL)
-				*reason =
-					"the UCX tcp receive segment differs between the peers (UCX aborts a receiver "
-					"sent a larger fragment): set UCX_TCP_RX_SEG_SIZE to the same value on both "
-					"sides";
-			return DOCA_ERROR_NOT_SUPPORTED;
-		}
-	}
+	err = tcp_seg_check(ep, b, reason);
+	if (err != DOCA_SUCCESS)
+		return err;
 	fabric_dev_lock(dev);
 	if (ep->uep != NULL || ep->state != FABRIC_EP_IDLE) {
 		fabric_dev_unlock(dev);
@@ -346,23 +412,7 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const c
 	params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			    UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	params.address = (const ucp_address_t *)((const uint8_t *)blob + b->hdr.hdr_len);
-	/*
-	 * UCX 1.13 has no peer-failure support on shm (sysv/posix/cma): PEER mode
-	 * would silently push a local peer onto tcp (40x slower puts).  Local
-	 * peers get NONE and a pidfd watch; remote ones get UCX's PEER mode.
-	 */
-	if (same_host(dev, b)) {
-		params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-		if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0) {
-			ep->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
-			ep->peer_pid = b->pid;
-		}
-		if (ep->pidfd < 0)
-			DOCA_LOG_INFO("Connection %u: peer pid %u not watchable; its death is not detected", ep->id,
-				      b->pid);
-	} else {
-		params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	}
+	params.err_mode = peer_watch(ep, b);
 	params.err_handler.cb = uep_err_cb;
 	params.err_handler.arg = ep;
 	st = ucp_ep_create(dev->w.worker, &params, &ep->uep);
@@ -492,45 +542,85 @@ close_wait(struct fabric_ep *ep, ucs_status_ptr_t req)
 	ucp_request_free(req);
 }
 
+/*
+ * Let UCX finish the requests it holds for a connected ep first (sends
+ * complete locally once on the wire): UCX 1.13 may still call back a request
+ * that was waiting for wireup after a forced close, which would find its op
+ * already completed and reused.  Bounded: a peer that never answers leaves
+ * them to the forced close.  dev->w.lock held.
+ */
+static void
+ep_drain(struct fabric_ep *ep)
+{
+	struct fabric_dev *dev = ep->ctx->dev;
+	uint64_t deadline = sd_now_ns() + 1000000000ull;
+	ucp_request_param_t fprm = {0};
+	ucs_status_ptr_t freq;
+
+	/* copies the application posted are done before the teardown */
+	fabric_direct_flush(ep);
+	while (ep_ucx_pending(ep) && sd_now_ns() < deadline)
+		teardown_round(dev);
+	/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
+	if (ep->ack_sent != ep->rx_base)
+		fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
+	freq = ucp_ep_flush_nbx(ep->uep, &fprm);
+	if (UCS_PTR_IS_PTR(freq)) {
+		while (ucp_request_check_status(freq) == UCS_INPROGRESS && sd_now_ns() < deadline)
+			teardown_round(dev);
+		ucp_request_free(freq);
+	}
+}
+
+/*
+ * Rendezvous receives into this ep's messages must not outlive it.  A forced
+ * close ends them in UCX; should one still run after 2 s, the ep is to be
+ * left allocated (its callback may yet come) instead of freed under it:
+ * returns true then.  dev->w.lock held.
+ */
+static bool
+ep_rx_wait(struct fabric_ep *ep)
+{
+	for (uint64_t until = sd_now_ns() + 2000000000ull; ep->pending_rx > 0 && sd_now_ns() < until;)
+		teardown_round(ep->ctx->dev);
+	if (ep->pending_rx > 0) {
+		DOCA_LOG_ERR("Connection %u: %u receives still running in UCX 2 s after its forced close; the "
+			     "connection's memory is left allocated",
+			     ep->id, ep->pending_rx);
+		return true;
+	}
+	return false;
+}
+
+/* The receives on list that ep filled stop pointing at it. */
+static void
+recvs_forget_ep(struct sd_list *list, const struct fabric_ep *ep)
+{
+	struct sd_list *pos;
+
+	sd_list_for_each(pos, list)
+	{
+		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
+
+		if (op->type == FABRIC_OP_RECV && op->src_ep == ep)
+			op->src_ep = NULL;
+	}
+}
+
 void
 sd_fabric_ep_destroy(struct fabric_ep *ep)
 {
 	struct fabric_dev *dev;
 	ucp_request_param_t prm = {0};
 	ucs_status_ptr_t req;
-	struct sd_list *pos;
-	bool leak = false;
+	bool leak;
 
 	if (ep == NULL)
 		return;
 	dev = ep->ctx->dev;
 	fabric_dev_lock(dev);
-	/*
-	 * Let UCX finish the requests it holds for this ep first (sends complete
-	 * locally once on the wire): UCX 1.13 may still call back a request that
-	 * was waiting for wireup after a forced close, which would find its op
-	 * already completed and reused.  Bounded: a peer that never answers
-	 * leaves them to the forced close below.
-	 */
-	if (ep->uep != NULL && ep->state == FABRIC_EP_CONNECTED) {
-		uint64_t deadline = sd_now_ns() + 1000000000ull;
-		ucp_request_param_t fprm = {0};
-		ucs_status_ptr_t freq;
-
-		/* copies the application posted are done before the teardown */
-		fabric_direct_flush(ep);
-		while (ep_ucx_pending(ep) && sd_now_ns() < deadline)
-			teardown_round(dev);
-		/* what the peer is owed (an ack not yet piggybacked) leaves before the close */
-		if (ep->ack_sent != ep->rx_base)
-			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
-		freq = ucp_ep_flush_nbx(ep->uep, &fprm);
-		if (UCS_PTR_IS_PTR(freq)) {
-			while (ucp_request_check_status(freq) == UCS_INPROGRESS && sd_now_ns() < deadline)
-				teardown_round(dev);
-			ucp_request_free(freq);
-		}
-	}
+	if (ep->uep != NULL && ep->state == FABRIC_EP_CONNECTED)
+		ep_drain(ep);
 	fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_ABORTED);
 	/* no error callback for a connection the owner is tearing down */
 	if (ep->err_reported)
@@ -553,19 +643,7 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 			close_wait(ep, req);
 		ep->uep = NULL;
 	}
-	/*
-	 * Rendezvous receives into this ep's messages must not outlive it.  A
-	 * forced close ends them in UCX; should one still run after 2 s, the ep
-	 * is left allocated (its callback may yet come) instead of freed under it.
-	 */
-	for (uint64_t until = sd_now_ns() + 2000000000ull; ep->pending_rx > 0 && sd_now_ns() < until;)
-		teardown_round(dev);
-	if (ep->pending_rx > 0) {
-		DOCA_LOG_ERR("Connection %u: %u receives still running in UCX 2 s after its forced close; the "
-			     "connection's memory is left allocated",
-			     ep->id, ep->pending_rx);
-		leak = true;
-	}
+	leak = ep_rx_wait(ep);
 	/* whatever UCX did not call back for after a forced close ends here */
 	while (!sd_list_empty(&ep->inflight)) {
 		struct fabric_op *op = sd_container_of(ep->inflight.next, struct fabric_op, node);
@@ -579,20 +657,8 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 	 * more: queued ones, and those of the batch sd_fabric_ctx_progress() is
 	 * delivering when a callback of that batch destroys the ep.
 	 */
-	sd_list_for_each(pos, &ep->ctx->completions)
-	{
-		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
-
-		if (op->type == FABRIC_OP_RECV && op->src_ep == ep)
-			op->src_ep = NULL;
-	}
-	sd_list_for_each(pos, &ep->ctx->delivering)
-	{
-		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);
-
-		if (op->type == FABRIC_OP_RECV && op->src_ep == ep)
-			op->src_ep = NULL;
-	}
+	recvs_forget_ep(&ep->ctx->completions, ep);
+	recvs_forget_ep(&ep->ctx->delivering, ep);
 	fabric_id_free((void **)dev->eps, dev->eps_cap, ep->id);
 	sd_list_del(&ep->node);
 	fabric_dev_unlock(dev);

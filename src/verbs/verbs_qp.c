@@ -351,33 +351,14 @@ qp_apply(struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr *a, int mask)
 	}
 }
 
-DOCA_EXPERIMENTAL doca_error_t
-doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int attr_mask)
+/* Is from -> to a QP transition, and attr_mask what it allows and requires (a UC QP has no RC-only ones)? */
+static doca_error_t
+qp_transition_check(const struct doca_verbs_qp *qp, enum doca_verbs_qp_state from, enum doca_verbs_qp_state to,
+		    int attr_mask)
 {
 	const struct qp_transition *t;
-	enum doca_verbs_qp_state from, to;
-	doca_error_t err;
 	int extra;
 
-	if (qp == NULL || a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p)", (void *)qp,
-			     (void *)a);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (attr_mask & ~MASK_ALL) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: unknown attribute mask bits 0x%x; use "
-			     "DOCA_VERBS_QP_ATTR_* only",
-			     qp->qpn, attr_mask & ~MASK_ALL);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (!(attr_mask & M(NEXT_STATE))) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; every modify "
-			     "names the state to move to",
-			     qp->qpn);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	from = qp->state;
-	to = a->next_state;
 	t = &qp_table[from][to];
 	if (t->allowed == 0) {
 		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: %s -> %s is not a QP transition (legal: RST->INIT, "
@@ -403,6 +384,37 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 			     first_attr_name(t->required & ~attr_mask));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL doca_error_t
+doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int attr_mask)
+{
+	enum doca_verbs_qp_state from, to;
+	doca_error_t err;
+
+	if (qp == NULL || a == NULL) {
+		DOCA_LOG_ERR("doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p)", (void *)qp,
+			     (void *)a);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (attr_mask & ~MASK_ALL) {
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: unknown attribute mask bits 0x%x; use "
+			     "DOCA_VERBS_QP_ATTR_* only",
+			     qp->qpn, attr_mask & ~MASK_ALL);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!(attr_mask & M(NEXT_STATE))) {
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; every modify "
+			     "names the state to move to",
+			     qp->qpn);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	from = qp->state;
+	to = a->next_state;
+	err = qp_transition_check(qp, from, to, attr_mask);
+	if (err != DOCA_SUCCESS)
+		return err;
 	err = qp_check_values(qp, a, attr_mask);
 	if (err != DOCA_SUCCESS)
 		return err;

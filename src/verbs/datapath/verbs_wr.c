@@ -126,14 +126,11 @@ build_wait(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_s
 }
 
 /* Check one request and fill the next free entry; 0 or an errno value (nothing queued then). */
+/* Room in the send queue and an SGE count the QP takes: 0, or the errno of the refusal. */
 static int
-build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
+send_admit(const struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 {
-	struct sd_verbs_sq *sq = &qp->sq;
-	struct sd_verbs_swqe *w;
-	bool inl, lands_here, atomic;
-	uint64_t total = 0;
-	int i, ret;
+	const struct sd_verbs_sq *sq = &qp->sq;
 
 	if (sq->size == 0 || sq->tail - sq->head >= sq->size) {
 		DOCA_LOG_DBG("QP %u: send queue full (%u entries)", qp->qpn, sq->size);
@@ -146,6 +143,44 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 			     qp->qpn, wr->num_sge, qp->init.send_max_sges);
 		return EINVAL;
 	}
+	return 0;
+}
+
+/* The remote side of an RDMA or atomic work request (a send has none): 0, or EINVAL. */
+static int
+send_remote(const struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_send_wr *wr, bool atomic)
+{
+	if (atomic) {
+		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t) ||
+		    (wr->wr.atomic.remote_addr & 7u) != 0) {
+			DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: an atomic takes one 8-byte SGE and an 8-byte "
+				     "aligned remote address",
+				     qp->qpn);
+			return EINVAL;
+		}
+		w->raddr = wr->wr.atomic.remote_addr;
+		w->operand[0] = wr->wr.atomic.compare_add;
+		w->operand[1] = wr->wr.atomic.swap;
+		sd_fabric_rmr_init_rkey(&w->rmr, qp->ctx->fdev, wr->wr.atomic.rkey);
+	} else if (w->ftype != FABRIC_OP_SEND && w->ftype != FABRIC_OP_SEND_IMM) {
+		w->raddr = wr->wr.rdma.remote_addr;
+		sd_fabric_rmr_init_rkey(&w->rmr, qp->ctx->fdev, wr->wr.rdma.rkey);
+	}
+	return 0;
+}
+
+static int
+build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
+{
+	struct sd_verbs_sq *sq = &qp->sq;
+	struct sd_verbs_swqe *w;
+	bool inl, lands_here, atomic;
+	uint64_t total = 0;
+	int i, ret;
+
+	ret = send_admit(qp, wr);
+	if (ret != 0)
+		return ret;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
 	w = &sq->ring[sq->tail % sq->size];
@@ -184,22 +219,9 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 			     qp->qpn, (unsigned long long)total, qp->init.max_inline_data);
 		return EINVAL;
 	}
-	if (atomic) {
-		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t) ||
-		    (wr->wr.atomic.remote_addr & 7u) != 0) {
-			DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: an atomic takes one 8-byte SGE and an 8-byte "
-				     "aligned remote address",
-				     qp->qpn);
-			return EINVAL;
-		}
-		w->raddr = wr->wr.atomic.remote_addr;
-		w->operand[0] = wr->wr.atomic.compare_add;
-		w->operand[1] = wr->wr.atomic.swap;
-		sd_fabric_rmr_init_rkey(&w->rmr, qp->ctx->fdev, wr->wr.atomic.rkey);
-	} else if (w->ftype != FABRIC_OP_SEND && w->ftype != FABRIC_OP_SEND_IMM) {
-		w->raddr = wr->wr.rdma.remote_addr;
-		sd_fabric_rmr_init_rkey(&w->rmr, qp->ctx->fdev, wr->wr.rdma.rkey);
-	}
+	ret = send_remote(qp, w, wr, atomic);
+	if (ret != 0)
+		return ret;
 	w->imm = wr->imm_data;
 	if (qp->state == DOCA_VERBS_QP_STATE_ERR) {
 		sd_verbs_swqe_local(w, IBV_WC_WR_FLUSH_ERR);

@@ -209,6 +209,49 @@ state_to_ibv(enum doca_verbs_qp_state s)
 			return e_;                                                                                     \
 	} while (0)
 
+/* The timers, retry counts, PSNs, dest QPN and RDMA-atomic depths of mask, checked by their setters. */
+static doca_error_t
+qp_attr_transport_from_ibv(struct doca_verbs_qp_attr *t, const struct ibv_qp_attr *ibv_qp_attr, int mask)
+{
+	if (mask & IBV_QP_TIMEOUT)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_ack_timeout(t, ibv_qp_attr->timeout));
+	if (mask & IBV_QP_RETRY_CNT)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_retry_cnt(t, ibv_qp_attr->retry_cnt));
+	if (mask & IBV_QP_RNR_RETRY)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_rnr_retry(t, ibv_qp_attr->rnr_retry));
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_min_rnr_timer(t, ibv_qp_attr->min_rnr_timer));
+	if (mask & IBV_QP_RQ_PSN)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_rq_psn(t, ibv_qp_attr->rq_psn));
+	if (mask & IBV_QP_SQ_PSN)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_sq_psn(t, ibv_qp_attr->sq_psn));
+	if (mask & IBV_QP_DEST_QPN)
+		BRIDGE_TRY(doca_verbs_qp_attr_set_dest_qp_num(t, ibv_qp_attr->dest_qp_num));
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		t->max_rd_atomic = ibv_qp_attr->max_rd_atomic;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		t->max_dest_rd_atomic = ibv_qp_attr->max_dest_rd_atomic;
+	return DOCA_SUCCESS;
+}
+
+/* The address vector of an IBV_QP_AV into the QP attribute's AH attribute object. */
+static void
+ah_attr_from_ibv(struct doca_verbs_ah_attr *ah, const struct ibv_ah_attr *src)
+{
+	memcpy(ah->gid.raw, src->grh.dgid.raw, sizeof(ah->gid.raw));
+	ah->sgid_index = src->grh.sgid_index;
+	ah->hop_limit = src->grh.hop_limit;
+	ah->traffic_class = src->grh.traffic_class;
+	ah->dlid = src->dlid;
+	ah->sl = src->sl;
+	ah->static_rate = src->static_rate;
+	/* rdma-core does not say IPv4 or IPv6: a GRH keeps the AH's IP type, else IB_GRH */
+	if (!src->is_global)
+		ah->addr_type = DOCA_VERBS_ADDR_TYPE_IB_NO_GRH;
+	else if (ah->addr_type == DOCA_VERBS_ADDR_TYPE_IB_NO_GRH)
+		ah->addr_type = DOCA_VERBS_ADDR_TYPE_IB_GRH;
+}
+
 DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const struct ibv_qp_attr *ibv_qp_attr,
 			      int attr_mask)
@@ -263,42 +306,10 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 		}
 		t.path_mtu = (enum doca_mtu_size)(ibv_qp_attr->path_mtu - IBV_MTU_256 + DOCA_MTU_SIZE_256_BYTES);
 	}
-	if (mask & IBV_QP_TIMEOUT)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_ack_timeout(&t, ibv_qp_attr->timeout));
-	if (mask & IBV_QP_RETRY_CNT)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_retry_cnt(&t, ibv_qp_attr->retry_cnt));
-	if (mask & IBV_QP_RNR_RETRY)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_rnr_retry(&t, ibv_qp_attr->rnr_retry));
-	if (mask & IBV_QP_MIN_RNR_TIMER)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_min_rnr_timer(&t, ibv_qp_attr->min_rnr_timer));
-	if (mask & IBV_QP_RQ_PSN)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_rq_psn(&t, ibv_qp_attr->rq_psn));
-	if (mask & IBV_QP_SQ_PSN)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_sq_psn(&t, ibv_qp_attr->sq_psn));
-	if (mask & IBV_QP_DEST_QPN)
-		BRIDGE_TRY(doca_verbs_qp_attr_set_dest_qp_num(&t, ibv_qp_attr->dest_qp_num));
-	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		t.max_rd_atomic = ibv_qp_attr->max_rd_atomic;
-	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		t.max_dest_rd_atomic = ibv_qp_attr->max_dest_rd_atomic;
+	BRIDGE_TRY(qp_attr_transport_from_ibv(&t, ibv_qp_attr, mask));
 	*verbs_qp_attr = t;
-	if (mask & IBV_QP_AV) {
-		struct doca_verbs_ah_attr *ah = verbs_qp_attr->ah_attr;
-		const struct ibv_ah_attr *src = &ibv_qp_attr->ah_attr;
-
-		memcpy(ah->gid.raw, src->grh.dgid.raw, sizeof(ah->gid.raw));
-		ah->sgid_index = src->grh.sgid_index;
-		ah->hop_limit = src->grh.hop_limit;
-		ah->traffic_class = src->grh.traffic_class;
-		ah->dlid = src->dlid;
-		ah->sl = src->sl;
-		ah->static_rate = src->static_rate;
-		/* rdma-core does not say IPv4 or IPv6: a GRH keeps the AH's IP type, else IB_GRH */
-		if (!src->is_global)
-			ah->addr_type = DOCA_VERBS_ADDR_TYPE_IB_NO_GRH;
-		else if (ah->addr_type == DOCA_VERBS_ADDR_TYPE_IB_NO_GRH)
-			ah->addr_type = DOCA_VERBS_ADDR_TYPE_IB_GRH;
-	}
+	if (mask & IBV_QP_AV)
+		ah_attr_from_ibv(verbs_qp_attr->ah_attr, &ibv_qp_attr->ah_attr);
 	return DOCA_SUCCESS;
 }
 

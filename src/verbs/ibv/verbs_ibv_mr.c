@@ -32,35 +32,88 @@ sd_verbs_ibv_is_mr(const struct ibv_mr *mr)
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |        \
 	 IBV_ACCESS_MW_BIND | IBV_ACCESS_ON_DEMAND | IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE)
 
-static struct ibv_mr *
-mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access, const void *tag)
+/* What rdma-core and a softdoca PD accept of a registration: 0, or the errno of the refusal (logged). */
+static int
+mr_args_check(const void *addr, size_t len, uint64_t iova, unsigned int access)
 {
-	struct sd_ibv_pd *spd;
-	struct sd_ibv_mr *smr;
-	uint32_t perms = 0;
-	doca_error_t derr;
-	int err = 0;
-
 	if (addr == NULL || len == 0) {
 		DOCA_LOG_ERR("ibv_reg_mr: %s; register a non-empty range of this process's memory",
 			     addr == NULL ? "addr is NULL" : "length is 0");
-		errno = EINVAL;
-		return NULL;
+		return EINVAL;
 	}
 	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) != 0 &&
 	    (access & IBV_ACCESS_LOCAL_WRITE) == 0) {
 		DOCA_LOG_ERR("ibv_reg_mr: access 0x%x asks for remote write or atomic without "
 			     "IBV_ACCESS_LOCAL_WRITE, which rdma-core refuses; add IBV_ACCESS_LOCAL_WRITE",
 			     access);
-		errno = EINVAL;
-		return NULL;
+		return EINVAL;
 	}
 	if ((access & ~(unsigned int)SD_IBV_ACCESS_KNOWN) != 0 || iova != (uint64_t)(uintptr_t)addr) {
 		DOCA_LOG_ERR("ibv_reg_mr: %s is not supported on a softdoca PD (access 0x%x); register with the "
 			     "range's own address and the LOCAL_WRITE / REMOTE_* flags",
 			     iova != (uint64_t)(uintptr_t)addr ? "an iova other than the address" : "an access flag",
 			     access);
-		errno = EOPNOTSUPP;
+		return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The fabric permissions of the remote IBV_ACCESS_* flags. */
+static uint32_t
+mr_perms(unsigned int access)
+{
+	uint32_t perms = 0;
+
+	if (access & IBV_ACCESS_REMOTE_READ)
+		perms |= FABRIC_PERM_REMOTE_READ;
+	if (access & IBV_ACCESS_REMOTE_WRITE)
+		perms |= FABRIC_PERM_REMOTE_WRITE;
+	if (access & IBV_ACCESS_REMOTE_ATOMIC)
+		perms |= FABRIC_PERM_REMOTE_ATOMIC;
+	return perms;
+}
+
+/*
+ * Fill the ibv_mr of a registered smr and make it findable by pointer and by
+ * key: 0, or the errno of the failed insertion (the PD's reservation then
+ * given back, the smr in no table).
+ */
+static int
+mr_publish(struct sd_ibv_mr *smr, struct ibv_pd *pd, struct sd_ibv_pd *spd, void *addr, size_t len, unsigned int access,
+	   const void *tag)
+{
+	int err;
+
+	smr->mr.context = pd->context;
+	smr->mr.pd = pd;
+	smr->mr.addr = addr;
+	smr->mr.length = len;
+	smr->mr.handle = smr->mr.rkey;
+	smr->mr.lkey = smr->mr.rkey;
+	smr->spd = spd;
+	smr->access = access;
+	smr->tag = tag;
+	pthread_rwlock_wrlock(&sd_ibv_reg_lock);
+	err = sd_ptab_put(&sd_ibv_mrs, PTR_KEY(&smr->mr), smr);
+	if (err == 0 && (err = sd_ptab_put(&sd_ibv_mr_keys, RKEY_KEY(smr->mr.rkey), smr)) != 0)
+		sd_ptab_del(&sd_ibv_mrs, PTR_KEY(&smr->mr));
+	if (err != 0)
+		spd->num_mrs--;
+	pthread_rwlock_unlock(&sd_ibv_reg_lock);
+	return err;
+}
+
+static struct ibv_mr *
+mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access, const void *tag)
+{
+	struct sd_ibv_pd *spd;
+	struct sd_ibv_mr *smr;
+	doca_error_t derr;
+	int err;
+
+	err = mr_args_check(addr, len, iova, access);
+	if (err != 0) {
+		errno = err;
 		return NULL;
 	}
 	smr = calloc(1, sizeof(*smr));
@@ -79,36 +132,16 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 		errno = EINVAL;
 		return NULL;
 	}
-	if (access & IBV_ACCESS_REMOTE_READ)
-		perms |= FABRIC_PERM_REMOTE_READ;
-	if (access & IBV_ACCESS_REMOTE_WRITE)
-		perms |= FABRIC_PERM_REMOTE_WRITE;
-	if (access & IBV_ACCESS_REMOTE_ATOMIC)
-		perms |= FABRIC_PERM_REMOTE_ATOMIC;
 	derr = sd_fabric_dev_open(sd_devinfo_netdev(spd->sdev->devinfo), &smr->fdev);
 	if (derr == DOCA_SUCCESS) {
 		/* the PD is the protection domain: the rkey serves only QPs of this PD */
-		derr = sd_fabric_mr_register_rkey(smr->fdev, addr, len, perms, pd->handle, &smr->fmr, &smr->mr.rkey);
+		derr = sd_fabric_mr_register_rkey(smr->fdev, addr, len, mr_perms(access), pd->handle, &smr->fmr,
+						  &smr->mr.rkey);
 		if (derr != DOCA_SUCCESS)
 			sd_fabric_dev_close(smr->fdev);
 	}
 	if (derr == DOCA_SUCCESS) {
-		smr->mr.context = pd->context;
-		smr->mr.pd = pd;
-		smr->mr.addr = addr;
-		smr->mr.length = len;
-		smr->mr.handle = smr->mr.rkey;
-		smr->mr.lkey = smr->mr.rkey;
-		smr->spd = spd;
-		smr->access = access;
-		smr->tag = tag;
-		pthread_rwlock_wrlock(&sd_ibv_reg_lock);
-		err = sd_ptab_put(&sd_ibv_mrs, PTR_KEY(&smr->mr), smr);
-		if (err == 0 && (err = sd_ptab_put(&sd_ibv_mr_keys, RKEY_KEY(smr->mr.rkey), smr)) != 0)
-			sd_ptab_del(&sd_ibv_mrs, PTR_KEY(&smr->mr));
-		if (err != 0)
-			spd->num_mrs--;
-		pthread_rwlock_unlock(&sd_ibv_reg_lock);
+		err = mr_publish(smr, pd, spd, addr, len, access, tag);
 		if (err == 0)
 			return &smr->mr;
 		sd_fabric_mr_deregister(smr->fmr);
