@@ -273,7 +273,6 @@ void sd_rdma_conn_fail(struct doca_rdma_connection *conn, doca_error_t err, bool
  */
 void sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify);
 
-
 /* ---- inside src/rdma only ---- */
 
 /* rdma_conn.c: the fabric reported a connection error (ep_error_cb). */
