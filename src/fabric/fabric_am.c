@@ -60,10 +60,11 @@ sd_fabric_am_parse(const void *header, size_t len, struct fabric_am_msg *out, co
 		return sd_wire_refuse(reason, "header part shorter than its type's body");
 	if (len > r->max_len)
 		return sd_wire_refuse(reason, "header part longer than its type's body");
-	memset(&m, 0, sizeof(m));
-	memcpy(&m, p, len);
-	m.stranger_nak = r->stranger_nak;
-	if (out != NULL)
-		*out = m;
+	if (out == NULL)
+		out = &m;
+	/* straight into *out (every check passed): the header part, zeros up to the flag, the flag */
+	memcpy(out, p, len);
+	memset((uint8_t *)out + len, 0, offsetof(struct fabric_am_msg, stranger_nak) - len);
+	out->stranger_nak = r->stranger_nak;
 	return DOCA_SUCCESS;
 }
