@@ -20,6 +20,7 @@
 
 #include "../core/sd_core.h"
 #include "comch_internal.h"
+#include "../util/sd_rundir.h"
 #include "../util/sd_time.h"
 
 SD_LOG_REGISTER(comch.client);
@@ -210,7 +211,7 @@ client_start(struct doca_ctx *ctx, bool *running)
 	sd_list_init(&c->conn.link);
 	/* Watch first, then try: a server published in between still wakes us. */
 	c->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (c->inotify_fd >= 0 && (sd_comch_rundir(dir, sizeof(dir)) != DOCA_SUCCESS ||
+	if (c->inotify_fd >= 0 && (sd_rundir("Comch", dir, sizeof(dir)) != DOCA_SUCCESS ||
 				   inotify_add_watch(c->inotify_fd, dir, IN_CREATE | IN_MOVED_TO) < 0)) {
 		DOCA_LOG_DBG("Comch client: no inotify watch (%s); retrying every %u ms", strerror(errno),
 			     SD_COMCH_RETRY_NS / 1000000u);

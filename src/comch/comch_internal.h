@@ -137,10 +137,8 @@ sd_comch_ep_from_ctx(struct doca_ctx *ctx)
 	return sd_container_of(ctx, struct sd_comch_ep, ctx);
 }
 
-/* --- comch_sock.c: runtime directory, rendezvous paths, records on sockets --- */
+/* --- comch_sock.c: rendezvous paths (in the runtime directory, sd_rundir.h), records on sockets --- */
 
-/* The private runtime directory (created 0700, checked to be ours). */
-doca_error_t sd_comch_rundir(char *dir, size_t size);
 /* Socket path of (host function, service name) inside the runtime directory. */
 SD_EXPORT doca_error_t sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t size);
 /*

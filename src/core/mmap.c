@@ -80,7 +80,7 @@ check_unused(const struct doca_mmap *mmap, const char *api)
 static void
 mmap_stop(struct doca_mmap *mmap)
 {
-	sd_mmap_pci_unexport(mmap);
+	sd_mmap_pci_stop(mmap);
 	if (mmap->exported_rdma) {
 		if (rdma_hooks.export_revoke != NULL)
 			rdma_hooks.export_revoke(mmap);

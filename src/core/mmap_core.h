@@ -28,15 +28,16 @@ doca_error_t sd_mmap_check_exportable(const struct doca_mmap *mmap, const struct
 				      size_t *desc_len, const char *api);
 
 /*
- * Revoke the PCI export of mmap (record no longer live) and free its
- * descriptors; no-op when the mmap has none.
+ * End what PCI gave mmap: revoke its export (record no longer live, the door
+ * closed with the last export) and free its descriptors; for an import, hang
+ * up on the exporter's door.  No-op when the mmap has neither.
  */
-void sd_mmap_pci_unexport(struct doca_mmap *mmap);
+void sd_mmap_pci_stop(struct doca_mmap *mmap);
 
 /*
  * doca_mmap_create_from_export for a PCI descriptor: parse it, verify the
- * exporter and its record, and fill mmap (kind, addr, len, memrange_set,
- * permissions, peer).  Logs its refusals under the public API's name.
+ * exporter, knock on its door (xproc.h) and check its record, and fill mmap
+ * (kind, addr, len, memrange_set, permissions, peer).  Logs its refusals under the public API's name.
  */
 doca_error_t sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, struct doca_dev *dev);
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PCI export of an mmap (host side) and import from a PCI descriptor (DPU
- * side).  The exporter publishes the range as a grant (xproc.h); the importer
- * checks the exporter's identity and reads that grant's record through the
- * exporter's address space before it trusts the descriptor, and again before
- * each copy (docs/security.md).
+ * side).  The exporter publishes the range as a grant (xproc.h) and opens its
+ * door; the importer checks the exporter's identity, knocks on the door with
+ * the grant's key (so Yama lets it read the exporter), and reads that grant's
+ * record through the exporter's address space before it trusts the
+ * descriptor, and again before each copy (docs/security.md).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,9 +39,10 @@ grant_perm(uint32_t flags)
 	return SD_XPROC_READ | ((flags & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0 ? SD_XPROC_WRITE : 0);
 }
 
-/* An mmap's PCI export: its record slot and one descriptor per device it was exported to. */
+/* An mmap's PCI export: its record slot, its open of the door, one descriptor per device it was exported to. */
 struct sd_mmap_pci_export {
 	struct sd_xproc_ref grant;
+	bool door;
 	bool built[SD_MMAP_MAX_DEVS];
 	uint8_t descs[SD_MMAP_MAX_DEVS][sizeof(struct sd_mmap_pci_desc)];
 };
@@ -60,6 +62,7 @@ static doca_error_t
 export_begin(struct doca_mmap *mmap, struct sd_mmap_pci_export **out)
 {
 	struct sd_mmap_pci_export *exp = calloc(1, sizeof(*exp));
+	const char *reason = "";
 	doca_error_t err;
 
 	if (exp == NULL) {
@@ -79,11 +82,24 @@ export_begin(struct doca_mmap *mmap, struct sd_mmap_pci_export **out)
 		return err;
 	}
 	/*
-	 * Yama ptrace_scope 1: the importer is not known here (the descriptor
-	 * travels out of band), so any process of this user may read us while
-	 * the export stands; the importer's checks are what hold.
+	 * The importer is not known here (the descriptor travels out of band):
+	 * it knocks on the door with the grant's key and becomes our tracer
+	 * under Yama ptrace_scope 1.  Without Yama 1 a door that cannot open
+	 * costs nothing.
 	 */
-	sd_xproc_ptracer_hold(SD_XPROC_ANY_PEER);
+	err = sd_xproc_door_open(&reason);
+	if (err != DOCA_SUCCESS && sd_xproc_yama_scope() == 1) {
+		DOCA_LOG_ERR("doca_mmap_export_pci: Yama ptrace_scope is 1 and this process cannot open the door its "
+			     "importers knock on (%s); without it no importer can read the memory (set "
+			     "kernel.yama.ptrace_scope=0 or fix the runtime directory)",
+			     reason);
+		sd_xproc_revoke(&exp->grant);
+		free(exp);
+		return err;
+	}
+	if (err != DOCA_SUCCESS)
+		DOCA_LOG_DBG("doca_mmap_export_pci: no door (%s); Yama does not need one", reason);
+	exp->door = err == DOCA_SUCCESS;
 	mmap->pci_export = exp;
 	mmap->exported_pci = true;
 	*out = exp;
@@ -153,14 +169,19 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 }
 
 void
-sd_mmap_pci_unexport(struct doca_mmap *mmap)
+sd_mmap_pci_stop(struct doca_mmap *mmap)
 {
 	struct sd_mmap_pci_export *exp = mmap->pci_export;
 
+	if (mmap->kind == SD_MMAP_PCI_REMOTE && mmap->peer.door_fd >= 0) {
+		close(mmap->peer.door_fd);
+		mmap->peer.door_fd = -1;
+	}
 	if (exp == NULL)
 		return;
 	sd_xproc_revoke(&exp->grant);
-	sd_xproc_ptracer_release(SD_XPROC_ANY_PEER);
+	if (exp->door)
+		sd_xproc_door_close();
 	free(exp);
 	mmap->pci_export = NULL;
 	mmap->pci_desc = NULL;
@@ -207,6 +228,34 @@ record_check(const struct sd_mmap_peer *peer, uint64_t addr, uint64_t len, uint3
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Knock on the exporter's door so that it lets this process read it under Yama
+ * ptrace_scope 1: the connection's fd, -1 when there is no door and Yama does
+ * not need one, -2 when Yama needs it and it failed (logged).
+ */
+static int
+knock(const struct sd_mmap_pci_desc_info *info, const char *api)
+{
+	struct sd_xproc_ref ref = {.rec_addr = info->record_addr};
+	const char *reason = "";
+	doca_error_t err;
+	int fd = -1;
+
+	memcpy(ref.key, info->key, sizeof(ref.key));
+	err = sd_xproc_door_knock(info->pid, info->start_time, &ref, &fd, &reason);
+	explicit_bzero(&ref, sizeof(ref));
+	if (err == DOCA_SUCCESS)
+		return fd;
+	if (sd_xproc_yama_scope() == 1) {
+		DOCA_LOG_ERR("%s: under Yama ptrace_scope 1 the exporter (pid %d) must let this process read it, and "
+			     "its door failed: %s; run both with the same SOFTDOCA_RUNTIME_DIR and softdoca",
+			     api, (int)info->pid, reason);
+		return -2;
+	}
+	DOCA_LOG_DBG("%s: exporter pid %d: no door (%s); Yama does not need one", api, (int)info->pid, reason);
+	return -1;
+}
+
 doca_error_t
 sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, struct doca_dev *dev)
 {
@@ -215,6 +264,7 @@ sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, st
 	const char *reason = "";
 	uint64_t start_time;
 	doca_error_t err;
+	int door_fd;
 
 	if (dev->devinfo == NULL || !dev->devinfo->caps.pci_import) {
 		DOCA_LOG_ERR("%s: device %s cannot import PCI exports (a host-side function?); open a DPU-side "
@@ -256,15 +306,22 @@ sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, st
 			     api, (int)info.pid, start_time, info.start_time);
 		return DOCA_ERROR_NOT_FOUND;
 	}
+	door_fd = knock(&info, api);
+	if (door_fd == -2)
+		return DOCA_ERROR_NOT_PERMITTED;
 	{
 		struct sd_mmap_peer claimed = {.pid = info.pid, .record_addr = info.record_addr};
 
 		memcpy(claimed.key, info.key, sizeof(claimed.key));
 		err = record_check(&claimed, info.addr, info.len, info.perm, api);
-		if (err != DOCA_SUCCESS)
+		if (err != DOCA_SUCCESS) {
+			if (door_fd >= 0)
+				close(door_fd);
 			return err;
+		}
 	}
 	mmap->kind = SD_MMAP_PCI_REMOTE;
+	mmap->peer.door_fd = door_fd;
 	mmap->addr = (uint8_t *)(uintptr_t)info.addr;
 	mmap->len = (size_t)info.len;
 	mmap->memrange_set = true;

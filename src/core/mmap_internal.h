@@ -37,6 +37,7 @@ struct sd_mmap_peer {
 	uint32_t SD_CORE_PRIVATE(dev_index);  /* exporting device in the shared topology */
 	uint8_t SD_CORE_PRIVATE(key)[SD_KEY_LEN];
 	uint64_t SD_CORE_PRIVATE(record_addr); /* exporter's address of its export record (mmap_pci_proto.h) */
+	int SD_CORE_PRIVATE(door_fd);	       /* knocked on the exporter's door (xproc.h); -1: none */
 };
 
 struct sd_mmap_pci_export;

@@ -191,12 +191,8 @@ ptracer_apply(void)
 		}
 	}
 	if (distinct > 1) {
-		bool any = false;
-
-		for (unsigned i = 0; i < PTRACER_PEERS; i++)
-			any |= ptracer_peers[i].refs != 0 && ptracer_peers[i].pid == SD_XPROC_ANY_PEER;
 		want = -1;
-		if (!any && !widened_logged) {
+		if (!widened_logged) {
 			widened_logged = true;
 			DOCA_LOG_WARN(
 				"Yama keeps one tracer exception per process and several peers copy this "
@@ -267,4 +263,18 @@ sd_xproc_ptracer_current(void)
 	v = ptracer_now;
 	pthread_mutex_unlock(&ptracer_lock);
 	return v;
+}
+
+int
+sd_xproc_yama_scope(void)
+{
+	char buf[8] = {0};
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && buf[0] >= '0' && buf[0] <= '3' ? buf[0] - '0' : -1;
 }

@@ -116,6 +116,8 @@ SD_EXPORT doca_error_t sd_xproc_grant(const void *addr, size_t len, uint32_t per
 				      struct sd_xproc_ref *ref);
 /* Revoke a grant of this process: from its return on, no peer's check passes. Idempotent on a zeroed ref. */
 SD_EXPORT void sd_xproc_revoke(struct sd_xproc_ref *ref);
+/* Whether ref names a grant of this process that stands (its record and key; constant-time key compare). */
+SD_EXPORT bool sd_xproc_grant_live(const struct sd_xproc_ref *ref);
 
 /* --- the copier's side -------------------------------------------------------------- */
 
@@ -152,14 +154,44 @@ SD_EXPORT doca_error_t sd_xproc_copy(const struct sd_xproc_peer *peer, bool writ
  * ptrace_scope 1.  One distinct peer: it alone is the tracer exception.  Yama
  * keeps a single exception per process, so while two or more distinct peers
  * hold, the exception is widened to any process of this user (logged once);
- * it narrows again as they release.  SD_XPROC_ANY_PEER holds it open to any
- * process of this user (no warning: the holder says so).  Without Yama
- * nothing changes.
+ * it narrows again as they release.  Without Yama nothing changes (the
+ * registry still answers sd_xproc_ptracer_current).
  */
-#define SD_XPROC_ANY_PEER ((pid_t)-1) /* a holder that cannot know its peer (a PCI export) */
 SD_EXPORT void sd_xproc_ptracer_hold(pid_t pid);
 SD_EXPORT void sd_xproc_ptracer_release(pid_t pid);
 /* What the exception is now: 0 none, a pid, or -1 for any (tests). */
 SD_EXPORT long sd_xproc_ptracer_current(void);
+/* Yama's ptrace_scope (0-3), or -1 when the kernel has no Yama. */
+SD_EXPORT int sd_xproc_yama_scope(void);
+
+/* --- the door: how a peer no one named becomes the tracer ------------------------------ */
+
+/*
+ * An owner whose peer is unknown when it grants (a PCI export: the descriptor
+ * travels out of band, by file or socket) opens a door: a Unix socket in the
+ * runtime directory (sd_rundir.h) named by its pid and start time, served by
+ * a thread of libdoca_common.  A process of the same user that connects and
+ * knocks with a grant that stands here (the record address and key the
+ * descriptor carries) is held as a Yama tracer (sd_xproc_ptracer_hold) until
+ * it disconnects or the door closes.  Knowing the key is the proof: another
+ * process of the user that connects without it is refused and gains nothing.
+ * The wire format is xproc_door_proto.h.
+ *
+ * sd_xproc_door_open/close count: the door exists while opens exceed closes.
+ * Open fails only when the socket or its thread cannot be made (*reason).
+ */
+SD_EXPORT doca_error_t sd_xproc_door_open(const char **reason);
+SD_EXPORT void sd_xproc_door_close(void);
+
+/*
+ * Knock on the door of process pid (started at start_time) with the grant ref
+ * names; on success *fd is the open connection that keeps this process the
+ * owner's tracer until closed.  NOT_FOUND: no door (the owner is gone, runs
+ * an older softdoca or another runtime directory); NOT_PERMITTED: the door is
+ * not pid's, or the owner refused the grant; TIME_OUT: no answer within
+ * 2 s; *reason says which.
+ */
+SD_EXPORT doca_error_t sd_xproc_door_knock(pid_t pid, uint64_t start_time, const struct sd_xproc_ref *ref, int *fd,
+					   const char **reason);
 
 #endif /* SD_XPROC_H_ */

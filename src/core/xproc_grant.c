@@ -78,6 +78,23 @@ sd_xproc_revoke(struct sd_xproc_ref *ref)
 	explicit_bzero(ref, sizeof(*ref));
 }
 
+bool
+sd_xproc_grant_live(const struct sd_xproc_ref *ref)
+{
+	uintptr_t a = (uintptr_t)ref->rec_addr;
+	bool live = false;
+	size_t i;
+
+	if (a < (uintptr_t)records || a >= (uintptr_t)(records + SD_XPROC_GRANTS) ||
+	    (a - (uintptr_t)records) % sizeof(records[0]) != 0)
+		return false;
+	i = (a - (uintptr_t)records) / sizeof(records[0]);
+	pthread_mutex_lock(&grants_lock);
+	live = slot_used[i] && records[i].live == 1 && sd_secret_equal(records[i].key, ref->key, SD_XPROC_KEY_LEN);
+	pthread_mutex_unlock(&grants_lock);
+	return live;
+}
+
 doca_error_t
 sd_xproc_rec_check(const struct sd_xproc_rec *rec, const struct sd_xproc_ref *ref, uint64_t addr, uint64_t len,
 		   uint32_t perm, const char **reason)

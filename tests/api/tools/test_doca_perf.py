@@ -46,6 +46,24 @@ def free_port():
     raise AssertionError("no free TCP port")
 
 
+def wait_listening(port, seconds, srv):
+    """Until a socket listens on TCP port (the server's RDMA-CM listener), read from /proc/net/tcp*."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                rows = open(table).read().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                f = row.split()
+                if f[1].rsplit(":", 1)[1] == "%04X" % port and f[3] == "0A":
+                    return
+        assert srv.poll() is None, "the server exited before listening: %r" % srv.stderr.read()[-300:]
+        time.sleep(0.05)
+    raise AssertionError("nothing listens on port %d %d s after the server started" % (port, seconds))
+
+
 def wait_exit(p, seconds, what):
     """p's exit code within seconds (p is killed and the case fails past that)."""
     try:
@@ -175,10 +193,12 @@ def kill_client_mid_run(op, cm):
         else:
             srv_args = cli_args = ["--oob-dir", tmp]
         srv = start(["rdma", op, "--server", "-s", "4K", "--no-progress"] + srv_args)
-        if cm:
-            time.sleep(0.5)   # listening
-        cli = start(["rdma", op, "--client", "-s", "4K", "-n", "1000", "--idle", "60", "--no-progress"] + cli_args)
+        cli = None
         try:
+            if cm:
+                wait_listening(int(port), 30, srv)
+            cli = start(["rdma", op, "--client", "-s", "4K", "-n", "1000", "--idle", "60", "--no-progress"] +
+                        cli_args)
             # The client prints its row after the run, then idles connected.
             line, t0 = "", time.monotonic()
             while "4096" not in line:
@@ -193,7 +213,7 @@ def kill_client_mid_run(op, cm):
             assert "server: lost the client" in err, "the server does not name the lost client: %r" % err[-300:]
         finally:
             for p in (cli, srv):
-                if p.poll() is None:
+                if p is not None and p.poll() is None:
                     p.kill()
                     p.wait()
 

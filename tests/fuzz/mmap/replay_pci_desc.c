@@ -13,16 +13,12 @@
 #define SEED 0x5d0cau
 #define ROUNDS 4000
 
-/* xorshift32: deterministic, no libc state. */
 static uint32_t rng = SEED;
 
 static uint32_t
 next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return sd_test_rand(&rng);
 }
 
 static doca_error_t

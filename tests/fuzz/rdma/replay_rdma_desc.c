@@ -16,10 +16,7 @@ static uint32_t rng = SEED;
 static uint32_t
 next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return sd_test_rand(&rng);
 }
 
 static doca_error_t

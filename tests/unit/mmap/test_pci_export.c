@@ -14,6 +14,7 @@
 
 #include "mmap_internal.h"
 #include "mmap_pci_proto.h"
+#include "xproc.h"
 #include "mmap_dpu.h"
 #include "sd_test_peer.h"
 
@@ -57,7 +58,10 @@ full_read(int fd, void *p, size_t n)
 	}
 }
 
-/* Child: export BUF_LEN pattern bytes with perm, then serve 's'top, 'd'estroy and 'q'uit. */
+/*
+ * Child: export BUF_LEN pattern bytes with perm, then serve 's'top, 'd'estroy,
+ * 't'racer (the Yama exception it holds, as a doca_error_t-sized int) and 'q'uit.
+ */
 static void
 exporter_main(int cmd, int ack, uint32_t perm)
 {
@@ -84,6 +88,8 @@ exporter_main(int cmd, int ack, uint32_t perm)
 			err = doca_mmap_stop(m);
 		else if (c == 'd')
 			err = doca_mmap_destroy(m);
+		else if (c == 't')
+			err = (doca_error_t)sd_xproc_ptracer_current();
 		else if (c == 'q')
 			break;
 		full_write(ack, &err, sizeof(err));
@@ -374,6 +380,45 @@ TEST(cross_process_read_then_revoke_then_exit)
 	ASSERT_OK(doca_mmap_stop(r));
 	ASSERT_OK(doca_mmap_destroy(r));
 	ASSERT_OK(doca_buf_inventory_destroy(inv));
+}
+
+/* Until the exporter's tracer exception is want, for up to 2 s (its door thread hears a hang-up). */
+static bool
+exporter_tracer_becomes(struct exporter *e, long want)
+{
+	for (int i = 0; i < 200; i++) {
+		if ((long)exporter_do(e, 't') == want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+TEST(the_importer_alone_is_the_exporters_tracer_while_it_imports)
+{
+	struct exporter e = exporter_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	struct doca_dev *dpu = open_dpu_dev();
+	struct doca_mmap *r1 = NULL, *r2 = NULL;
+
+	/* the export alone lets no process trace the exporter */
+	ASSERT_EQ((long)exporter_do(&e, 't'), 0);
+	ASSERT_OK(doca_mmap_create_from_export(NULL, e.desc, e.desc_len, dpu, &r1));
+	ASSERT_EQ((long)exporter_do(&e, 't'), (long)getpid());
+	ASSERT_OK(doca_mmap_create_from_export(NULL, e.desc, e.desc_len, dpu, &r2));
+	ASSERT_OK(doca_mmap_destroy(r1));
+	ASSERT_EQ((long)exporter_do(&e, 't'), (long)getpid()); /* r2 still imports */
+	ASSERT_OK(doca_mmap_destroy(r2));
+	ASSERT(exporter_tracer_becomes(&e, 0));
+	/* a descriptor whose key is wrong knocks in vain: nothing held, the import refused */
+	{
+		uint8_t forged[SD_MMAP_PCI_DESC_MAX_LEN];
+
+		memcpy(forged, e.desc, e.desc_len);
+		forged[OFF(key)] ^= 1;
+		ASSERT_ERR(try_import(forged, e.desc_len, dpu), DOCA_ERROR_NOT_PERMITTED);
+		ASSERT_EQ((long)exporter_do(&e, 't'), 0);
+	}
+	exporter_quit(&e);
 }
 
 TEST(cross_process_destroy_revokes)
