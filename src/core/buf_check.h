@@ -72,8 +72,16 @@ sd_buf_check_list_len(uint64_t n, uint64_t max, const char *what, struct sd_buf_
 }
 
 /*
+ * What lets the device write a local range: LOCAL_READ_WRITE, or PCI_READ_WRITE
+ * (on BlueField the PCI write permission lets the DMA engine write the range,
+ * and programs measured there register their destinations with it alone;
+ * docs/memory.md "Permissions").
+ */
+#define SD_LOCAL_WRITE_FLAGS (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+
+/*
  * One segment: inside its mmap's range and, if it is local memory that
- * receives bytes (writable), in an mmap with LOCAL_READ_WRITE.  Other kinds'
+ * receives bytes (writable), in an mmap with a local write flag.  Other kinds'
  * permissions (PCI, RDMA exports) are the library's to check.
  */
 static inline bool
@@ -84,7 +92,7 @@ sd_buf_check_seg(const struct doca_buf *seg, bool writable, const char *what, st
 
 	if (sd_unlikely(!sd_mmap_contains(m, sd_buf_head(seg), sd_buf_len(seg))))
 		return sd_buf_refuse(v, SD_BUF_OUTSIDE_MMAP, what, 0, 0, 0);
-	if (writable && sd_mmap_kind(m) == SD_MMAP_LOCAL && sd_unlikely(!(perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)))
+	if (writable && sd_mmap_kind(m) == SD_MMAP_LOCAL && sd_unlikely(!(perms & SD_LOCAL_WRITE_FLAGS)))
 		return sd_buf_refuse(v, SD_BUF_NO_LOCAL_WRITE, what, perms, 0, 0);
 	return true;
 }

@@ -55,12 +55,15 @@ check_configurable(const struct doca_mmap *mmap, const char *api)
 	return DOCA_SUCCESS;
 }
 
-/* Can the mmap be stopped or destroyed now?  (api names the caller for the log line.) */
+/*
+ * Can the mmap be stopped (pins too: a running context caches it) or destroyed
+ * (bufs only, doca_mmap_destroy) now?  api names the caller for the log line.
+ */
 static doca_error_t
-check_unused(const struct doca_mmap *mmap, const char *api)
+check_unused(const struct doca_mmap *mmap, const char *api, bool pins_matter)
 {
 	unsigned int bufs = atomic_load(&mmap->num_bufs);
-	unsigned int pins = atomic_load(&mmap->pins);
+	unsigned int pins = atomic_load(&mmap->refs) - 1;
 
 	if (bufs != 0) {
 		DOCA_LOG_ERR("%s: %u doca_buf(s) still point into the mmap; release them with doca_buf_dec_refcount() "
@@ -68,7 +71,7 @@ check_unused(const struct doca_mmap *mmap, const char *api)
 			     api, bufs);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (pins != 0) {
+	if (pins_matter && pins != 0) {
 		DOCA_LOG_ERR("%s: %u running context(s) still use the mmap; stop them (doca_ctx_stop) first", api,
 			     pins);
 		return DOCA_ERROR_BAD_STATE;
@@ -106,7 +109,7 @@ mmap_alloc(void)
 	mmap->permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	mmap->max_num_devs = SD_MMAP_MAX_DEVS;
 	atomic_init(&mmap->num_bufs, 0);
-	atomic_init(&mmap->pins, 0);
+	atomic_init(&mmap->refs, 1);
 	return mmap;
 }
 
@@ -136,6 +139,18 @@ doca_mmap_create(struct doca_mmap **mmap)
 	return DOCA_SUCCESS;
 }
 
+void
+sd_mmap_release(struct doca_mmap *mmap)
+{
+	mmap_free(mmap);
+}
+
+/*
+ * DOCA's rule: an mmap outlives the bufs taken from it (and so the tasks in
+ * flight on it), not every context that once used it.  A running context that
+ * used it keeps only the struct (its pin) until it stops; the range is the
+ * application's again at once (exports revoked, the free callback called).
+ */
 doca_error_t
 doca_mmap_destroy(struct doca_mmap *mmap)
 {
@@ -145,14 +160,15 @@ doca_mmap_destroy(struct doca_mmap *mmap)
 		DOCA_LOG_ERR("doca_mmap_destroy: mmap is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	err = check_unused(mmap, "doca_mmap_destroy");
+	err = check_unused(mmap, "doca_mmap_destroy", false);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap_stop(mmap);
 	/* The free callback owns the memrange only for local mmaps: imports describe someone else's memory. */
 	if (mmap->free_cb != NULL && mmap->kind == SD_MMAP_LOCAL && mmap->memrange_set)
 		mmap->free_cb(mmap->addr, mmap->len, mmap->free_opaque);
-	mmap_free(mmap);
+	mmap->free_cb = NULL;
+	sd_mmap_unpin(mmap); /* the application's reference */
 	return DOCA_SUCCESS;
 }
 
@@ -195,7 +211,7 @@ doca_mmap_stop(struct doca_mmap *mmap)
 	 * RDMA samples stop both kinds during teardown and propagate the result:
 	 * stopping them is allowed (it revokes the export / drops the import).
 	 */
-	err = check_unused(mmap, "doca_mmap_stop");
+	err = check_unused(mmap, "doca_mmap_stop", true);
 	if (err != DOCA_SUCCESS)
 		return err;
 	mmap_stop(mmap);

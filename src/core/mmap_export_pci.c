@@ -119,8 +119,8 @@ doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const v
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (dev->devinfo == NULL || !dev->devinfo->caps.pci_export) {
-		DOCA_LOG_ERR("doca_mmap_export_pci: device %s cannot export memory over PCI (a DPU-side function?); "
-			     "use a host-side function (doca_mmap_cap_is_export_pci_supported)",
+		DOCA_LOG_ERR("doca_mmap_export_pci: device %s cannot export memory over PCI (its topology caps say "
+			     "pci_export false); use a function where doca_mmap_cap_is_export_pci_supported is true",
 			     dev->devinfo != NULL ? dev->devinfo->pci_addr : "?");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -267,8 +267,8 @@ sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, st
 	int door_fd;
 
 	if (dev->devinfo == NULL || !dev->devinfo->caps.pci_import) {
-		DOCA_LOG_ERR("%s: device %s cannot import PCI exports (a host-side function?); open a DPU-side "
-			     "function (doca_mmap_cap_is_create_from_export_pci_supported)",
+		DOCA_LOG_ERR("%s: device %s cannot import PCI exports (its topology caps say pci_import false); use "
+			     "a function where doca_mmap_cap_is_create_from_export_pci_supported is true",
 			     api, dev->devinfo != NULL ? dev->devinfo->pci_addr : "?");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}

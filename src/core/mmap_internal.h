@@ -53,7 +53,11 @@ struct doca_mmap {
 	uint32_t SD_CORE_PRIVATE(num_devs);
 	uint32_t SD_CORE_PRIVATE(max_num_devs);
 	atomic_uint SD_CORE_PRIVATE(num_bufs); /* doca_bufs currently pointing into this mmap */
-	atomic_uint SD_CORE_PRIVATE(pins);     /* running contexts that used it (destroy -> BAD_STATE) */
+	/*
+	 * 1 for the application's handle (until doca_mmap_destroy) + 1 per pin of
+	 * a running context or task that used it: the last one frees the struct.
+	 */
+	atomic_uint SD_CORE_PRIVATE(refs);
 	union doca_data SD_CORE_PRIVATE(user_data);
 	doca_mmap_memrange_free_cb_t *SD_CORE_PRIVATE(free_cb);
 	void *SD_CORE_PRIVATE(free_opaque);
@@ -101,17 +105,27 @@ struct doca_buf_inventory {
 	union doca_data SD_CORE_PRIVATE(user_data);
 };
 
-/* Pin an mmap for as long as a running context may touch it (see doca_mmap_destroy). */
+/* Free an mmap whose last reference went (mmap.c). */
+SD_EXPORT void sd_mmap_release(struct doca_mmap *mmap);
+
+/*
+ * Pin an mmap for as long as a running context may hold its pointer (its
+ * caches, its list of mmaps to unpin at stop): doca_mmap_stop is refused while
+ * pinned (the mmap could be reconfigured under the cache); doca_mmap_destroy
+ * is not (DOCA's rule is bufs and tasks in flight), it leaves the struct to
+ * the last unpin.
+ */
 static inline void
 sd_mmap_pin(struct doca_mmap *mmap)
 {
-	atomic_fetch_add_explicit(&mmap->SD_CORE_PRIVATE(pins), 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&mmap->SD_CORE_PRIVATE(refs), 1, memory_order_relaxed);
 }
 
 static inline void
 sd_mmap_unpin(struct doca_mmap *mmap)
 {
-	atomic_fetch_sub_explicit(&mmap->SD_CORE_PRIVATE(pins), 1, memory_order_relaxed);
+	if (atomic_fetch_sub_explicit(&mmap->SD_CORE_PRIVATE(refs), 1, memory_order_acq_rel) == 1)
+		sd_mmap_release(mmap);
 }
 
 /* Does [addr, addr + len) lie inside the mmap's range?  Overflow-safe. */

@@ -57,9 +57,9 @@ sd_buf_refusal(unsigned int fault)
 					 "{api}: {task} task's {what} buffer lies outside its mmap's range; take "
 					 "buffers inside the mmap"},
 		[SD_BUF_NO_LOCAL_WRITE] = {DOCA_ERROR_NOT_PERMITTED, false,
-					   "{api}: {task} task's {what} mmap lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE "
-					   "(permissions 0x{ax}); set it with doca_mmap_set_permissions() before "
-					   "doca_mmap_start()"},
+					   "{api}: {task} task's {what} mmap has no write permission (permissions "
+					   "0x{ax}); set DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (or PCI_READ_WRITE) with "
+					   "doca_mmap_set_permissions() before doca_mmap_start()"},
 		[SD_BUF_NO_ROOM] = {DOCA_ERROR_INVALID_VALUE, false,
 				    "{api}: {task} task's {what} has room for {b} bytes after data + data_len, {a} "
 				    "are needed; use a larger buffer or reset its data_len (doca_buf_reset_data_len)"},

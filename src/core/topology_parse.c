@@ -63,8 +63,9 @@ default_caps(enum sd_dev_side side, struct sd_dev_caps *caps)
 	caps->dma_max_buf_size = UINT64_C(1) << 30;
 	caps->dma_max_buf_list_len = 32;
 	caps->dma_max_num_tasks = 16384;
-	caps->pci_export = side == SD_DEV_SIDE_HOST;
-	caps->pci_import = side == SD_DEV_SIDE_DPU;
+	/* both ways on both sides, as on BlueField: the DPU copies host memory, the host DPU memory */
+	caps->pci_export = true;
+	caps->pci_import = true;
 	caps->rdma = true;
 	caps->rdma_max_send_queue_size = 8192;
 	caps->rdma_max_recv_queue_size = 8192;

@@ -92,7 +92,9 @@ struct results {
 	doca_error_t statuses[1024]; /* by task user data u64 when < 1024 */
 	int order[1024];	     /* user data in completion order */
 	unsigned n;
+	unsigned done; /* every completion (n stops at 1024) */
 	bool free_tasks;
+	bool free_bufs; /* release the task's source and destination too */
 };
 
 static struct results results;
@@ -114,6 +116,11 @@ record(struct doca_dma_task_memcpy *task, union doca_data ud, bool ok)
 		results.statuses[ud.u64] = st;
 	if (results.n < 1024)
 		results.order[results.n++] = (int)ud.u64;
+	results.done++;
+	if (results.free_bufs) {
+		ASSERT_OK(doca_buf_dec_refcount((struct doca_buf *)doca_dma_task_memcpy_get_src(task), NULL));
+		ASSERT_OK(doca_buf_dec_refcount(doca_dma_task_memcpy_get_dst(task), NULL));
+	}
 	if (results.free_tasks)
 		doca_task_free(doca_dma_task_memcpy_as_task(task));
 }

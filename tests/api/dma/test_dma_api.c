@@ -403,8 +403,13 @@ TEST(submit_outside_running_bad_state)
 	ASSERT_OK(doca_dma_destroy(e.dma));
 }
 
-/* Taxonomy: destroying an mmap a running context used -> BAD_STATE; fine once IDLE. */
-TEST(mmap_destroy_under_running_ctx_bad_state)
+/*
+ * DOCA's rule: an mmap outlives its bufs (and the tasks in flight on them), not
+ * the contexts that used it.  DMA Copy's DPU side destroys its mmap, then stops
+ * the context: every call succeeds.  Stopping the mmap (it could be restarted
+ * with another range) stays refused while a running context used it.
+ */
+TEST(mmap_destroy_under_running_ctx_then_stop)
 {
 	struct doca_mmap *other;
 	struct doca_buf *s, *d;
@@ -424,11 +429,74 @@ TEST(mmap_destroy_under_running_ctx_bad_state)
 	ASSERT_ERR(run_task(&e, s, d), DOCA_SUCCESS);
 	ASSERT_MEM_EQ(e.mem, mem, 256);
 	ASSERT_OK(doca_buf_dec_refcount(s, NULL));
-	/* No buffer left on it, but the running context touched it. */
-	ASSERT_ERR(doca_mmap_destroy(other), DOCA_ERROR_BAD_STATE);
-	ASSERT_OK(doca_ctx_stop(e.ctx));
+	/* No buffer left on it, but the running context touched it: stop no, destroy yes. */
+	ASSERT_ERR(doca_mmap_stop(other), DOCA_ERROR_BAD_STATE);
 	ASSERT_OK(doca_mmap_destroy(other));
+	free(mem); /* the range is the application's again at once */
+	/* the context goes on with its other mmaps */
+	s = src_buf(&e, 0, 256, 1);
+	d = dst_buf(&e, 4096, 256);
+	ASSERT_ERR(run_task(&e, s, d), DOCA_SUCCESS);
+	ASSERT_MEM_EQ(e.mem + 4096, e.mem, 256);
+	ASSERT_OK(doca_ctx_stop(e.ctx));
 	ASSERT_OK(doca_dma_destroy(e.dma));
+}
+
+/* With a buf still held the destroy is refused, before and after the context stops. */
+TEST(mmap_destroy_with_a_buf_held_not_permitted)
+{
+	struct doca_buf *s, *d;
+	struct env e;
+
+	use_dma_test_topology();
+	env_open(&e, T_HOST_PCI, 8192, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 4);
+	env_start(&e);
+	s = src_buf(&e, 0, 256, 2);
+	d = dst_buf(&e, 4096, 256);
+	ASSERT_ERR(run_task(&e, s, d), DOCA_SUCCESS);
+	ASSERT_ERR(doca_mmap_destroy(e.mmap), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_OK(doca_ctx_stop(e.ctx));
+	ASSERT_ERR(doca_mmap_destroy(e.mmap), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_OK(doca_buf_dec_refcount(s, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(d, NULL));
+	ASSERT_OK(doca_mmap_destroy(e.mmap));
+	ASSERT_OK(doca_dma_destroy(e.dma));
+	ASSERT_OK(doca_pe_destroy(e.pe));
+}
+
+/*
+ * A destination registered with PCI_READ_WRITE alone, as programs measured on
+ * BlueField-2 register theirs: the device may write it.  PCI_READ_ONLY alone is
+ * no write permission: NOT_PERMITTED, nothing written.
+ */
+TEST(pci_read_write_alone_lets_the_engine_write)
+{
+	static const uint32_t perms[2] = {DOCA_ACCESS_FLAG_PCI_READ_WRITE, DOCA_ACCESS_FLAG_PCI_READ_ONLY};
+	struct doca_mmap *dst[2];
+	struct doca_buf *s, *d;
+	uint8_t *mem[2];
+	struct env e;
+
+	use_dma_test_topology();
+	env_open(&e, T_HOST_PCI, 8192, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 4);
+	for (int i = 0; i < 2; i++) {
+		mem[i] = malloc(4096);
+		memset(mem[i], GUARD_BYTE, 4096);
+		ASSERT_OK(doca_mmap_create(&dst[i]));
+		ASSERT_OK(doca_mmap_set_memrange(dst[i], mem[i], 4096));
+		ASSERT_OK(doca_mmap_set_permissions(dst[i], perms[i]));
+		ASSERT_OK(doca_mmap_add_dev(dst[i], e.dev));
+		ASSERT_OK(doca_mmap_start(dst[i]));
+	}
+	env_start(&e);
+	s = src_buf(&e, 0, 100, 5);
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(e.inv, dst[0], mem[0], 4096, &d));
+	ASSERT_ERR(run_task(&e, s, d), DOCA_SUCCESS);
+	ASSERT_MEM_EQ(mem[0], e.mem, 100);
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(e.inv, dst[1], mem[1], 4096, &d));
+	ASSERT_ERR(run_task(&e, s, d), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT(all_guard(mem[1], 4096));
+	env_close(&e);
 }
 
 /* ---- data placement --------------------------------------------------------------------- */

@@ -234,8 +234,8 @@ TEST(default_is_a_capability_dump)
 	ASSERT_EQ(json_object_get_int64(member(host, "dma_max_buf_list_len")), 32);
 	ASSERT_EQ(json_object_get_int64(member(host, "dma_max_num_tasks")), 16384);
 	ASSERT_EQ(json_object_get_boolean(member(host, "pci_export")), 1);
-	ASSERT_EQ(json_object_get_boolean(member(host, "pci_import")), 0);
-	ASSERT_EQ(json_object_get_boolean(member(dpu, "pci_export")), 0);
+	ASSERT_EQ(json_object_get_boolean(member(host, "pci_import")), 1);
+	ASSERT_EQ(json_object_get_boolean(member(dpu, "pci_export")), 1);
 	ASSERT_EQ(json_object_get_boolean(member(dpu, "pci_import")), 1);
 	ASSERT_EQ(json_object_get_int64(member(host, "rdma_max_send_queue_size")), 8192);
 	ASSERT_EQ(json_object_get_int64(member(host, "rdma_max_message_size")), 1 << 30);

@@ -469,8 +469,8 @@ TEST(default_caps_follow_the_side)
 		ASSERT_EQ(c->dma_max_buf_size, 1ULL << 30);
 		ASSERT_EQ(c->dma_max_buf_list_len, 32);
 		ASSERT_EQ(c->dma_max_num_tasks, 16384);
-		ASSERT_EQ(c->pci_export, host);
-		ASSERT_EQ(c->pci_import, !host);
+		ASSERT_EQ(c->pci_export, 1); /* both sides, both ways */
+		ASSERT_EQ(c->pci_import, 1);
 		ASSERT_EQ(c->rdma, 1);
 		ASSERT_EQ(c->rdma_max_send_queue_size, 8192);
 		ASSERT_EQ(c->rdma_max_recv_queue_size, 8192);

@@ -188,12 +188,45 @@ TEST(host_to_dpu_copy)
 	ASSERT(all_guard(e.mem + XLEN + 3005, XLEN - 3005));
 
 	ASSERT(host_ask(&h, 'u'));
-	/* The running context pinned the imported mmap; once IDLE and without bufs it goes. */
+	/*
+	 * DMA Copy's DPU order: release the bufs, destroy the imported mmap while
+	 * the context runs, then stop and destroy the context and close the device.
+	 */
 	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(src2, NULL));
-	ASSERT_ERR(doca_mmap_destroy(remote), DOCA_ERROR_BAD_STATE);
-	env_close(&e);
+	ASSERT_ERR(doca_mmap_stop(remote), DOCA_ERROR_BAD_STATE); /* the running context cached it */
 	ASSERT_OK(doca_mmap_destroy(remote));
+	env_close(&e);
+	host_stop(&h);
+}
+
+/*
+ * NVIDIA's DMA Copy, DPU side, tears down in this order after its copy: release
+ * the bufs, destroy the imported mmap (its DMA context still running), stop and
+ * destroy the context, destroy the rest, close the device.  Every call succeeds.
+ */
+TEST(dma_copy_dpu_teardown_order)
+{
+	struct host h = host_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	struct doca_buf *src, *dst;
+	struct doca_mmap *remote;
+	struct env e;
+
+	remote = dpu_open(&e, &h);
+	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e.inv, remote, h.addr, XLEN, &src));
+	dst = dst_buf(&e, 0, XLEN);
+	ASSERT_ERR(copy(&e, src, dst), DOCA_SUCCESS);
+	ASSERT_EQ(e.mem[XLEN - 1], pattern(XLEN - 1));
+	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
+	ASSERT_OK(doca_mmap_destroy(remote));
+	ASSERT_OK(doca_ctx_stop(e.ctx));
+	ASSERT_OK(doca_dma_destroy(e.dma));
+	ASSERT_OK(doca_mmap_destroy(e.mmap));
+	ASSERT_OK(doca_buf_inventory_destroy(e.inv));
+	ASSERT_OK(doca_pe_destroy(e.pe));
+	ASSERT_OK(doca_dev_close(e.dev));
+	free(e.mem);
 	host_stop(&h);
 }
 

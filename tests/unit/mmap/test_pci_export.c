@@ -203,8 +203,10 @@ TEST(export_refusals)
 	ASSERT_OK(doca_mmap_stop(m));
 	ASSERT_OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
 	ASSERT_OK(doca_mmap_start(m));
-	/* a DPU-side function cannot export */
-	ASSERT_ERR(doca_mmap_export_pci(m, dpu, &desc, &len), DOCA_ERROR_NOT_SUPPORTED);
+	/* a DPU-side function exports too (the host-driven copy) */
+	ASSERT_OK(doca_mmap_export_pci(m, dpu, &desc, &len));
+	desc = SENTINEL_PTR;
+	len = 77;
 	ASSERT_ERR(doca_mmap_export_pci(NULL, host, &desc, &len), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_mmap_export_pci(m, NULL, &desc, &len), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_ERR(doca_mmap_export_pci(m, host, NULL, &len), DOCA_ERROR_INVALID_VALUE);
@@ -308,16 +310,38 @@ TEST(same_process_import)
 	ASSERT_OK(doca_dev_close(dpu));
 }
 
-TEST(import_needs_a_dpu_side_device)
+TEST(import_follows_the_pci_import_capability)
 {
 	struct doca_dev *host = open_host_dev();
 	struct doca_mmap *m = started_mmap(mem, sizeof(mem), DOCA_ACCESS_FLAG_PCI_READ_ONLY, host);
 	const void *desc;
 	size_t len;
 
+	/* a host function imports, as on BlueField (the host-driven copy) */
 	ASSERT_OK(doca_mmap_export_pci(m, host, &desc, &len));
-	ASSERT_ERR(try_import(desc, len, host), DOCA_ERROR_NOT_SUPPORTED);
+	ASSERT_OK(try_import(desc, len, host));
 	ASSERT_OK(doca_mmap_destroy(m));
+	ASSERT_OK(doca_dev_close(host));
+}
+
+TEST(import_refused_where_the_caps_say_no)
+{
+	struct doca_dev *lab;
+	struct doca_mmap *m;
+	const void *desc;
+	size_t len;
+	int fd = capture_sdk_log();
+
+	/* a function whose caps say no refuses, naming the capability query (the topology loads once a process) */
+	use_topology_text("{\"devices\": [{\"functions\": [{\"side\": \"host\", \"pci_addr\": \"b1:00.0\", "
+			  "\"ibdev\": \"mlx5_0\", \"iface\": \"h0\", \"caps\": {\"pci_import\": false}}]}]}");
+	lab = open_ibdev("mlx5_0");
+	m = started_mmap(mem, sizeof(mem), DOCA_ACCESS_FLAG_PCI_READ_ONLY, lab);
+	ASSERT_OK(doca_mmap_export_pci(m, lab, &desc, &len));
+	ASSERT_ERR(try_import(desc, len, lab), DOCA_ERROR_NOT_SUPPORTED);
+	ASSERT_LOG_HAS(fd, "doca_mmap_cap_is_create_from_export_pci_supported");
+	ASSERT_OK(doca_mmap_destroy(m));
+	ASSERT_OK(doca_dev_close(lab));
 }
 
 TEST(revoked_in_process_export_is_refused)
