@@ -43,10 +43,15 @@ struct sd_ibv_mr {
 };
 
 #define PTR_KEY(p) ((uint64_t)(uintptr_t)(p))
-#define RKEY_KEY(k) ((uint64_t)(k) | (1ull << 32))
+/*
+ * An MR by (PD, key): keys are unique per soft NIC device only (two rails'
+ * devices hand out the same values), as lkeys are per HCA on hardware; PD
+ * handles are unique in the process and never 0.
+ */
+#define RKEY_KEY(pd_handle, k) ((uint64_t)(pd_handle) << 32 | (uint32_t)(k))
 
 extern pthread_rwlock_t sd_ibv_reg_lock;
-extern struct sd_ptab sd_ibv_pds, sd_ibv_mrs, sd_ibv_mr_keys; /* soft PD / MR pointers; MRs by rkey */
+extern struct sd_ptab sd_ibv_pds, sd_ibv_mrs, sd_ibv_mr_keys; /* soft PD / MR pointers; MRs by (PD, rkey) */
 extern pthread_mutex_t sd_ibv_dev_lock;
 
 /* verbs_ibv_device.c: the soft device of a devinfo, made on first use (NULL: out of memory, logged). */

@@ -95,7 +95,7 @@ mr_publish(struct sd_ibv_mr *smr, struct ibv_pd *pd, struct sd_ibv_pd *spd, void
 	smr->tag = tag;
 	pthread_rwlock_wrlock(&sd_ibv_reg_lock);
 	err = sd_ptab_put(&sd_ibv_mrs, PTR_KEY(&smr->mr), smr);
-	if (err == 0 && (err = sd_ptab_put(&sd_ibv_mr_keys, RKEY_KEY(smr->mr.rkey), smr)) != 0)
+	if (err == 0 && (err = sd_ptab_put(&sd_ibv_mr_keys, RKEY_KEY(pd->handle, smr->mr.rkey), smr)) != 0)
 		sd_ptab_del(&sd_ibv_mrs, PTR_KEY(&smr->mr));
 	if (err != 0)
 		spd->num_mrs--;
@@ -174,7 +174,7 @@ sd_verbs_ibv_dereg_mr(struct ibv_mr *mr)
 	smr = mr == NULL ? NULL : sd_ptab_get(&sd_ibv_mrs, PTR_KEY(mr));
 	if (smr != NULL) {
 		sd_ptab_del(&sd_ibv_mrs, PTR_KEY(mr));
-		sd_ptab_del(&sd_ibv_mr_keys, RKEY_KEY(mr->rkey));
+		sd_ptab_del(&sd_ibv_mr_keys, RKEY_KEY(mr->pd->handle, mr->rkey));
 		smr->spd->num_mrs--;
 	}
 	pthread_rwlock_unlock(&sd_ibv_reg_lock);
@@ -204,7 +204,7 @@ sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, uint32_t lkey, uint64_t 
 	if (pd == NULL)
 		return false;
 	pthread_rwlock_rdlock(&sd_ibv_reg_lock);
-	smr = sd_ptab_get(&sd_ibv_mr_keys, RKEY_KEY(lkey));
+	smr = sd_ptab_get(&sd_ibv_mr_keys, RKEY_KEY(pd->ibv_pd->handle, lkey));
 	ok = smr != NULL && &smr->spd->pd == pd->ibv_pd && mr_covers(smr, addr, len) &&
 	     (!write || (smr->access & IBV_ACCESS_LOCAL_WRITE) != 0);
 	pthread_rwlock_unlock(&sd_ibv_reg_lock);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <infiniband/verbs.h>
+#include <net/if.h>
 
 #include <doca_buf_inventory.h>
 #include <doca_mmap.h>
@@ -418,6 +419,75 @@ TEST(foreign_calls_forwarded)
 	ASSERT_STR_EQ(ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR), "remote access error");
 	/* a NULL PD is not ours: the real ibv_dealloc_pd would crash on it, so only the ownership check is asserted */
 	ASSERT(doca_verbs_bridge_verbs_pd_get_ibv_pd(NULL) == NULL);
+}
+
+/*
+ * Keys are per device (two rails' soft NICs hand out the same values, as two
+ * HCAs do): many MRs on PDs of two devices on different fabric devices, and
+ * every lkey still covers its own buffer on its own PD (the Multi-Rail
+ * application's first work request once failed with LOC_PROT on a collision).
+ */
+TEST(lkeys_are_per_device)
+{
+	enum { N = 1500 };
+	static uint8_t buf[2][N][64];
+	static struct ibv_mr *mrs[2][N];
+	struct doca_verbs_context *ctx[2];
+	struct doca_verbs_pd *pd[2];
+	struct doca_devinfo **list;
+	char path[512];
+	unsigned same = 0;
+	uint32_t n;
+	FILE *f;
+
+	struct if_nameindex *ifs = if_nameindex(), *other = NULL;
+
+	/* mlx5_1 on another netdev than mlx5_0's "lo": another soft NIC device */
+	for (struct if_nameindex *i = ifs; i != NULL && i->if_index != 0 && other == NULL; i++)
+		if (strcmp(i->if_name, "lo") != 0)
+			other = i;
+	if (other == NULL) {
+		if_freenameindex(ifs);
+		SKIP("no network interface but lo: two devices on distinct netdevs need one");
+	}
+	snprintf(path, sizeof(path), "%s/topology.json", sd_test_tmpdir());
+	f = fopen(path, "w");
+	ASSERT_NOT_NULL(f);
+	fprintf(f,
+		"{\"devices\": [{\"functions\": [\n"
+		" {\"side\": \"host\", \"pci_addr\": \"b1:00.0\", \"ibdev\": \"mlx5_0\", \"iface\": \"h0\", "
+		"\"netdev\": \"lo\"},\n"
+		" {\"side\": \"host\", \"pci_addr\": \"b1:00.1\", \"ibdev\": \"mlx5_1\", \"iface\": \"h1\", "
+		"\"netdev\": \"%s\"}]}]}\n",
+		other->if_name);
+	if_freenameindex(ifs);
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_EQ(setenv("SOFTDOCA_TOPOLOGY", path, 1), 0);
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	ASSERT_EQ(n, 2);
+	for (int d = 0; d < 2; d++) {
+		ASSERT_OK(doca_verbs_context_create(list[d], DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE, &ctx[d]));
+		ASSERT_OK(doca_verbs_pd_create(ctx[d], &pd[d]));
+		for (int i = 0; i < N; i++) {
+			mrs[d][i] = ibv_reg_mr(doca_verbs_bridge_verbs_pd_get_ibv_pd(pd[d]), buf[d][i], 64, RW);
+			ASSERT_NOT_NULL(mrs[d][i]);
+		}
+	}
+	ASSERT_OK(doca_devinfo_destroy_list(list));
+	for (int i = 0; i < N; i++) {
+		for (int j = 0; j < N; j++)
+			same += mrs[0][i]->lkey == mrs[1][j]->lkey;
+		for (int d = 0; d < 2; d++)
+			ASSERT(sd_verbs_mr_check_local(pd[d], mrs[d][i]->lkey, (uintptr_t)buf[d][i], 64, true));
+	}
+	/* ids run alike on both devices, tags are random bytes: a few keys coincide, and must not matter */
+	ASSERT(same > 0);
+	for (int d = 0; d < 2; d++) {
+		for (int i = 0; i < N; i++)
+			ASSERT_EQ(ibv_dereg_mr(mrs[d][i]), 0);
+		ASSERT_OK(doca_verbs_pd_destroy(pd[d]));
+		ASSERT_OK(doca_verbs_context_destroy(ctx[d]));
+	}
 }
 
 int
