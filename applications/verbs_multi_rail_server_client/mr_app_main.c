@@ -179,7 +179,7 @@ progress_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-static const struct verbs_param mr_params[] = {
+static const struct sample_param mr_params[] = {
 	{NULL, "num-qps", "<n>", "RC QPs, spread over the rails (1 .. 4096, mandatory)", DOCA_ARGP_TYPE_INT, num_qps_cb,
 	 true},
 	{NULL, "qp-json", "<path>", "QP attributes (JSON)", DOCA_ARGP_TYPE_STRING, qp_json_cb, false},
@@ -207,7 +207,7 @@ static const struct verbs_param mr_params[] = {
 static doca_error_t
 register_params(void)
 {
-	return verbs_register_params(mr_params, sizeof(mr_params) / sizeof(mr_params[0]));
+	return sample_register_params(mr_params, sizeof(mr_params) / sizeof(mr_params[0]));
 }
 
 /* ---------------------------------------------------------------- set-up */

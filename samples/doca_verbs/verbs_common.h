@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Pieces both DOCA Verbs samples use: their flags table, the RC connection recipe (RST -> INIT ->
+ * Pieces both DOCA Verbs samples use: the RC connection recipe (RST -> INIT ->
  * RTR -> RTS with DOCA's values), a CQ with the bridge datapath, and a poll
  * loop that gives up when the program's own liveness check says so.
  */
@@ -18,6 +18,8 @@
 #include <doca_uar.h>
 #include <doca_verbs.h>
 
+#include "sample_params.h" /* the flags table (struct sample_param) */
+
 /* The values DOCA's samples connect an RC QP with. */
 #define VERBS_PORT_NUM 1
 #define VERBS_ACK_TIMEOUT 14
@@ -25,30 +27,6 @@
 #define VERBS_RNR_RETRY 7
 #define VERBS_MIN_RNR_TIMER 1
 #define VERBS_HOP_LIMIT 255
-
-/* One flag of a sample; short_name NULL makes a long-only flag (--ipv6). */
-struct verbs_param {
-	const char *short_name;
-	const char *long_name;
-	const char *arguments; /* "<value>" shown by -h, NULL for a boolean */
-	const char *description;
-	enum doca_argp_type type;
-	doca_argp_param_cb_t callback;
-	bool mandatory;
-};
-
-/* Create and register each of the n flags with ARGP (after doca_argp_init). */
-doca_error_t verbs_register_params(const struct verbs_param *params, size_t n);
-
-/*
- * DOCA's sample main(): logging (SDK messages at sdk_level), "Starting the
- * sample", ARGP named argp_name over cfg with register_params' flags, run(cfg),
- * and "Sample finished successfully" (returns EXIT_SUCCESS) or "Sample finished
- * with errors" (EXIT_FAILURE).  name labels the failure message.
- */
-int verbs_sample_main(const char *name, const char *argp_name, uint32_t sdk_level, void *cfg,
-		      doca_error_t (*register_params)(void), doca_error_t (*run)(const void *cfg), int argc,
-		      char **argv);
 
 /* Log "Failed to <what>: <cause>" when result is not SUCCESS; returns result. */
 doca_error_t verbs_check(doca_error_t result, const char *what);

@@ -42,6 +42,11 @@ struct sd_dev_caps {
 	/* Core (added by the devices module) */
 	bool accelerate_resource_reclaim; /* doca_devinfo_cap_is_accelerate_resource_reclaim_supported */
 	bool notification_moderation;	  /* doca_devinfo_cap_is_notification_moderation_supported */
+	/* Core: clocks and mmap advise (clock.c, mmap_advise.c) */
+	bool clock_nic_free_running;		/* doca_clock_cap_nic_free_running_is_supported */
+	bool clock_nic_real_time;		/* doca_clock_cap_nic_real_time_is_supported */
+	bool cache_invalidate;			/* doca_mmap_advise_cap_task_cache_invalidate_is_supported */
+	uint64_t cache_invalidate_max_buf_size; /* bytes per cache invalidate task, summed over a list */
 };
 
 /*

@@ -254,6 +254,16 @@ sd_mmap_permissions(const struct doca_mmap *mmap)
 	return SD_CORE_FIELD(mmap, permissions);
 }
 
+/* Was dev (its function) added to the mmap (doca_mmap_add_dev, or the importing device)? */
+static inline bool
+sd_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	for (uint32_t i = 0; i < SD_CORE_FIELD(mmap, num_devs); i++)
+		if (SD_CORE_FIELD(SD_CORE_FIELD(mmap, devs)[i], devinfo) == SD_CORE_FIELD(dev, devinfo))
+			return true;
+	return false;
+}
+
 /* The process a cross-process copy reaches the bytes in: the exporter of a PCI_REMOTE mmap, else 0 (ours). */
 static inline pid_t
 sd_mmap_pci_pid(const struct doca_mmap *mmap)

@@ -45,6 +45,10 @@ static const struct sd_dev_cap_desc cap_descs[] = {
 	CAP(gid_table_size, U32, "doca_rdma_cap_get_gid_table_size"),
 	CAP(accelerate_resource_reclaim, BOOL, "doca_devinfo_cap_is_accelerate_resource_reclaim_supported"),
 	CAP(notification_moderation, BOOL, "doca_devinfo_cap_is_notification_moderation_supported"),
+	CAP(clock_nic_free_running, BOOL, "doca_clock_cap_nic_free_running_is_supported"),
+	CAP(clock_nic_real_time, BOOL, "doca_clock_cap_nic_real_time_is_supported"),
+	CAP(cache_invalidate, BOOL, "doca_mmap_advise_cap_task_cache_invalidate_is_supported"),
+	CAP(cache_invalidate_max_buf_size, U64, "doca_mmap_advise_task_cache_invalidate_get_max_buf_size"),
 };
 
 const struct sd_dev_cap_desc *
@@ -77,6 +81,10 @@ default_caps(enum sd_dev_side side, struct sd_dev_caps *caps)
 	caps->gid_table_size = 1;
 	caps->accelerate_resource_reclaim = true;
 	caps->notification_moderation = true;
+	caps->clock_nic_free_running = true;
+	caps->clock_nic_real_time = true;
+	caps->cache_invalidate = true;
+	caps->cache_invalidate_max_buf_size = UINT64_C(1) << 30;
 }
 
 /* Parsing state: where we are, for error messages. */

@@ -6,6 +6,7 @@ libdoca_* (or the fabric under them, libsoftdoca_fabric) or in the sample.  TAP 
 Usage: test_valgrind_samples.py dma LOCAL_COPY COPY_HOST COPY_DPU
        test_valgrind_samples.py pe PROGRAM...
        test_valgrind_samples.py rdma DOCA_RDMA_SAMPLE...
+       test_valgrind_samples.py clock CLOCK_CROSS_TIMESTAMP
 
 Runs are short (one task, the smallest pairs).  Without valgrind every case is
 skipped with the reason.  A case marked "[inside libdoca_*: a library (src/)
@@ -121,6 +122,14 @@ def pe(tap, xml_dir, programs):
         run_one(tap, xml_dir, [polling[0]], "doca_pe_polling_setup_fails", expect_success=False, env=env)
 
 
+def clock(tap, xml_dir, prog):
+    """One timestamp, a bracketed and an exact cross timestamp, and a refused DPA timer."""
+    run_one(tap, xml_dir, [prog, "-p", "b1:00.0", "-c", "host_cycles"], "clock_timestamp_cycles")
+    run_one(tap, xml_dir, [prog, "-p", "b1:00.0", "-c", "host_mon", "-n", "nic_fr"], "clock_cross_timestamp")
+    run_one(tap, xml_dir, [prog, "-p", "b1:00.0", "-c", "host_rt", "-n", "nic_rt"], "clock_cross_timestamp_exact")
+    run_one(tap, xml_dir, [prog, "-p", "b1:00.0", "-c", "nic_dpa"], "clock_dpa_refused", expect_success=False)
+
+
 def rdma(tap, xml_dir, programs):
     rdma_pairs.load_samples(programs)
     vg_ok = {}
@@ -225,6 +234,8 @@ def main():
             pe(tap, xml_dir, programs)
         elif mode == "rdma":
             rdma(tap, xml_dir, programs)
+        elif mode == "clock":
+            clock(tap, xml_dir, *programs)
         elif mode == "verbs":
             verbs(tap, xml_dir, programs)
         else:

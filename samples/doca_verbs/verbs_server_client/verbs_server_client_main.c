@@ -148,7 +148,7 @@ validate_config(void *config)
 static doca_error_t
 register_params(void)
 {
-	static const struct verbs_param params[] = {
+	static const struct sample_param params[] = {
 		{"c", "client", "<server IP>", "Run as the client and connect to this server (IPv4 address)",
 		 DOCA_ARGP_TYPE_STRING, client_callback, false},
 		{"d", "device", "<IB device name>", "IB device name", DOCA_ARGP_TYPE_STRING, device_callback, true},
@@ -165,7 +165,7 @@ register_params(void)
 	};
 	doca_error_t result;
 
-	result = verbs_register_params(params, sizeof(params) / sizeof(params[0]));
+	result = sample_register_params(params, sizeof(params) / sizeof(params[0]));
 	if (result != DOCA_SUCCESS)
 		return result;
 	return doca_argp_register_validation_callback(validate_config);
@@ -188,6 +188,6 @@ main(int argc, char **argv)
 		.iters = 1,
 	};
 
-	return verbs_sample_main("verbs_server_client", "doca_verbs_server_client", DOCA_LOG_LEVEL_INFO, &cfg,
-				 register_params, run_sample, argc, argv);
+	return sample_main_with_params("verbs_server_client", "doca_verbs_server_client", DOCA_LOG_LEVEL_INFO, &cfg,
+				       register_params, run_sample, argc, argv);
 }

@@ -44,14 +44,14 @@ ipv6_callback(void *param, void *config)
 static doca_error_t
 register_params(void)
 {
-	static const struct verbs_param params[] = {
+	static const struct sample_param params[] = {
 		{"d", "device-name", "<device name>", "IB device name", DOCA_ARGP_TYPE_STRING, device_callback, true},
 		{"gi", "gid-index", "<index>", "GID index (default 0)", DOCA_ARGP_TYPE_INT, gid_index_callback, false},
 		{NULL, "ipv6", NULL, "Address the QPs with IPv6 instead of IPv4", DOCA_ARGP_TYPE_BOOLEAN, ipv6_callback,
 		 false},
 	};
 
-	return verbs_register_params(params, sizeof(params) / sizeof(params[0]));
+	return sample_register_params(params, sizeof(params) / sizeof(params[0]));
 }
 
 /* The run step: the sample function on the parsed configuration. */
@@ -66,6 +66,6 @@ main(int argc, char **argv)
 {
 	struct wait_cq_config cfg = {0};
 
-	return verbs_sample_main("verbs_wait_cq_wr", "wait_cq_wr", DOCA_LOG_LEVEL_WARNING, &cfg, register_params,
-				 run_sample, argc, argv);
+	return sample_main_with_params("verbs_wait_cq_wr", "wait_cq_wr", DOCA_LOG_LEVEL_WARNING, &cfg, register_params,
+				       run_sample, argc, argv);
 }
