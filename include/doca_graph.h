@@ -217,11 +217,11 @@ doca_graph_instance_set_sub_graph_node_data(struct doca_graph_instance *graph_in
  * Run the instance: submit the tasks of its root context nodes now; the rest
  * starts from doca_pe_progress().  Every node needs its data.  When this
  * returns SUCCESS, exactly one of the graph's callbacks reports the instance.
- * Returns SUCCESS, INVALID_VALUE, IN_USE (already submitted), NOT_PERMITTED
- * (the instance is the data of a sub-graph node: its parent runs it),
- * BAD_STATE (a node has no data, or a node's context is not RUNNING, or its
- * task is in flight), or the refusal of the first root task's submission (the
- * instance is then not submitted).
+ * Returns SUCCESS, INVALID_VALUE (NULL, or a node's task is not allocated),
+ * IN_USE (already submitted), NOT_PERMITTED (the instance is the data of a
+ * sub-graph node: its parent runs it), BAD_STATE (a node has no data, a node's
+ * context is not RUNNING, or its task is in flight), or the refusal of the first
+ * root task's submission (the instance is then not submitted).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_graph_instance_submit(struct doca_graph_instance *graph_instance);
 

@@ -23,8 +23,9 @@
  * inst->active counts the slots READY or RUNNING (+1 while a start is under
  * way); when it drops to 0 the instance has ended: it goes on pe->graph_work and
  * progress reports it (its owner slot's DONE, or the graph's callback).  The
- * first failure is kept in inst->status; from then on no slot starts and READY
- * slots go back to WAITING.
+ * first failure is kept in inst->status; from then on no slot starts, READY
+ * slots go back to WAITING, and a sub-graph instance still running as one of its
+ * nodes fails with it.
  */
 #include "core_private.h" /* outside the guard: checks every inclusion */
 

@@ -28,24 +28,30 @@ instance_release(struct doca_graph_instance *inst)
 		queue_work(inst, &inst->end);
 }
 
-/* The first failure of a run: nothing starts any more, and what waited on the PE's list will not run. */
+/*
+ * The first failure of a run: nothing starts any more, in this instance or in the
+ * sub-graph instances it runs, and what waited on the PE's list will not run.
+ */
 static void
-instance_fail(struct doca_graph_instance *inst, const struct sd_graph_slot *failed, doca_error_t status)
+instance_fail(struct doca_graph_instance *inst, doca_error_t status)
 {
 	if (inst->status != DOCA_SUCCESS)
 		return;
 	inst->status = status;
-	DOCA_LOG_DBG("graph instance %p: %s node %u failed (%s); no further node starts", (void *)inst,
-		     sd_graph_node_kind_name(failed->node->kind), failed->node->index, doca_error_get_name(status));
 	for (uint32_t i = 0; i < inst->num_slots; i++) {
 		struct sd_graph_slot *slot = &inst->slots[i];
 
-		if (slot->state != SD_GRAPH_SLOT_READY)
-			continue;
-		sd_list_del(&slot->work.link);
-		slot->state = SD_GRAPH_SLOT_WAITING;
-		inst->active--; /* never the last: the failed slot still holds the instance */
+		if (slot->state == SD_GRAPH_SLOT_READY) {
+			sd_list_del(&slot->work.link);
+			slot->state = SD_GRAPH_SLOT_WAITING;
+			inst->active--;
+		} else if (slot->state == SD_GRAPH_SLOT_RUNNING && slot->node->kind == SD_GRAPH_NODE_SUB) {
+			instance_fail(slot->data.sub, status);
+		}
 	}
+	/* A sub-graph instance failed from above may have had only queued nodes. */
+	if (inst->active == 0)
+		queue_work(inst, &inst->end);
 }
 
 /* Run the slot from the next doca_pe_progress(). */
@@ -105,8 +111,11 @@ slot_finish(struct sd_graph_slot *slot, doca_error_t status)
 	const struct doca_graph_node *node = slot->node;
 
 	slot->state = SD_GRAPH_SLOT_DONE;
-	if (status != DOCA_SUCCESS)
-		instance_fail(inst, slot, status);
+	if (status != DOCA_SUCCESS && inst->status == DOCA_SUCCESS) {
+		DOCA_LOG_DBG("graph instance %p: %s node %u failed (%s); no further node starts", (void *)inst,
+			     sd_graph_node_kind_name(node->kind), node->index, doca_error_get_name(status));
+		instance_fail(inst, status); /* this slot still holds the instance: it cannot end here */
+	}
 	for (uint32_t i = 0; i < node->num_children && inst->status == DOCA_SUCCESS; i++) {
 		struct sd_graph_slot *child = &inst->slots[node->children[i]->index];
 

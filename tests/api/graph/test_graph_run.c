@@ -394,6 +394,63 @@ TEST(graph_sub_graph_node_runs_its_instance)
 	env_close(&e);
 }
 
+/*
+ *   sub:     W (wait for the event) -> 20
+ *   parent:  [sub]     6 (fails)
+ * The parent's failure stops the sub-graph instance too: 20 never runs.
+ */
+TEST(graph_failure_reaches_a_running_sub_graph)
+{
+	struct doca_graph_node *w, *su, *ps, *f;
+	struct doca_graph_instance *pi, *si;
+	struct doca_graph *sub = NULL, *parent;
+	struct waiter wt;
+	struct env e;
+
+	graph_env_open(&e);
+	struct doca_task *wait_task = waiter_open(&wt, &e, 1);
+	ASSERT_OK(doca_graph_create(e.pe, &sub));
+	ASSERT_OK(doca_graph_set_conf(sub, sub_cb, sub_cb, 1));
+	w = add_ctx(sub, wt.ctx);
+	su = add_user(sub, user_node);
+	depend(sub, w, su);
+	ASSERT_OK(doca_graph_start(sub));
+	parent = new_graph(&e, 1);
+	ASSERT_OK(doca_graph_node_create_from_graph(parent, sub, &ps));
+	f = add_user(parent, user_node);
+	ASSERT_OK(doca_graph_start(parent));
+	ASSERT_OK(doca_graph_instance_create(sub, &si));
+	ASSERT_OK(doca_graph_instance_set_ctx_node_data(si, w, wait_task));
+	ASSERT_OK(doca_graph_instance_set_user_node_data(si, su, COOKIE(20)));
+	ASSERT_OK(doca_graph_instance_create(parent, &pi));
+	ASSERT_OK(doca_graph_instance_set_sub_graph_node_data(pi, ps, si));
+	ASSERT_OK(doca_graph_instance_set_user_node_data(pi, f, COOKIE(6)));
+	glog.fail_id = 6;
+	glog.fail_id_status = DOCA_ERROR_UNEXPECTED;
+	sub_reports = 0;
+
+	ASSERT_OK(doca_graph_instance_submit(pi));
+	for (int i = 0; i < 50; i++)
+		(void)doca_pe_progress(e.pe);
+	ASSERT_EQ(glog.n, 1);
+	ASSERT_EQ(glog.failed + glog.completed, 0); /* W is still in flight */
+	ASSERT_ERR(doca_graph_instance_destroy(si), DOCA_ERROR_IN_USE);
+	ASSERT_OK(doca_sync_event_update_set(wt.ev, 1));
+	progress_until_reported(e.pe, 1);
+	ASSERT_EQ(glog.failed, 1);
+	ASSERT_PTR_EQ(glog.last_instance, pi);
+	ASSERT_EQ(glog.n, 1); /* 20 did not start */
+	ASSERT_EQ(sub_reports, 0);
+	ASSERT_OK(doca_graph_instance_destroy(pi));
+	ASSERT_OK(doca_graph_instance_destroy(si));
+	ASSERT_OK(doca_graph_stop(parent));
+	ASSERT_OK(doca_graph_destroy(parent));
+	ASSERT_OK(doca_graph_stop(sub));
+	ASSERT_OK(doca_graph_destroy(sub));
+	waiter_close(&wt, &e);
+	env_close(&e);
+}
+
 /* A memcpy task without a source: the DMA context refuses it at submit. */
 static struct doca_task *
 sourceless_task(struct env *e, size_t dst_off)
