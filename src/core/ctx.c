@@ -5,6 +5,7 @@
  */
 #include <doca_ctx.h>
 
+#include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
 
@@ -103,6 +104,7 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 	ctx->stop_generation = 0;
 	ctx->failed = false;
 	ctx->refusals_logged = 0;
+	ctx->graph_refs = 0;
 }
 
 doca_error_t
@@ -112,6 +114,11 @@ sd_ctx_fini(struct doca_ctx *ctx, const char *api)
 		DOCA_LOG_ERR("%s: %s context is %s; call doca_ctx_stop() and progress until IDLE before destroying it",
 			     api, ctx->run_ops.name, sd_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->graph_refs != 0) {
+		DOCA_LOG_ERR("%s: %s context is a node of %u graphs; destroy them (doca_graph_destroy) first", api,
+			     ctx->run_ops.name, ctx->graph_refs);
+		return DOCA_ERROR_IN_USE;
 	}
 	if (ctx->pe != NULL) {
 		/* Destroyed from a callback inside doca_pe_progress(): its walk skips this ctx. */
@@ -175,21 +182,6 @@ sd_ctx_fail(struct doca_ctx *ctx)
 	sd_ctx_enter_stopping(ctx);
 }
 
-/* Move every element of src to the empty list dst, leaving src empty. */
-static void
-list_take_all(struct sd_list *dst, struct sd_list *src)
-{
-	if (sd_list_empty(src)) {
-		sd_list_init(dst);
-		return;
-	}
-	dst->next = src->next;
-	dst->prev = src->prev;
-	dst->next->prev = dst;
-	dst->prev->next = dst;
-	sd_list_init(src);
-}
-
 /* STOPPING began during the doca_pe_progress() call running now: not IDLE before the next. */
 static inline bool
 stop_is_fresh(const struct doca_ctx *ctx)
@@ -207,7 +199,7 @@ sd_ctx_report(struct doca_ctx *ctx)
 	 * Report only what completed before this call: a callback that resubmits to a
 	 * backend completing inside submit must not keep this loop going forever.
 	 */
-	list_take_all(&batch, &ctx->completed);
+	sd_list_move_all(&batch, &ctx->completed);
 	while ((elem = sd_list_pop_head(&batch)) != NULL) {
 		struct doca_task *task = sd_container_of(elem, struct doca_task, link);
 		doca_error_t status = task->status;
@@ -223,7 +215,11 @@ sd_ctx_report(struct doca_ctx *ctx)
 		cb = status == DOCA_SUCCESS ? task->pool->success_cb : task->pool->error_cb;
 		task->in_flight = false;
 		ctx->num_inflight--;
-		cb(task, task->user_data, ctx->user_data);
+		/* A graph's task completes into its instance, never into its pool's callbacks. */
+		if (sd_unlikely(task->graph_slot != NULL))
+			sd_graph_task_done(task, status);
+		else
+			cb(task, task->user_data, ctx->user_data);
 		events++;
 		if (sd_unlikely(status != DOCA_SUCCESS) && ctx->state == DOCA_CTX_STATE_RUNNING) {
 			DOCA_LOG_DBG("%s ctx %p: a task failed (%s); stopping the context", ctx->run_ops.name,

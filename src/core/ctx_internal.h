@@ -19,7 +19,8 @@
  * Task life: alloc from the ctx's pool -> submit (in flight) -> the backend
  * calls sd_task_complete() from its progress op -> core invokes the success or
  * error callback from doca_pe_progress() (in flight drops just before the
- * callback) -> doca_task_free() returns it to the pool.  Pool memory is freed only
+ * callback; a task a graph submitted completes into its graph instance instead,
+ * graph_internal.h) -> doca_task_free() returns it to the pool.  Pool memory is freed only
  * with the ctx, so a freed task stays readable until it is allocated again.
  *
  * Threading: everything here runs on the thread that calls the DOCA API for this
@@ -48,6 +49,7 @@
 #include "../util/sd_util.h"
 
 struct sd_task_pool;
+struct sd_graph_slot;
 
 /* ctx->hold_seq when no failed task waits for earlier ones. */
 #define SD_NO_HOLD UINT64_MAX
@@ -62,6 +64,8 @@ struct doca_task {
 	doca_error_t SD_CORE_PRIVATE(status);
 	struct sd_list SD_CORE_PRIVATE(link); /* pool free list, backend queues, ctx completion queue */
 	uint64_t SD_CORE_PRIVATE(seq);	      /* submission order within the ctx (in-order failure delivery) */
+	/* The graph instance node this task runs for, while in flight; NULL (the pool's calloc) otherwise. */
+	struct sd_graph_slot *SD_CORE_PRIVATE(graph_slot);
 	bool SD_CORE_PRIVATE(allocated);
 	bool SD_CORE_PRIVATE(in_flight);
 };
@@ -161,12 +165,14 @@ struct doca_ctx {
 				       * cleared at start */
 	uint64_t SD_CORE_PRIVATE(
 		refusals_logged); /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
+	uint32_t SD_CORE_PRIVATE(graph_refs); /* graphs with a node of this ctx: sd_ctx_fini refuses IN_USE */
 };
 
 /*
- * Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE (logged
- * with api); on SUCCESS it disconnects the ctx from its PE and frees its task
- * pools (tasks still allocated go with them).  It may be called from any callback
+ * Backend object setup/teardown.  sd_ctx_fini() -> BAD_STATE unless IDLE, IN_USE
+ * while a graph has a node of the ctx (both logged with api); on SUCCESS it
+ * disconnects the ctx from its PE and frees its task pools (tasks still
+ * allocated go with them).  It may be called from any callback
  * of the PE, including the ctx's own IDLE state callback inside
  * doca_pe_progress(): the PE's walk skips a ctx that leaves it.  The backend then
  * frees its object, so nothing may touch the ctx after its IDLE callback.

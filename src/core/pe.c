@@ -13,6 +13,7 @@
 #include <doca_pe.h>
 
 #include "../util/sd_errno.h"
+#include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
 
@@ -35,6 +36,7 @@ doca_pe_create(struct doca_pe **pe)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	sd_list_init(&p->ctxs);
+	sd_list_init(&p->graph_work);
 	atomic_init(&p->armed, 0);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
 	p->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -81,6 +83,12 @@ doca_pe_destroy(struct doca_pe *pe)
 			pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
+	if (pe->num_graphs != 0) {
+		DOCA_LOG_ERR("doca_pe_destroy: %zu graphs are still bound to the PE; destroy them (doca_graph_destroy) "
+			     "first",
+			     pe->num_graphs);
+		return DOCA_ERROR_IN_USE;
+	}
 	close(pe->epoll_fd);
 	close(pe->event_fd);
 	free(pe);
@@ -123,6 +131,9 @@ doca_pe_progress(struct doca_pe *pe)
 			events += sd_ctx_report(ctx);
 	}
 	pe->cursor = NULL;
+	/* Graph nodes made ready by the completions above, and instances that ended. */
+	if (sd_unlikely(!sd_list_empty(&pe->graph_work)))
+		events += sd_graph_progress(pe);
 	pe->in_progress = false;
 	return events != 0;
 }
@@ -162,6 +173,7 @@ doca_pe_request_notification(struct doca_pe *pe)
 	}
 	/* Arm first (full barrier), then look: pairs with the fence in sd_pe_wake(). */
 	atomic_store(&pe->armed, 1);
+	pending = !sd_list_empty(&pe->graph_work);
 	sd_list_for_each(elem, &pe->ctxs)
 	{
 		struct doca_ctx *ctx = sd_container_of(elem, struct doca_ctx, pe_link);

@@ -23,7 +23,9 @@ struct doca_pe {
 	enum doca_pe_event_mode SD_CORE_PRIVATE(event_mode);
 	int SD_CORE_PRIVATE(epoll_fd); /* the notification handle: event_fd + backend fds */
 	int SD_CORE_PRIVATE(event_fd);
-	atomic_uint SD_CORE_PRIVATE(armed); /* 1: request_notification called, not yet woken/cleared */
+	atomic_uint SD_CORE_PRIVATE(armed);	    /* 1: request_notification called, not yet woken/cleared */
+	struct sd_list SD_CORE_PRIVATE(graph_work); /* graph slots to run, instances to report (graph_internal.h) */
+	size_t SD_CORE_PRIVATE(num_graphs);	    /* graphs bound to the PE: destroy refuses IN_USE */
 };
 
 /* "IDLE", "STARTING", ... for log lines. */

@@ -8,6 +8,7 @@
 
 #include <doca_pe.h>
 
+#include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
 
@@ -319,6 +320,29 @@ doca_task_try_submit(struct doca_task *task)
 	if (err != DOCA_SUCCESS)
 		return err;
 	return submit_checked(task, "doca_task_try_submit");
+}
+
+/* --- submission by a graph (graph_run.c) ------------------------------------------ */
+
+doca_error_t
+sd_task_graph_check(const struct doca_task *task, const char *api)
+{
+	return submit_check(task, api);
+}
+
+/* doca_task_submit() for a graph node: the task's report goes to slot (sd_ctx_report). */
+doca_error_t
+sd_task_graph_submit(struct doca_task *task, struct sd_graph_slot *slot, const char *api)
+{
+	doca_error_t err = submit_check(task, api);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	task->graph_slot = slot;
+	err = submit_checked(task, api);
+	if (err != DOCA_SUCCESS)
+		task->graph_slot = NULL;
+	return err;
 }
 
 /* --- task object ------------------------------------------------------------------- */

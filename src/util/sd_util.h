@@ -90,6 +90,21 @@ sd_list_pop_head(struct sd_list *head)
 	return elem;
 }
 
+/* Move every element of src to the empty list dst, leaving src empty. */
+static inline void
+sd_list_move_all(struct sd_list *dst, struct sd_list *src)
+{
+	if (sd_list_empty(src)) {
+		sd_list_init(dst);
+		return;
+	}
+	dst->next = src->next;
+	dst->prev = src->prev;
+	dst->next->prev = dst;
+	dst->prev->next = dst;
+	sd_list_init(src);
+}
+
 /* Compare secrets (keys) in constant time: how long it takes says nothing about where they differ. */
 static inline bool
 sd_secret_equal(const void *a, const void *b, size_t len)

@@ -4,7 +4,7 @@
 libdoca_* (or the fabric under them, libsoftdoca_fabric) or in the sample.  TAP on stdout, one case per program (or pair).
 
 Usage: test_valgrind_samples.py dma LOCAL_COPY COPY_HOST COPY_DPU
-       test_valgrind_samples.py pe PROGRAM...
+       test_valgrind_samples.py pe PROGRAM...      (PE samples, Core tour, graph sample)
        test_valgrind_samples.py rdma DOCA_RDMA_SAMPLE...
        test_valgrind_samples.py clock CLOCK_CROSS_TIMESTAMP
 
@@ -94,32 +94,39 @@ def dma(tap, xml_dir, local, host, dpu):
         run_one(tap, xml_dir, [dpu, "-d", desc, "-b", buf], "dma_copy_dpu_bad_descriptor", expect_success=False)
 
 
-# A device whose DMA context holds 4 tasks: the PE samples (16 tasks) fail while setting up.
+# A device whose DMA context holds 4 tasks: the PE samples (16 tasks) and the graph
+# sample (10 per context) fail while setting up.
 SMALL_DMA_TOPOLOGY = """{"devices": [{"functions": [
   {"side": "host", "pci_addr": "b1:00.0", "ibdev": "mlx5_0", "iface": "ens1f0np0",
    "caps": {"dma_max_num_tasks": 4}}]}]}
 """
 
 
-def pe(tap, xml_dir, programs):
-    for prog in programs:
-        run_one(tap, xml_dir, [prog], os.path.basename(prog))
-    # An error path: the sample must still release what it made before the failure.
-    polling = [p for p in programs if os.path.basename(p) == "doca_pe_polling"]
-    if not polling:
-        tap.skip("doca_pe_polling_setup_fails", "doca_pe_polling is not built")
+def setup_fails(tap, xml_dir, programs, name):
+    """An error path: the sample must still release what it made before the failure."""
+    case = name + "_setup_fails"
+    prog = [p for p in programs if os.path.basename(p) == name]
+    if not prog:
+        tap.skip(case, name + " is not built")
         return
     with tempfile.TemporaryDirectory(prefix="sd-vg-") as tmp:
         topo = os.path.join(tmp, "topology.json")
         with open(topo, "w") as f:
             f.write(SMALL_DMA_TOPOLOGY)
         env = dict(os.environ, SOFTDOCA_TOPOLOGY=topo)
-        p = subprocess.run([polling[0]], capture_output=True, timeout=TIMEOUT, env=env)
+        p = subprocess.run([prog[0]], capture_output=True, timeout=TIMEOUT, env=env)
         if p.returncode == 0:
-            tap.not_ok("doca_pe_polling_setup_fails", "the sample succeeded with 4 DMA tasks: the error path "
+            tap.not_ok(case, "the sample succeeded with 4 DMA tasks: the error path "
                        "is not exercised\n" + p.stdout.decode(errors="replace")[-1500:])
             return
-        run_one(tap, xml_dir, [polling[0]], "doca_pe_polling_setup_fails", expect_success=False, env=env)
+        run_one(tap, xml_dir, [prog[0]], case, expect_success=False, env=env)
+
+
+def pe(tap, xml_dir, programs):
+    for prog in programs:
+        run_one(tap, xml_dir, [prog], os.path.basename(prog))
+    setup_fails(tap, xml_dir, programs, "doca_pe_polling")
+    setup_fails(tap, xml_dir, programs, "doca_graph")
 
 
 def clock(tap, xml_dir, prog):
