@@ -4,7 +4,8 @@
 # run the DPU local copy with chained buffers, the host -> DPU copy as two
 # processes, then two RDMA pairs (a write and a send/receive), pressing Enter the
 # way a person would, a DOCA Verbs write pair and the Verbs wait-on-CQ sample,
-# and DOCA's DMA Copy application in each direction.  Prints a PASS/FAIL line per step and a summary; exits
+# DOCA's DMA Copy application in each direction, and DOCA's Secure Channel
+# application (messages both ways over Comch's producer/consumer fast path).  Prints a PASS/FAIL line per step and a summary; exits
 # non-zero if any step failed.
 # Usage: scripts/demo.sh <builddir>
 set -u
@@ -21,6 +22,7 @@ dpu=$build/samples/doca_dma/doca_dma_copy_dpu
 rdma=$build/samples/doca_rdma/doca_rdma_
 verbs=$build/samples/doca_verbs/doca_verbs_
 dma_copy=$build/applications/dma_copy
+secure_channel=$build/applications/secure_channel
 # A build configured without UCX (-Ducx=disabled) has no libdoca_rdma and no RDMA samples.
 with_rdma=0
 [ -e "$build/src/rdma/libdoca_rdma.so" ] && with_rdma=1
@@ -304,6 +306,31 @@ if [ -x "$dma_copy/host/doca_dma_copy" ] && [ -x "$dma_copy/dpu/doca_dma_copy" ]
 	unset SOFTDOCA_RUNTIME_DIR
 else
 	skip "DMA Copy" "applications/dma_copy is not built"
+fi
+
+step "9. Secure Channel (doca_secure_channel): messages both ways between the host and the DPU"
+if [ -x "$secure_channel/host/doca_secure_channel" ] && [ -x "$secure_channel/dpu/doca_secure_channel" ]; then
+	export SOFTDOCA_RUNTIME_DIR=$tmp/comch
+	say "A Comch server (DPU) and client (host) agree on 2000 messages of 1 KiB; each side's producer"
+	say "then writes them into the other side's posted receive buffers, and each side checks every byte."
+	sc_args=(-s 1024 -n 2000)
+	start sc_dpu "$secure_channel/dpu/doca_secure_channel" "${sc_args[@]}" -p 03:00.0 -r b1:00.0
+	wait_for sc_dpu "Server waiting on a client to connect"
+	start sc_host "$secure_channel/host/doca_secure_channel" "${sc_args[@]}" -p b1:00.0
+	finish sc_host
+	host_rc=$?
+	finish sc_dpu
+	dpu_rc=$?
+	if [ "$host_rc" = 0 ] && [ "$dpu_rc" = 0 ] &&
+		[ "$(grep -c "Consumer received 2000 messages" "$tmp/sc_host.out" "$tmp/sc_dpu.out" |
+			awk -F: '{ n += $2 } END { print n }')" = 2 ]; then
+		pass "Secure Channel (2000 messages each way, verified on both sides)"
+	else
+		fail "Secure Channel" "exit codes $host_rc/$dpu_rc"
+	fi
+	unset SOFTDOCA_RUNTIME_DIR
+else
+	skip "Secure Channel" "applications/secure_channel is not built"
 fi
 
 echo

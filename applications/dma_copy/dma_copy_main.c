@@ -5,14 +5,13 @@
  * Flags: -f/--file (mandatory), -p/--pci-addr (mandatory), -r/--rep-pci (DPU).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <doca_argp.h>
 #include <doca_build_config.h>
 #include <doca_log.h>
-#include <doca_version.h>
 
+#include "app_main.h"
 #include "common.h"
 #include "dma_copy_core.h"
 
@@ -52,92 +51,38 @@ rep_pci_callback(void *param, void *config)
 				 sizeof(cfg->rep_pci));
 }
 
-static doca_error_t
-version_callback(void *param, void *config)
-{
-	(void)param;
-	(void)config;
-	printf("DOCA SDK     Version (Compilation): %s\n", doca_version());
-	printf("DOCA Runtime Version (Runtime):     %s\n", doca_version_runtime());
-	return DOCA_SUCCESS;
-}
+static const struct app_flag dma_copy_flags[] = {
+	{"f", "file", "<path>", "Full path to file to be copied/created after a successful DMA copy",
+	 DOCA_ARGP_TYPE_STRING, file_callback, true},
+	{"p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comch device PCI address", DOCA_ARGP_TYPE_STRING, pci_callback, true},
+	{"r", "rep-pci", "<PCI-ADDRESS>", "DOCA Comch device representor PCI address", DOCA_ARGP_TYPE_STRING,
+	 rep_pci_callback, false},
+};
 
 static doca_error_t
-register_param(const char *s, const char *l, const char *arg, const char *desc, doca_argp_param_cb_t cb, bool mandatory)
+run(void *config)
 {
-	struct doca_argp_param *param;
-	doca_error_t r = doca_argp_param_create(&param);
+	const struct dma_copy_cfg *cfg = config;
 
-	if (r != DOCA_SUCCESS)
-		return r;
-	doca_argp_param_set_short_name(param, s);
-	doca_argp_param_set_long_name(param, l);
-	doca_argp_param_set_arguments(param, arg);
-	doca_argp_param_set_description(param, desc);
-	doca_argp_param_set_callback(param, cb);
-	doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
-	if (mandatory)
-		doca_argp_param_set_mandatory(param);
-	r = doca_argp_register_param(param);
-	if (r != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to register program param %s: %s", l, doca_error_get_descr(r));
-	return r;
-}
-
-static doca_error_t
-register_dma_copy_params(void)
-{
-	doca_error_t r;
-
-	r = register_param("f", "file", "<path>", "Full path to file to be copied/created after a successful DMA copy",
-			   file_callback, true);
-	if (r == DOCA_SUCCESS)
-		r = register_param("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comch device PCI address", pci_callback,
-				   true);
-	if (r == DOCA_SUCCESS)
-		r = register_param("r", "rep-pci", "<PCI-ADDRESS>", "DOCA Comch device representor PCI address",
-				   rep_pci_callback, false);
-	if (r == DOCA_SUCCESS)
-		r = doca_argp_register_version_callback(version_callback);
-	return r;
+	return cfg->is_dpu ? dma_copy_dpu(cfg) : dma_copy_host(cfg);
 }
 
 int
 main(int argc, char **argv)
 {
-	struct dma_copy_cfg cfg;
-	int exit_status = EXIT_FAILURE;
-	doca_error_t r;
+	struct dma_copy_cfg cfg = {0};
+	struct app_main_cfg app = {
+		.name = "doca_dma_copy",
+		.flags = dma_copy_flags,
+		.num_flags = sizeof(dma_copy_flags) / sizeof(dma_copy_flags[0]),
+		.config = &cfg,
+		.rep_pci = cfg.rep_pci,
+		.run_what = "DMA copy",
+		.run = run,
+	};
 
-	memset(&cfg, 0, sizeof(cfg));
 #ifdef DOCA_ARCH_DPU
 	cfg.is_dpu = true;
 #endif
-	if (sample_logging_init(DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	r = doca_argp_init("doca_dma_copy", &cfg);
-	if (r != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to init ARGP resources: %s", doca_error_get_descr(r));
-		return EXIT_FAILURE;
-	}
-	r = register_dma_copy_params();
-	if (r != DOCA_SUCCESS)
-		goto destroy_argp;
-	r = doca_argp_start(argc, argv);
-	if (r != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to parse application input: %s", doca_error_get_descr(r));
-		goto destroy_argp;
-	}
-	if (cfg.is_dpu && cfg.rep_pci[0] == '\0') {
-		DOCA_LOG_ERR("The DPU side needs the representor of the host function: pass -r/--rep-pci");
-		goto destroy_argp;
-	}
-	r = cfg.is_dpu ? dma_copy_dpu(&cfg) : dma_copy_host(&cfg);
-	if (r == DOCA_SUCCESS)
-		exit_status = EXIT_SUCCESS;
-	else
-		DOCA_LOG_ERR("DMA copy failed: %s", doca_error_get_descr(r));
-destroy_argp:
-	doca_argp_destroy();
-	return exit_status;
+	return app_main(argc, argv, &app);
 }

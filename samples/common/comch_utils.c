@@ -82,6 +82,24 @@ msg_received(struct doca_comch_event_msg_recv *event, uint8_t *buf, uint32_t len
 }
 
 static void
+consumer_new(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id)
+{
+	struct comch_channel *ch = channel_of_conn(conn);
+
+	(void)event;
+	ch->cfg.consumer_new_cb(ch->cfg.cb_arg, id);
+}
+
+static void
+consumer_expired(struct doca_comch_event_consumer *event, struct doca_comch_connection *conn, uint32_t id)
+{
+	struct comch_channel *ch = channel_of_conn(conn);
+
+	(void)event;
+	ch->cfg.consumer_expired_cb(ch->cfg.cb_arg, id);
+}
+
+static void
 connected(struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *conn,
 	  uint8_t change_successful)
 {
@@ -165,6 +183,8 @@ configure(struct comch_channel *ch)
 			r = doca_comch_server_set_max_msg_size(ch->server, max_msg);
 		if (r == DOCA_SUCCESS && ch->cfg.recv_queue_size != 0)
 			r = doca_comch_server_set_recv_queue_size(ch->server, ch->cfg.recv_queue_size);
+		if (r == DOCA_SUCCESS && ch->cfg.consumer_new_cb != NULL)
+			r = doca_comch_server_event_consumer_register(ch->server, consumer_new, consumer_expired);
 	} else {
 		if (r == DOCA_SUCCESS)
 			r = doca_comch_client_task_send_set_conf(ch->client, send_done, send_failed,
@@ -175,6 +195,8 @@ configure(struct comch_channel *ch)
 			r = doca_comch_client_set_max_msg_size(ch->client, max_msg);
 		if (r == DOCA_SUCCESS && ch->cfg.recv_queue_size != 0)
 			r = doca_comch_client_set_recv_queue_size(ch->client, ch->cfg.recv_queue_size);
+		if (r == DOCA_SUCCESS && ch->cfg.consumer_new_cb != NULL)
+			r = doca_comch_client_event_consumer_register(ch->client, consumer_new, consumer_expired);
 	}
 	if (r != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to configure the Comch context: %s", doca_error_get_descr(r));
@@ -344,6 +366,18 @@ uint32_t
 comch_channel_max_msg_size(const struct comch_channel *ch)
 {
 	return ch->max_msg;
+}
+
+struct doca_comch_connection *
+comch_channel_connection(const struct comch_channel *ch)
+{
+	return ch->conn;
+}
+
+struct doca_pe *
+comch_channel_pe(const struct comch_channel *ch)
+{
+	return ch->pe;
 }
 
 doca_error_t

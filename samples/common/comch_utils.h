@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A one-connection Comch channel for programs that negotiate over Comch and
- * then do their real work elsewhere (DMA Copy, the PCI sync-event samples): a
+ * then do their real work elsewhere (DMA Copy, Secure Channel, the PCI sync-event samples): a
  * server on the DPU accepting one client, or a client on the host, with a PE,
  * blocking-style helpers to wait for the connection and to send a message, and
- * a callback for received messages.  Only the public DOCA API is used.
+ * callbacks for received messages and for the peer's fast-path consumers.  Only
+ * the public DOCA API is used.
  */
 #ifndef SAMPLES_COMCH_UTILS_H_
 #define SAMPLES_COMCH_UTILS_H_
@@ -21,6 +22,8 @@ struct comch_channel;
 
 /* A message arrived (valid during the call only). */
 typedef void (*comch_channel_recv_cb)(void *arg, const uint8_t *msg, uint32_t len);
+/* The peer started (new) or stopped (expired) a fast-path consumer with this id. */
+typedef void (*comch_channel_consumer_cb)(void *arg, uint32_t id);
 
 struct comch_channel_cfg {
 	const char *name;	  /* service name */
@@ -31,6 +34,9 @@ struct comch_channel_cfg {
 	uint32_t recv_queue_size; /* 0: the library's default */
 	uint32_t num_send_tasks;  /* >= 1 */
 	comch_channel_recv_cb recv_cb;
+	/* Both or neither: the peer's consumers, for producers on the connection. */
+	comch_channel_consumer_cb consumer_new_cb;
+	comch_channel_consumer_cb consumer_expired_cb;
 	void *cb_arg;
 };
 
@@ -58,6 +64,10 @@ doca_error_t comch_channel_wait_disconnected(struct comch_channel *ch, unsigned 
 /* The Comch device and the largest message the channel carries. */
 struct doca_dev *comch_channel_dev(const struct comch_channel *ch);
 uint32_t comch_channel_max_msg_size(const struct comch_channel *ch);
+
+/* For the fast path: the connection (NULL until up) and the PE its producers and consumers may share. */
+struct doca_comch_connection *comch_channel_connection(const struct comch_channel *ch);
+struct doca_pe *comch_channel_pe(const struct comch_channel *ch);
 
 /* Stop the context (progress until IDLE), destroy everything, close the devices. */
 doca_error_t comch_channel_destroy(struct comch_channel *ch);

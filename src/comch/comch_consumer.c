@@ -9,6 +9,13 @@
  * (doca_ctx_start returns IN_PROGRESS), then RUNNING from its next progress call.
  * Stop: the peer is told (CONSUMER_GONE); posted tasks are flushed.  The ring
  * stays allocated until destroy, since a peer may still read it.
+ *
+ * Freeing a posted task drops it (DOCA programs free their posted receives
+ * before they stop the consumer): the task leaves slots[] and returns to its
+ * pool, and is never completed.  Its ring slot cannot be taken back from a peer
+ * that may be reading it, so it stays posted until the stop: data the peer writes
+ * there lands in the buffer's memory (the mmap, pinned while announced) and is
+ * discarded; the freed buf is never touched again.
  */
 #include <endian.h>
 #include <stdatomic.h>
@@ -35,6 +42,7 @@ consumer_ungrant(struct doca_comch_consumer *c)
 	sd_xproc_revoke(&c->buf_grant);
 	sd_xproc_ptracer_release(c->tracer);
 	c->tracer = 0;
+	sd_mmap_peer_write_release(c->mmap);
 }
 
 static doca_error_t
@@ -60,6 +68,8 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 	/* Yama ptrace scope 1: the peer's producers copy into this process. */
 	c->tracer = c->conn->peer.pid;
 	sd_xproc_ptracer_hold(c->tracer);
+	/* The peer may write into the mmap until ungrant: it cannot be stopped or destroyed before. */
+	sd_mmap_peer_write_hold(c->mmap);
 	memset(rec, 0, sizeof(*rec));
 	rec->ring_cap = htole32(cap);
 	rec->ring_addr = htole64((uint64_t)(uintptr_t)c->ring);
@@ -93,8 +103,14 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 		cap <<= 1;
 	if (c->ring == NULL || c->ring->cap != cap) {
 		free(c->ring);
+		free(c->slots);
 		c->ring = calloc(1, sizeof(*c->ring) + cap * sizeof(c->ring->slot[0]));
-		if (c->ring == NULL) {
+		c->slots = calloc(cap, sizeof(c->slots[0]));
+		if (c->ring == NULL || c->slots == NULL) {
+			free(c->ring);
+			free(c->slots);
+			c->ring = NULL;
+			c->slots = NULL;
 			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring");
 			return DOCA_ERROR_NO_MEMORY;
 		}
@@ -139,17 +155,41 @@ sd_comch_consumer_unannounce(struct doca_comch_consumer *c)
 		(void)sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_GONE, c->id, NULL, 0, NULL, 0);
 }
 
+static inline uint64_t
+ring_posted(const struct sd_comch_ring *ring)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
+}
+
+/* The peer no longer sees the ring: every posted slot is withdrawn, the dropped ones said once. */
+static void
+consumer_withdraw(struct doca_comch_consumer *c)
+{
+	sd_comch_consumer_unannounce(c);
+	if (c->dropped != 0)
+		DOCA_LOG_INFO("Comch consumer %u: the program freed %u posted post_recv task%s before stopping the "
+			      "consumer; %s dropped (never completed, no callback)",
+			      c->id, c->dropped, c->dropped == 1 ? "" : "s", c->dropped == 1 ? "it was" : "they were");
+	c->dropped = 0;
+}
+
 static void
 consumer_flush(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
-	struct sd_list *elem;
 
-	sd_comch_consumer_unannounce(c);
-	while ((elem = sd_list_pop_head(&c->posted)) != NULL) {
-		sd_list_init(elem);
-		sd_task_complete(sd_task_from_link(elem), SD_TASK_FLUSH_STATUS);
+	consumer_withdraw(c);
+	if (c->ring == NULL)
+		return;
+	/* Oldest first: what the peer did not fill, in ring order. */
+	for (uint64_t pos = c->arrived, end = ring_posted(c->ring); pos != end; pos++) {
+		struct doca_comch_consumer_task_post_recv *t = c->slots[pos & (c->ring->cap - 1)];
+
+		c->slots[pos & (c->ring->cap - 1)] = NULL;
+		if (t != NULL)
+			sd_task_complete(&t->task, SD_TASK_FLUSH_STATUS);
 	}
+	c->arrived = ring_posted(c->ring);
 }
 
 static void
@@ -157,10 +197,14 @@ consumer_stopped(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
 
-	sd_comch_consumer_unannounce(c);
+	/* Stopped with nothing in flight (only dropped tasks, if any): no flush came first. */
+	consumer_withdraw(c);
 	/* The next start begins a new ring: the peer forgets this one with CONSUMER_GONE. */
-	if (c->ring != NULL)
+	if (c->ring != NULL) {
 		atomic_store_explicit((_Atomic uint64_t *)&c->ring->posted, 0, memory_order_relaxed);
+		memset(c->slots, 0, c->ring->cap * sizeof(c->slots[0]));
+	}
+	c->arrived = 0;
 }
 
 static doca_error_t
@@ -170,7 +214,7 @@ consumer_submit(struct doca_task *task)
 		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
 	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_ring *ring = c->ring;
-	uint64_t posted = atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
+	uint64_t posted = ring_posted(ring);
 	size_t head_len, data_len;
 	void *head, *data;
 
@@ -179,6 +223,9 @@ consumer_submit(struct doca_task *task)
 			     "doca_comch_consumer_task_post_recv_set_buf()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* Only dropped receives can fill the ring beyond the pool: their slots come back as the peer fills them. */
+	if (sd_unlikely(posted - c->arrived >= ring->cap))
+		return DOCA_ERROR_AGAIN;
 	(void)doca_buf_get_head(t->buf, &head);
 	(void)doca_buf_get_len(t->buf, &head_len);
 	(void)doca_buf_get_data(t->buf, &data);
@@ -187,10 +234,33 @@ consumer_submit(struct doca_task *task)
 	t->imm_len = 0;
 	ring->slot[posted & (ring->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
 	ring->slot[posted & (ring->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
+	t->pos = posted;
+	c->slots[posted & (ring->cap - 1)] = t;
+	sd_list_init(sd_task_link(task));
 	/* The slot is complete before a producer can see the new count. */
 	atomic_store_explicit((_Atomic uint64_t *)&ring->posted, posted + 1, memory_order_release);
-	sd_list_insert_tail(&c->posted, sd_task_link(task));
 	return DOCA_SUCCESS;
+}
+
+/* doca_task_free() of a posted task: forget it (its slot stays posted until the stop, see the top). */
+static bool
+consumer_drop(struct doca_task *task)
+{
+	struct doca_comch_consumer_task_post_recv *t =
+		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
+	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
+	struct doca_comch_consumer_task_post_recv **slot;
+
+	/* A task the peer filled, or a flushed one, is reported soon: its callback frees it. */
+	if (c->ring == NULL || t->pos < c->arrived || t->pos >= ring_posted(c->ring))
+		return false;
+	slot = &c->slots[t->pos & (c->ring->cap - 1)];
+	if (*slot != t)
+		return false;
+	*slot = NULL;
+	c->dropped++;
+	DOCA_LOG_TRC("Comch consumer %u: posted task %p freed by the program; dropped", c->id, (void *)task);
+	return true;
 }
 
 static const struct sd_ctx_ops consumer_ctx_ops = {
@@ -200,6 +270,7 @@ static const struct sd_ctx_ops consumer_ctx_ops = {
 	.stopped = consumer_stopped,
 	.progress = consumer_progress,
 	.submit = consumer_submit,
+	.drop = consumer_drop,
 };
 
 /* --- public API ------------------------------------------------------------------- */
@@ -230,7 +301,6 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	c->conn = comch_connection;
 	c->mmap = buf_mmap;
 	c->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
-	sd_list_init(&c->posted);
 	sd_list_init(&c->link);
 	sd_ctx_init(&c->ctx, &consumer_ctx_ops, sd_ctx_dev(&comch_connection->ep->ctx));
 	comch_connection->fp_users++;
@@ -252,6 +322,7 @@ doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 		return err;
 	sd_comch_fp_user_put(consumer->conn);
 	free(consumer->ring);
+	free(consumer->slots);
 	free(consumer);
 	return DOCA_SUCCESS;
 }

@@ -6,6 +6,7 @@
  * server) progress; a FP_DATA record completes the consumer's oldest posted
  * task, which its own PE then reports.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -178,25 +179,33 @@ static unsigned
 data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 {
 	struct doca_comch_consumer *c = local_consumer(conn, m->arg);
-	struct doca_comch_consumer_task_post_recv *t;
-	struct sd_list *elem;
+	struct doca_comch_consumer_task_post_recv *t, **slot;
 	size_t len = 0, room = 0;
 
-	if (c == NULL || (elem = sd_list_pop_head(&c->posted)) == NULL) {
+	if (c == NULL ||
+	    c->arrived == atomic_load_explicit((_Atomic uint64_t *)&c->ring->posted, memory_order_relaxed)) {
 		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
 		return 0;
 	}
-	t = sd_container_of(sd_task_from_link(elem), struct doca_comch_consumer_task_post_recv, task);
+	slot = &c->slots[c->arrived & (c->ring->cap - 1)];
+	t = *slot;
+	if (t == NULL) {
+		/* The program freed this receive: the bytes are in its memory, nobody is told. */
+		c->arrived++;
+		DOCA_LOG_DBG("Comch consumer %u: %llu bytes arrived for a posted task the program freed; discarded",
+			     c->id, (unsigned long long)m->u.data.len);
+		return 0;
+	}
 	room = tail_room(t->buf, &len);
 	if (m->u.data.len > room) {
 		DOCA_LOG_ERR("Comch peer says it wrote %llu bytes into consumer %u's buffer of %zu free bytes; closing "
 			     "the connection",
 			     (unsigned long long)m->u.data.len, m->arg, room);
-		sd_list_insert_head(&c->posted, elem);
 		sd_comch_conn_fail(conn);
 		return 0;
 	}
-	sd_list_init(sd_task_link(&t->task));
+	*slot = NULL;
+	c->arrived++;
 	t->producer_id = m->u.data.producer_id;
 	t->imm_len = m->u.data.imm_len;
 	memcpy(t->imm, m->imm, m->u.data.imm_len);

@@ -227,13 +227,22 @@ struct doca_comch_consumer {
 	struct sd_xproc_ref ring_grant; /* while announced: the peer may read the ring */
 	struct sd_xproc_ref buf_grant;	/* while announced: the peer may write the mmap */
 	pid_t tracer;			/* while announced: the peer, allowed to trace us (Yama) */
-	struct sd_list posted;		/* post_recv tasks in ring order */
-	struct sd_list link;		/* fp->local_consumers while announced */
+	/*
+	 * The posted tasks in ring order: the task of ring position p is slots[p % cap]
+	 * for arrived <= p < ring->posted, NULL once the program freed it (dropped: the
+	 * peer may still fill that slot, its data is then discarded).  Only this side
+	 * reads it; the peer sees the ring.
+	 */
+	struct doca_comch_consumer_task_post_recv **slots;
+	uint64_t arrived;    /* ring positions the peer filled (FP_DATA handled) */
+	uint32_t dropped;    /* posted tasks the program freed since start (logged once, at the stop) */
+	struct sd_list link; /* fp->local_consumers while announced */
 	bool announced;
 };
 
 struct doca_comch_consumer_task_post_recv {
 	struct doca_task task; /* first */
+	uint64_t pos;	       /* its ring position while posted */
 	struct doca_buf *buf;
 	uint32_t producer_id;
 	uint32_t imm_len;

@@ -64,6 +64,12 @@ default_arm(struct doca_ctx *ctx)
 	return false;
 }
 
+static bool
+default_drop(struct doca_task *task)
+{
+	return false;
+}
+
 void
 sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev *dev)
 {
@@ -85,6 +91,8 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 		ctx->run_ops.validate = default_validate;
 	if (ctx->run_ops.arm == NULL)
 		ctx->run_ops.arm = default_arm;
+	if (ctx->run_ops.drop == NULL)
+		ctx->run_ops.drop = default_drop;
 	ctx->dev = dev;
 	ctx->pe = NULL;
 	sd_list_init(&ctx->pe_link);

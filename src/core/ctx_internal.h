@@ -86,8 +86,8 @@ struct sd_task_pool {
 /*
  * Every slot may be NULL: sd_ctx_init() copies the table into ctx->run_ops with
  * core's defaults in the empty slots (start: straight to RUNNING; flush, stopped:
- * nothing; progress: 0; submit: NOT_SUPPORTED, logged; validate: SUCCESS; arm:
- * false), so no call site tests for NULL.
+ * nothing; progress: 0; submit: NOT_SUPPORTED, logged; validate: SUCCESS; arm,
+ * drop: false), so no call site tests for NULL.
  */
 struct sd_ctx_ops {
 	const char *name; /* "dma", "rdma", ... */
@@ -125,6 +125,16 @@ struct sd_ctx_ops {
 	 * store or lock), so that either arm sees it or the wake finds the PE armed.
 	 */
 	bool (*arm)(struct doca_ctx *ctx);
+	/*
+	 * doca_task_free() of a task in flight (submitted, its callback not yet run).
+	 * Return true when the backend let go of it: the task is out of every queue the
+	 * backend completes from and it will never be completed, so core ends its flight
+	 * and frees it.  false (default) keeps the refusal (logged) and the task stays in
+	 * flight.  A backend saying yes never passes the task to sd_task_fail_in_order().
+	 * Only the Comch consumer's post_recv does: DOCA programs free their posted
+	 * receives before they stop the consumer (docs/comch.md).
+	 */
+	bool (*drop)(struct doca_task *task);
 	/*
 	 * A SUCCESS from this backend is final even once the ctx is STOPPING: its tasks
 	 * finish when handed over (a Comch message is in the peer's queue at submit), so a

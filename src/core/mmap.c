@@ -64,12 +64,19 @@ check_unused(const struct doca_mmap *mmap, const char *api, bool pins_matter)
 {
 	unsigned int bufs = atomic_load(&mmap->num_bufs);
 	unsigned int pins = atomic_load(&mmap->refs) - 1;
+	unsigned int writers = atomic_load(&mmap->peer_writers);
 
 	if (bufs != 0) {
 		DOCA_LOG_ERR("%s: %u doca_buf(s) still point into the mmap; release them with doca_buf_dec_refcount() "
 			     "first",
 			     api, bufs);
 		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (writers != 0) {
+		DOCA_LOG_ERR("%s: %u running Comch consumer(s) let their peer write into the mmap; stop them "
+			     "(doca_ctx_stop) first",
+			     api, writers);
+		return DOCA_ERROR_BAD_STATE;
 	}
 	if (pins_matter && pins != 0) {
 		DOCA_LOG_ERR("%s: %u running context(s) still use the mmap; stop them (doca_ctx_stop) first", api,
@@ -110,6 +117,7 @@ mmap_alloc(void)
 	mmap->max_num_devs = SD_MMAP_MAX_DEVS;
 	atomic_init(&mmap->num_bufs, 0);
 	atomic_init(&mmap->refs, 1);
+	atomic_init(&mmap->peer_writers, 0);
 	return mmap;
 }
 

@@ -58,6 +58,8 @@ struct doca_mmap {
 	 * a running context or task that used it: the last one frees the struct.
 	 */
 	atomic_uint SD_CORE_PRIVATE(refs);
+	/* grants over the range another process may write into now (a Comch consumer): stop and destroy wait */
+	atomic_uint SD_CORE_PRIVATE(peer_writers);
 	union doca_data SD_CORE_PRIVATE(user_data);
 	doca_mmap_memrange_free_cb_t *SD_CORE_PRIVATE(free_cb);
 	void *SD_CORE_PRIVATE(free_opaque);
@@ -126,6 +128,26 @@ sd_mmap_unpin(struct doca_mmap *mmap)
 {
 	if (atomic_fetch_sub_explicit(&mmap->SD_CORE_PRIVATE(refs), 1, memory_order_acq_rel) == 1)
 		sd_mmap_release(mmap);
+}
+
+/*
+ * Another process may write into the mmap's range from now on (the holder
+ * granted it, xproc.h): doca_mmap_stop and doca_mmap_destroy are refused
+ * (BAD_STATE) until the release, since the range must not be freed under the
+ * peer's copies.  Keeps the struct too (a pin).
+ */
+static inline void
+sd_mmap_peer_write_hold(struct doca_mmap *mmap)
+{
+	sd_mmap_pin(mmap);
+	atomic_fetch_add_explicit(&mmap->SD_CORE_PRIVATE(peer_writers), 1, memory_order_relaxed);
+}
+
+static inline void
+sd_mmap_peer_write_release(struct doca_mmap *mmap)
+{
+	atomic_fetch_sub_explicit(&mmap->SD_CORE_PRIVATE(peer_writers), 1, memory_order_relaxed);
+	sd_mmap_unpin(mmap);
 }
 
 /* Does [addr, addr + len) lie inside the mmap's range?  Overflow-safe. */

@@ -363,9 +363,18 @@ doca_task_free(struct doca_task *task)
 		return;
 	}
 	if (sd_unlikely(task->in_flight)) {
-		DOCA_LOG_ERR("doca_task_free: %s task %p is in flight; free it in its completion or error callback",
-			     pool->name, (void *)task);
-		return;
+		struct doca_ctx *ctx = task->ctx;
+
+		if (!ctx->run_ops.drop(task)) {
+			DOCA_LOG_ERR("doca_task_free: %s task %p is in flight; free it in its completion or error "
+				     "callback",
+				     pool->name, (void *)task);
+			return;
+		}
+		/* The backend let go of it and never completes it: its flight ends here, without a callback. */
+		task->in_flight = false;
+		ctx->num_inflight--;
+		ctx->num_running--;
 	}
 	task->allocated = false;
 	pool->num_allocated--;

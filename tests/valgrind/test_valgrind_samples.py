@@ -7,6 +7,7 @@ Usage: test_valgrind_samples.py dma LOCAL_COPY COPY_HOST COPY_DPU
        test_valgrind_samples.py pe PROGRAM...      (PE samples, Core tour, graph sample)
        test_valgrind_samples.py rdma DOCA_RDMA_SAMPLE...
        test_valgrind_samples.py clock CLOCK_CROSS_TIMESTAMP
+       test_valgrind_samples.py comch SECURE_CHANNEL_HOST SECURE_CHANNEL_DPU TEST_COMCH_FREE_POSTED
 
 Runs are short (one task, the smallest pairs).  Without valgrind every case is
 skipped with the reason.  A case marked "[inside libdoca_*: a library (src/)
@@ -228,6 +229,47 @@ def verbs(tap, xml_dir, programs):
             srv.wait()
 
 
+def comch(tap, xml_dir, sc_host, sc_dpu, free_posted):
+    """Secure Channel both ways (each side under memcheck), and the posted-receive frees of Comch's API test."""
+    with tempfile.TemporaryDirectory(prefix="sd-vg-") as tmp:
+        env = dict(os.environ, SOFTDOCA_RUNTIME_DIR=os.path.join(tmp, "rt"))
+        args = ["-s", "4096", "-n", "200"]
+        dpu = subprocess.Popen(vg_common.prefix(xml_dir, "secure_channel_dpu") +
+                               [sc_dpu] + args + ["-p", "03:00.0", "-r", "b1:00.0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        results = {}
+        try:
+            time.sleep(2)  # valgrind starts slowly; a host started first waits for the server anyway
+            host = subprocess.run(vg_common.prefix(xml_dir, "secure_channel_host") +
+                                  [sc_host] + args + ["-p", "b1:00.0"],
+                                  capture_output=True, timeout=TIMEOUT, env=env)
+            results["host"] = (host.returncode, host.stdout.decode(errors="replace"),
+                               host.stderr.decode(errors="replace"))
+            out, err = dpu.communicate(timeout=TIMEOUT)
+            results["dpu"] = (dpu.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if dpu.poll() is None:
+                dpu.kill()
+                dpu.wait()
+        for side, program in (("host", sc_host), ("dpu", sc_dpu)):
+            code, out, err = results.get(side, (None, "", "did not finish within %d s under valgrind" % TIMEOUT))
+            ok = code == 0 and "Consumer received 200 messages" in out and "Producer sent 200 messages" in out
+            judge(tap, "secure_channel_" + side, xml_dir, "secure_channel_" + side, os.path.basename(program), ok,
+                  "exit code %s\n%s\n%s" % (code, out[-1500:], err[-1500:]))
+    # Each case of the API test in its own run: the teardown of a consumer whose posted receives were freed.
+    for case in ("free_posted_receives_then_stop", "data_for_a_freed_receive_is_discarded",
+                 "other_in_flight_frees_are_refused"):
+        tag = "comch_" + case
+        p = subprocess.run(vg_common.prefix(xml_dir, tag) + [free_posted, case], capture_output=True,
+                           timeout=TIMEOUT)
+        out = p.stdout.decode(errors="replace")
+        ok = p.returncode == 0 and ("ok " + case) in out.splitlines()
+        judge(tap, tag, xml_dir, tag, os.path.basename(free_posted), ok,
+              "exit code %d\n%s\n%s" % (p.returncode, out[-1500:], p.stderr.decode(errors="replace")[-1500:]))
+
+
 def main():
     mode, programs = sys.argv[1], sys.argv[2:]
     tap = vg_common.Tap()
@@ -245,6 +287,8 @@ def main():
             clock(tap, xml_dir, *programs)
         elif mode == "verbs":
             verbs(tap, xml_dir, programs)
+        elif mode == "comch":
+            comch(tap, xml_dir, *programs)
         else:
             tap.not_ok("usage", "unknown mode %s" % mode)
     return tap.end()

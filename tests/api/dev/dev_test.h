@@ -38,9 +38,9 @@ use_topology_text(const char *json)
 	return path;
 }
 
-/* Everything the library logs from now on (WARNING and worse) lands in a file. */
+/* Everything the library logs from now on at level or worse lands in a file. */
 static inline int
-capture_sdk_log(void)
+capture_sdk_log_at(uint32_t level)
 {
 	char path[512];
 	struct doca_log_backend *b = NULL;
@@ -50,8 +50,15 @@ capture_sdk_log(void)
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600);
 	ASSERT(fd >= 0);
 	ASSERT_OK(doca_log_backend_create_with_fd_sdk(fd, &b));
-	ASSERT_OK(doca_log_backend_set_sdk_level(b, DOCA_LOG_LEVEL_WARNING));
+	ASSERT_OK(doca_log_backend_set_sdk_level(b, level));
 	return fd;
+}
+
+/* ... WARNING and worse. */
+static inline int
+capture_sdk_log(void)
+{
+	return capture_sdk_log_at(DOCA_LOG_LEVEL_WARNING);
 }
 
 /* The captured log so far (static buffer). */

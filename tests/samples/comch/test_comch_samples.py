@@ -5,6 +5,8 @@ side as two processes) and print TAP.
 
 Usage: test_comch_samples.py CTRL_SERVER CTRL_CLIENT DMA_COPY_HOST DMA_COPY_DPU DATA_SERVER DATA_CLIENT
                              SE_HOST_LOCAL SE_HOST_REMOTE SE_DPU_LOCAL SE_DPU_REMOTE
+The Secure Channel application's two builds come in SECURE_CHANNEL_HOST and SECURE_CHANNEL_DPU
+(its cases skip without them).
 
 Each case runs in its own temporary directory with its own Comch runtime
 directory (SOFTDOCA_RUNTIME_DIR), so parallel runs never meet; the directory goes
@@ -30,6 +32,7 @@ ARGS = [os.path.abspath(a) for a in sys.argv[1:]]
 CTRL_SERVER, CTRL_CLIENT, COPY_HOST, COPY_DPU = ARGS[0:4]
 DATA_SERVER, DATA_CLIENT = (ARGS[4:6] + [None, None])[:2]
 SE_HOST_LOCAL, SE_HOST_REMOTE, SE_DPU_LOCAL, SE_DPU_REMOTE = (ARGS[6:10] + [None] * 4)[:4]
+SC_HOST, SC_DPU = os.environ.get("SECURE_CHANNEL_HOST"), os.environ.get("SECURE_CHANNEL_DPU")
 
 OPEN = []       # the Cases of the running test, closed after it
 
@@ -384,6 +387,94 @@ def test_dma_copy_dpu_killed_mid_copy():
         expect_line(h, r"Failure was detected in dma copy")
         check(not os.path.exists(c.path("host", "big")), "a partial file was left on the host", h, d)
         check(not [f for f in os.listdir(c.path("host")) if f.startswith("big")], "a temporary file was left", h, d)
+
+
+# ------------------------------------------------------------ Secure Channel
+
+def sc_argv(dpu, size, num):
+    if SC_HOST is None or SC_DPU is None:
+        raise Skip("the Secure Channel application is not built")
+    if dpu:
+        return [SC_DPU, "-s", str(size), "-n", str(num), "-p", "03:00.0", "-r", "b1:00.0"]
+    return [SC_HOST, "-s", str(size), "-n", str(num), "-p", "b1:00.0"]
+
+
+def sc_pair(size, num, dpu_first=True, host_size=None):
+    c = Case()
+    first = c.start(sc_argv(dpu_first, size, num))
+    first.wait_for(r"Server waiting on a client to connect" if dpu_first else r"Connecting to the DPU's server")
+    second = c.start(sc_argv(not dpu_first, size if host_size is None or not dpu_first else host_size, num))
+    d, h = (first, second) if dpu_first else (second, first)
+    return d.finish(TIMEOUT), h.finish(TIMEOUT)
+
+
+def sc_ok(size, num, dpu_first=True):
+    d, h = sc_pair(size, num, dpu_first)
+    for r in (d, h):
+        check(r.code == 0, "expected exit code 0", d, h)
+        check("[ERR]" not in r.both and "[WRN]" not in r.both, "an error or a warning was printed", r)
+        order(r, r"Connection established; %d messages of %d bytes each way" % (num, size),
+              r"Producer sent %d messages in approximately [0-9.]+ milliseconds" % num,
+              r"Consumer received %d messages in approximately [0-9.]+ milliseconds" % num)
+
+
+def test_secure_channel_both_ways():
+    sc_ok(256, 1000)
+
+
+def test_secure_channel_host_started_first():
+    sc_ok(64, 100, dpu_first=False)
+
+
+def test_secure_channel_one_byte_one_message():
+    sc_ok(1, 1)
+
+
+def test_secure_channel_more_messages_than_buffers():
+    """4 KiB x 5000 (64 buffers reposted) and 1 MiB x 40 (16 buffers: the 16 MiB budget)."""
+    sc_ok(4096, 5000)
+    sc_ok(1 << 20, 40)
+
+
+def test_secure_channel_bad_flags():
+    c = Case()
+    cases = [
+        (sc_argv(False, 0, 1), r"Message size \(-s\) must be between 1 and 67108864 bytes, got 0"),
+        (sc_argv(False, (64 << 20) + 1, 1), r"Message size \(-s\) must be between 1 and 67108864 bytes"),
+        (sc_argv(False, 16, 0), r"Number of messages \(-n\) must be at least 1, got 0"),
+        (sc_argv(False, "x", 1), r'Invalid value "x" for flag -s/--msg-size'),
+        ([SC_HOST, "-n", "1", "-p", "b1:00.0"], r"Missing mandatory flag -s/--msg-size"),
+        ([SC_HOST, "-s", "1", "-p", "b1:00.0"], r"Missing mandatory flag -n/--num-msgs"),
+        ([SC_HOST, "-s", "1", "-n", "1"], r"Missing mandatory flag -p/--pci-addr"),
+        ([SC_DPU, "-s", "1", "-n", "1", "-p", "03:00.0"], r"needs the representor of the host function: pass -r"),
+        ([SC_HOST, "-s", "1", "-n", "1", "-p", "03:00.0"], r"Failed to open Comch device 03:00.0"),
+    ]
+    for argv, pattern in cases:
+        r = c.start(argv).finish(TIMEOUT)
+        check(r.code != 0, "a bad command line was accepted", r)
+        expect_line(r, pattern)
+
+
+def test_secure_channel_sides_disagree():
+    d, h = sc_pair(100, 5, host_size=200)
+    for r, theirs, ours in ((d, 200, 100), (h, 100, 200)):
+        check(r.code == 1, "expected exit code 1", d, h)
+        expect_line(r, r"The other side sends 5 messages of %d bytes, this side 5 of %d: start both sides with "
+                    r"the same -s and -n" % (theirs, ours))
+
+
+def test_secure_channel_dpu_killed():
+    """The DPU dies in the middle of the exchange: the host fails, it does not hang."""
+    c = Case()
+    d = c.start(sc_argv(True, 1 << 20, 1 << 20))
+    d.wait_for(r"Server waiting on a client to connect")
+    h = c.start(sc_argv(False, 1 << 20, 1 << 20))
+    d.wait_for(r"Connection established")
+    time.sleep(0.3)
+    d.p.send_signal(signal.SIGKILL)
+    h = h.finish(TIMEOUT)
+    check(h.code == 1, "the host did not fail after the DPU died", h)
+    expect_line(h, r"The other side left before the exchange ended|Consumer failed to receive")
 
 
 # ------------------------------------------------------------ runner
