@@ -5,7 +5,7 @@
 set -eu
 
 pkgs="gcc g++ make meson ninja-build pkg-config libjson-c-dev libucx-dev ucx-utils
-      librdmacm-dev libibverbs-dev iproute2 procps python3 valgrind iperf3 gnuplot-nox mptcpd mptcpize"
+      librdmacm-dev libibverbs-dev ibverbs-utils iproute2 procps python3 valgrind iperf3 gnuplot-nox mptcpd mptcpize"
 
 missing=""
 for p in $pkgs; do

@@ -4,13 +4,15 @@
 # dependency('doca-verbs'), dependency('libibverbs'), dependency('libmlx5')
 # found through softdoca's pkg-config directory, in both dependency orders,
 # and run it: rdma-core calls on softdoca's ibv objects must reach
-# libsoftdoca_ibverbs, not the real libibverbs (docs/verbs.md).
+# libsoftdoca_ibverbs, not the real libibverbs (docs/verbs.md).  Last,
+# rdma-core's ibv_devices with the installed shim in LD_PRELOAD lists the
+# soft devices (the installed shim finds its libraries by itself).
 # Usage: check_ibverbs.sh <build-dir> <project-source-dir>
 set -u
 build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..6"
 if meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet > "$tmp/install.log" 2>&1; then
 	echo "ok 1 meson install into DESTDIR"
 else
@@ -67,5 +69,16 @@ if cc -std=gnu11 -DDOCA_ALLOW_EXPERIMENTAL_API -o "$proj/bad" "$proj/verbs_ibv.c
 	fi
 else
 	echo "not ok $n control build"; sed 's/^/# /' "$tmp/bad.log" | tail -5; failed=1
+fi
+n=$((n + 1))
+shim=$(find "$tmp/root" -name 'libsoftdoca_ibverbs.so.3' -not -path '*/softdoca/*' | head -1)
+if ! command -v ibv_devices > /dev/null; then
+	echo "ok $n installed shim in LD_PRELOAD: ibv_devices lists mlx5_0 # SKIP ibv_devices not installed (ibverbs-utils)"
+elif out=$(cd / && env -u LD_LIBRARY_PATH SOFTDOCA_TOPOLOGY=builtin LD_PRELOAD="$shim" ibv_devices 2>&1) &&
+	grep -Eq '^\s+mlx5_0\s+[0-9a-f]{16}$' <<< "$out"; then
+	echo "ok $n installed shim in LD_PRELOAD: ibv_devices lists mlx5_0"
+else
+	echo "not ok $n installed shim in LD_PRELOAD: ibv_devices lists mlx5_0 ($shim)"; sed 's/^/# /' <<< "$out" | tail -10
+	failed=1
 fi
 exit $failed

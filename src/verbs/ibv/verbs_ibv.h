@@ -53,6 +53,30 @@ SD_EXPORT int sd_verbs_ibv_query_device(struct ibv_context *ctx, struct ibv_devi
 SD_EXPORT uint32_t sd_verbs_ibv_gid_tbl_len(struct ibv_context *ctx);
 /* The soft context of a soft device (ibv_open_device; the context is shared and permanent). */
 SD_EXPORT struct ibv_context *sd_verbs_ibv_device_context(struct ibv_device *dev);
+/* A soft device's node GUID, big-endian (ibv_get_device_guid; ibv_query_device's node_guid). */
+SD_EXPORT __be64 sd_verbs_ibv_device_guid(const struct ibv_device *dev);
+
+/*
+ * ibv_get_device_list (verbs_ibv_list.c): rdma-core's devices (real, NULL when
+ * it had none) followed by the soft devices of this process's side,
+ * NULL-terminated, their number in *num.  The list keeps real until
+ * sd_verbs_ibv_device_list_free; on NULL (errno ENOMEM, logged) real is still
+ * the caller's.
+ */
+SD_EXPORT struct ibv_device **sd_verbs_ibv_device_list(struct ibv_device **real, int *num);
+/*
+ * If list came from sd_verbs_ibv_device_list: free it, hand back rdma-core's
+ * part in *real (NULL if none) for rdma-core to free, and return true.  Any
+ * other pointer (rdma-core's own list): false, nothing read through it.
+ */
+SD_EXPORT bool sd_verbs_ibv_device_list_free(struct ibv_device **list, struct ibv_device ***real);
+
+/*
+ * An rdma-core call softdoca's objects do not take (ibv_create_cq, ...; their
+ * real functions would use provider state a soft context has not): log the
+ * refusal with what to call instead and set errno to EOPNOTSUPP.
+ */
+SD_EXPORT void sd_verbs_ibv_refuse(const struct ibv_context *ctx, const char *call, const char *instead);
 
 /* ---- for libdoca_verbs (verbs_context.c, verbs_bridge.c) ---- */
 

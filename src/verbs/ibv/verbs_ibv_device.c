@@ -251,6 +251,40 @@ sd_verbs_ibv_context_devinfo(const struct ibv_context *ctx)
 
 /* ---- queries ---- */
 
+/* What mlx5 reports for a BlueField-3's ConnectX-7: Mellanox's IEEE OUI and PCI device id 0xa2dc. */
+#define SOFT_VENDOR_OUI 0x0002c9u
+#define SOFT_VENDOR_PART_ID 41692u
+
+__be64
+sd_verbs_ibv_device_guid(const struct ibv_device *dev)
+{
+	struct doca_devinfo *devinfo = sd_verbs_ibv_device_devinfo(dev);
+	const uint8_t *mac;
+	uint32_t serial;
+	uint8_t b[8];
+	__be64 guid;
+
+	if (devinfo == NULL)
+		return 0;
+	/*
+	 * mlx5's layout, OUI : 03 : 00 : 24-bit serial.  The serial is the low half
+	 * of the MAC plus the function's topology index, so functions that share a
+	 * netdev (and its MAC: the built-in topology's lo) still differ.
+	 */
+	mac = sd_devinfo_mac(devinfo);
+	serial = ((uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5]) + sd_devinfo_index(devinfo);
+	b[0] = (uint8_t)(SOFT_VENDOR_OUI >> 16);
+	b[1] = (uint8_t)(SOFT_VENDOR_OUI >> 8);
+	b[2] = (uint8_t)SOFT_VENDOR_OUI;
+	b[3] = 0x03;
+	b[4] = 0x00;
+	b[5] = (uint8_t)(serial >> 16);
+	b[6] = (uint8_t)(serial >> 8);
+	b[7] = (uint8_t)serial;
+	memcpy(&guid, b, sizeof(guid)); /* the bytes in wire order: big-endian */
+	return guid;
+}
+
 uint32_t
 sd_verbs_ibv_gid_tbl_len(struct ibv_context *ctx)
 {
@@ -314,9 +348,10 @@ sd_verbs_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	caps = sd_devinfo_caps(sdev->devinfo);
 	memset(attr, 0, sizeof(*attr));
 	snprintf(attr->fw_ver, sizeof(attr->fw_ver), "softdoca %s", DOCA_VERSION_STRING);
-	for (int i = 0; i < 6; i++)
-		attr->node_guid = attr->node_guid << 8 | sd_devinfo_mac(sdev->devinfo)[i];
+	attr->node_guid = sd_verbs_ibv_device_guid(&sdev->dev);
 	attr->sys_image_guid = attr->node_guid;
+	attr->vendor_id = SOFT_VENDOR_OUI;
+	attr->vendor_part_id = SOFT_VENDOR_PART_ID;
 	attr->max_mr_size = UINT64_MAX;
 	attr->page_size_cap = 4096;
 	attr->max_qp = SD_VERBS_MAX_QP;
@@ -338,27 +373,55 @@ sd_verbs_ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 	return 0;
 }
 
+void
+sd_verbs_ibv_refuse(const struct ibv_context *ctx, const char *call, const char *instead)
+{
+	DOCA_LOG_ERR("%s: not supported on softdoca's %s: %s (docs/verbs.md, \"rdma-core interoperability\")", call,
+		     ctx != NULL && ctx->device != NULL ? ctx->device->name : "device", instead);
+	errno = EOPNOTSUPP;
+}
+
 /* ---- the bridge's shared Verbs context ---- */
 
+/*
+ * The shared context is made without sd_ibv_dev_lock held: making it opens the
+ * soft NIC (UCX), whose libraries may call back into rdma-core's entry points
+ * (librdmacm's ibv_get_device_list) and so into this lock.  Two threads
+ * racing for the first one: the second's is freed, it takes the first's.
+ */
 doca_error_t
 sd_verbs_ibv_bridge_ctx_get(struct doca_devinfo *devinfo, struct doca_verbs_context **ctx)
 {
-	doca_error_t err = DOCA_SUCCESS;
+	struct doca_verbs_context *made = NULL;
 	struct sd_ibv_dev *sdev;
+	doca_error_t err;
 
 	pthread_mutex_lock(&sd_ibv_dev_lock);
 	sdev = sd_ibv_dev_get_locked(devinfo);
-	if (sdev == NULL)
-		err = DOCA_ERROR_NO_MEMORY;
-	else if (sdev->bridge_ctx == NULL)
-		err = doca_verbs_context_create(devinfo, DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE, &sdev->bridge_ctx);
-	if (err == DOCA_SUCCESS) {
-		sdev->bridge_ctx->bridged = true;
+	if (sdev != NULL && sdev->bridge_ctx != NULL) {
 		sdev->bridge_refs++;
 		*ctx = sdev->bridge_ctx;
+		pthread_mutex_unlock(&sd_ibv_dev_lock);
+		return DOCA_SUCCESS;
 	}
 	pthread_mutex_unlock(&sd_ibv_dev_lock);
-	return err;
+	if (sdev == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	err = doca_verbs_context_create(devinfo, DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE, &made);
+	if (err != DOCA_SUCCESS)
+		return err;
+	pthread_mutex_lock(&sd_ibv_dev_lock); /* sdev is permanent */
+	if (sdev->bridge_ctx == NULL) {
+		made->bridged = true;
+		sdev->bridge_ctx = made;
+		made = NULL;
+	}
+	sdev->bridge_refs++;
+	*ctx = sdev->bridge_ctx;
+	pthread_mutex_unlock(&sd_ibv_dev_lock);
+	if (made != NULL) /* another thread's came first: ours is an ordinary empty context */
+		(void)doca_verbs_context_destroy(made);
+	return DOCA_SUCCESS;
 }
 
 bool

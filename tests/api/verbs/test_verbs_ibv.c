@@ -407,14 +407,7 @@ TEST(qp_attr_bridge)
 /* Calls on anything softdoca did not make reach rdma-core's libibverbs. */
 TEST(foreign_calls_forwarded)
 {
-	struct ibv_device **list;
-	int n = -1;
-
-	list = ibv_get_device_list(&n);
-	if (list != NULL) {
-		ASSERT(n >= 0);
-		ibv_free_device_list(list);
-	}
+	/* (ibv_get_device_list lists rdma-core's devices and softdoca's: tests/api/ibverbs) */
 	ASSERT_STR_EQ(ibv_wc_status_str(IBV_WC_SUCCESS), "success");
 	ASSERT_STR_EQ(ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR), "remote access error");
 	/* a NULL PD is not ours: the real ibv_dealloc_pd would crash on it, so only the ownership check is asserted */
