@@ -44,7 +44,7 @@ struct doca_dma {
 	uint32_t queued;       /* jobs given to engines, not yet reported */
 	uint32_t used_engines; /* bit per engine that got a job since the last quiesce */
 	struct sd_dma_engine *engines[SD_DMA_NUM_ENGINES];
-	/* mmaps pinned while the ctx runs (doca_mmap_destroy -> BAD_STATE) */
+	/* mmaps pinned while the ctx runs (doca_mmap_stop -> BAD_STATE; a destroyed one lives until the unpin) */
 	struct doca_mmap **pinned;
 	uint32_t num_pinned;
 	uint32_t cap_pinned;
