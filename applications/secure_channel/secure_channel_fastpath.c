@@ -122,10 +122,10 @@ recv_failed(struct doca_comch_consumer_task_post_recv *task, union doca_data tas
 
 	(void)task_ud;
 	/* A buffer still posted when the consumer stops is flushed: expected only after a failure. */
-	if (!fp->stopping) {
+	if (!fp->stopping && !fp->failed)
 		DOCA_LOG_ERR("Consumer failed to receive a message: %s", doca_error_get_descr(doca_task_get_status(t)));
+	if (!fp->stopping)
 		fp->failed = true;
-	}
 	doca_buf_dec_refcount(doca_comch_consumer_task_post_recv_get_buf(task), NULL);
 	doca_task_free(t);
 }
@@ -155,8 +155,10 @@ send_failed(struct doca_comch_producer_task_send *task, union doca_data task_ud,
 {
 	struct sc_fastpath *fp = fp_of(ctx_ud);
 
-	DOCA_LOG_ERR("Producer failed to send a message: %s",
-		     doca_error_get_descr(doca_task_get_status(doca_comch_producer_task_send_as_task(task))));
+	/* the first failure says why; the sends in flight behind it are flushed with it */
+	if (!fp->failed)
+		DOCA_LOG_ERR("Producer failed to send a message: %s",
+			     doca_error_get_descr(doca_task_get_status(doca_comch_producer_task_send_as_task(task))));
 	fp->failed = true;
 	send_release(fp, task, task_ud);
 }
