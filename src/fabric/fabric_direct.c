@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -359,6 +360,45 @@ peer_same_image(struct fabric_ep *ep)
 	return false;
 }
 
+/* stat of /proc/<pid>/exe: the program a process runs (same user: no ptrace attach needed, Yama allows it) */
+static int
+peer_exe(uint32_t pid, struct stat *st)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+	return stat(path, st);
+}
+
+void
+fabric_direct_note_peer_exe(struct fabric_ep *ep)
+{
+	struct stat st;
+
+	ep->peer_exe_dev = ep->peer_exe_ino = 0;
+	if (peer_exe(ep->peer_pid, &st) == 0) {
+		ep->peer_exe_dev = (uint64_t)st.st_dev;
+		ep->peer_exe_ino = (uint64_t)st.st_ino;
+	}
+}
+
+/*
+ * Another program under the peer's pid, seen without its record table (which
+ * a HELLO not yet handled leaves unmapped): its executable changed, or became
+ * unreadable (a set-uid image).  A gone process is the pidfd's to report.
+ */
+static bool
+peer_exe_changed(const struct fabric_ep *ep)
+{
+	struct stat st;
+
+	if (ep->peer_exe_ino == 0)
+		return false;
+	if (peer_exe(ep->peer_pid, &st) != 0)
+		return errno == EACCES || errno == EPERM;
+	return (uint64_t)st.st_dev != ep->peer_exe_dev || (uint64_t)st.st_ino != ep->peer_exe_ino;
+}
+
 bool
 fabric_direct_peer_replaced(const struct fabric_ep *ep)
 {
@@ -369,7 +409,7 @@ fabric_direct_peer_replaced(const struct fabric_ep *ep)
 	const char *reason = "";
 	doca_error_t err;
 
-	if (ep->peer_replaced)
+	if (ep->peer_replaced || peer_exe_changed(ep))
 		return true;
 	if (ep->peer_recs == NULL)
 		return false;

@@ -373,6 +373,7 @@ peer_watch(struct fabric_ep *ep, const struct fabric_conn_blob *b)
 	if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0) {
 		ep->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
 		ep->peer_pid = b->pid;
+		fabric_direct_note_peer_exe(ep);
 	}
 	if (ep->pidfd < 0)
 		DOCA_LOG_INFO("Connection %u: peer pid %u not watchable; its death is not detected", ep->id, b->pid);

@@ -163,6 +163,8 @@ struct fabric_ep {
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
 	bool peer_replaced; /* a copy found another program under the peer's pid: the liveness check fails the ep */
+	/* the peer's program at connect (/proc/<pid>/exe): another one there means it exec'd; ino 0: unknown */
+	uint64_t peer_exe_dev, peer_exe_ino;
 	/* a HELLO that came before our connect(): checked and applied by it */
 	struct fabric_am_hello early_hello;
 	uint32_t early_hello_src_id, early_hello_src_cookie;
@@ -308,6 +310,8 @@ void fabric_direct_forget(struct fabric_ep *ep);
  * only while its record table is mapped: its nonce is read through the pid.
  */
 bool fabric_direct_peer_replaced(const struct fabric_ep *ep);
+/* Note the program the watched peer (ep->peer_pid) runs now, for fabric_direct_peer_replaced. */
+void fabric_direct_note_peer_exe(struct fabric_ep *ep);
 bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
 			  bool write);
 bool fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write);

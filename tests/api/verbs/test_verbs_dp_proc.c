@@ -395,7 +395,8 @@ execing_peer(struct side *s)
 	_exit(127);
 }
 
-TEST(two_procs_peer_execs_another_program)
+static void
+peer_execs_another_program(void)
 {
 	struct side s;
 	struct ibv_wc wc[2];
@@ -429,6 +430,18 @@ TEST(two_procs_peer_execs_another_program)
 	/* the new program was not disturbed: it sleeps its 3 s and exits 0 */
 	sd_test_reap(pid);
 	side_down(&s);
+}
+
+TEST(two_procs_peer_execs_another_program)
+{
+	peer_execs_another_program();
+}
+
+/* Without the direct path no record table is mapped: the peer's executable tells the exec apart. */
+TEST(two_procs_peer_execs_another_program_without_the_direct_path)
+{
+	ASSERT_EQ(setenv("SOFTDOCA_FABRIC_CMA", "0", 1), 0);
+	peer_execs_another_program();
 }
 
 int
