@@ -83,6 +83,17 @@ doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory, struct 
 }
 
 /*
+ * Re-point a taken buf to another region of its own mmap, keeping its
+ * refcount and its place in a list (storage programs re-point the heads of
+ * their lists per I/O): by_addr an empty buf over [addr, addr + len)
+ * (data = addr, data_len 0); by_data a full one over [data, data + data_len).
+ * INVALID_VALUE: NULL buf or address, a free buf, or a region outside the
+ * mmap's range (the buf unchanged).
+ */
+DOCA_STABLE doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len);
+DOCA_STABLE doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len);
+
+/*
  * Take a buf (or, for a list head, as many bufs as the list has elements)
  * describing the same region and data window as src_buf.  The copy is a new head.
  * INVALID_VALUE: NULL argument or src_buf free.  BAD_STATE: inventory not started.

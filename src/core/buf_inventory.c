@@ -219,6 +219,44 @@ doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory, struct 
 	return DOCA_SUCCESS;
 }
 
+/* Re-point a taken buf within its mmap (doca_buf_inventory.h): api names the caller for the log line. */
+static doca_error_t
+buf_reuse(struct doca_buf *buf, uint8_t *addr, size_t len, size_t data_len, const char *api)
+{
+	if (buf == NULL || addr == NULL) {
+		DOCA_LOG_ERR("%s: NULL argument (buf %p, address %p)", api, (void *)buf, (void *)addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (buf->refcount == 0 || buf->mmap == NULL) {
+		DOCA_LOG_ERR("%s: buf %p is free (back in its inventory); reuse a buf you hold", api, (void *)buf);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!sd_mmap_contains(buf->mmap, addr, len)) {
+		DOCA_LOG_ERR("%s: region [%p, +%zu) is not inside the buf's mmap range [%p, +%zu); a buf stays in "
+			     "its own mmap (take one from another mmap's range instead)",
+			     api, (void *)addr, len, (void *)buf->mmap->addr, buf->mmap->len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* the list linkage (next, last, list_len, is_head) and the refcount stay as they are */
+	buf->head = addr;
+	buf->len = len;
+	buf->data = addr;
+	buf->data_len = data_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len)
+{
+	return buf_reuse(buf, addr, len, 0, "doca_buf_inventory_buf_reuse_by_addr");
+}
+
+doca_error_t
+doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len)
+{
+	return buf_reuse(buf, data, data_len, data_len, "doca_buf_inventory_buf_reuse_by_data");
+}
+
 doca_error_t
 doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, const struct doca_buf *src_buf,
 			   struct doca_buf **dst_buf)

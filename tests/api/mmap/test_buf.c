@@ -154,6 +154,61 @@ TEST(get_by_addr_and_by_data)
 	fixture_done(&f);
 }
 
+/* Re-pointing a held buf keeps its refcount and its list; a free buf or a foreign range is refused, unchanged. */
+TEST(reuse_by_addr_and_by_data)
+{
+	struct fixture f = fixture(3);
+	struct doca_buf *head = NULL, *tail = NULL, *next = NULL, *gone = NULL;
+	uint32_t elems = 0;
+	void *p = NULL;
+	size_t n = 0;
+	uint16_t rc = 0;
+
+	ASSERT_OK(doca_buf_inventory_buf_get_by_data(f.inv, f.mmap, mem, 64, &head));
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem + 512, 64, &tail));
+	ASSERT_OK(doca_buf_chain_list(head, tail));
+	ASSERT_OK(doca_buf_inc_refcount(head, NULL));
+
+	ASSERT_OK(doca_buf_inventory_buf_reuse_by_addr(head, mem + 1024, 300));
+	ASSERT_OK(doca_buf_get_head(head, &p));
+	ASSERT_PTR_EQ(p, mem + 1024);
+	ASSERT_OK(doca_buf_get_data(head, &p));
+	ASSERT_PTR_EQ(p, mem + 1024);
+	ASSERT_OK(doca_buf_get_len(head, &n));
+	ASSERT_EQ(n, 300);
+	ASSERT_OK(doca_buf_get_data_len(head, &n));
+	ASSERT_EQ(n, 0);
+	ASSERT_OK(doca_buf_get_refcount(head, &rc));
+	ASSERT_EQ(rc, 2);
+	ASSERT_OK(doca_buf_get_next_in_list(head, &next));
+	ASSERT_PTR_EQ(next, tail);
+
+	ASSERT_OK(doca_buf_inventory_buf_reuse_by_data(tail, mem + 2048, 100));
+	ASSERT_OK(doca_buf_get_data(tail, &p));
+	ASSERT_PTR_EQ(p, mem + 2048);
+	ASSERT_OK(doca_buf_get_data_len(tail, &n));
+	ASSERT_EQ(n, 100);
+	ASSERT_OK(doca_buf_get_len(tail, &n));
+	ASSERT_EQ(n, 100);
+	ASSERT_OK(doca_buf_get_list_len(head, &elems));
+	ASSERT_EQ(elems, 2);
+
+	/* outside the mmap, NULL, a free buf: refused, nothing changed */
+	ASSERT_ERR(doca_buf_inventory_buf_reuse_by_data(tail, mem + sizeof(mem) - 8, 16), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_buf_inventory_buf_reuse_by_addr(NULL, mem, 8), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_ERR(doca_buf_inventory_buf_reuse_by_addr(tail, NULL, 8), DOCA_ERROR_INVALID_VALUE);
+	ASSERT_OK(doca_buf_get_data(tail, &p));
+	ASSERT_PTR_EQ(p, mem + 2048);
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(f.inv, f.mmap, mem, 8, &gone));
+	ASSERT_OK(doca_buf_dec_refcount(gone, NULL));
+	ASSERT_ERR(doca_buf_inventory_buf_reuse_by_addr(gone, mem, 8), DOCA_ERROR_INVALID_VALUE);
+
+	ASSERT_OK(doca_buf_dec_refcount(head, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(head, NULL));
+	ASSERT_EQ(num_free(f.inv), 3);
+	fixture_done(&f);
+}
+
 TEST(get_by_args_range_checks)
 {
 	struct fixture f = fixture(1);
