@@ -188,7 +188,7 @@ SD_EXPORT void sd_xproc_door_close(void);
  * names; on success *fd is the open connection that keeps this process the
  * owner's tracer until closed.  NOT_FOUND: no door (the owner is gone, runs
  * an older softdoca or another runtime directory); NOT_PERMITTED: the door is
- * not pid's, or the owner refused the grant; TIME_OUT: no answer within
+ * not pid's, or the owner refused the grant; TIME_OUT: its backlog is full or no answer within
  * 2 s; *reason says which.
  */
 SD_EXPORT doca_error_t sd_xproc_door_knock(pid_t pid, uint64_t start_time, const struct sd_xproc_ref *ref, int *fd,

@@ -320,17 +320,21 @@ sd_xproc_door_knock(pid_t pid, uint64_t start_time, const struct sd_xproc_ref *r
 	err = door_path(pid, start_time, addr.sun_path, sizeof(addr.sun_path), reason);
 	if (err != DOCA_SUCCESS)
 		return err;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* non-blocking: a door whose backlog is full fails the knock instead of holding the DOCA call */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		*reason = "cannot create a Unix socket";
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		err = errno == ENOENT || errno == ECONNREFUSED ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_OPERATING_SYSTEM;
+		err = errno == ENOENT || errno == ECONNREFUSED ? DOCA_ERROR_NOT_FOUND
+		      : errno == EAGAIN			       ? DOCA_ERROR_TIME_OUT
+							       : DOCA_ERROR_OPERATING_SYSTEM;
 		*reason = err == DOCA_ERROR_NOT_FOUND
 				  ? "the owner has no door in this runtime directory (another SOFTDOCA_RUNTIME_DIR, or "
 				    "an older softdoca)"
-				  : "cannot connect to the owner's door";
+			  : err == DOCA_ERROR_TIME_OUT ? "the owner's door has more callers waiting than it queues"
+						       : "cannot connect to the owner's door";
 		close(fd);
 		return err;
 	}
