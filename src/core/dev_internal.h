@@ -47,6 +47,31 @@ struct sd_dev_caps {
 	bool clock_nic_real_time;		/* doca_clock_cap_nic_real_time_is_supported */
 	bool cache_invalidate;			/* doca_mmap_advise_cap_task_cache_invalidate_is_supported */
 	uint64_t cache_invalidate_max_buf_size; /* bytes per cache invalidate task, summed over a list */
+	/* Verbs (doca_verbs_context_create) */
+	bool verbs;
+	/* Compress (src/compress) */
+	bool compress_deflate;		    /* doca_compress_cap_task_compress_deflate_is_supported */
+	bool decompress_deflate;	    /* doca_compress_cap_task_decompress_deflate_is_supported */
+	bool decompress_lz4_stream;	    /* doca_compress_cap_task_decompress_lz4_stream_is_supported */
+	bool decompress_lz4_block;	    /* doca_compress_cap_task_decompress_lz4_block_is_supported */
+	uint64_t compress_max_buf_size;	    /* compress deflate: bytes per task, either buffer */
+	uint64_t decompress_max_buf_size;   /* every decompress task: bytes per task, either buffer */
+	uint32_t compress_max_buf_list_len; /* segments per buffer list, every task */
+	uint32_t compress_max_num_tasks;    /* doca_compress_cap_get_max_num_tasks */
+	/* SHA (src/sha) */
+	bool sha_hash;			/* doca_sha_cap_task_hash_get_supported (SHA-1/256/512) */
+	bool sha_partial_hash;		/* doca_sha_cap_task_partial_hash_get_supported */
+	uint64_t sha_max_src_buf_size;	/* doca_sha_cap_get_max_src_buf_size */
+	uint32_t sha_max_list_num_elem; /* doca_sha_cap_get_max_list_buf_num_elem */
+	/* Erasure coding (src/erasure_coding) */
+	bool ec;		      /* every doca_ec_cap_task_*_is_supported */
+	uint64_t ec_max_block_size;   /* doca_ec_cap_get_max_block_size */
+	uint32_t ec_max_buf_list_len; /* doca_ec_cap_get_max_buf_list_len */
+	/* AES-GCM (src/aes_gcm) */
+	bool aes_gcm;			    /* encrypt and decrypt, 128/256-bit keys, 96/128-bit tags */
+	uint64_t aes_gcm_max_buf_size;	    /* doca_aes_gcm_cap_task_*_get_max_buf_size */
+	uint32_t aes_gcm_max_list_num_elem; /* doca_aes_gcm_cap_task_*_get_max_list_buf_num_elem */
+	uint32_t aes_gcm_max_num_tasks;	    /* doca_aes_gcm_cap_get_max_num_tasks */
 };
 
 /*
@@ -68,6 +93,14 @@ struct sd_dev_cap_desc {
 
 /* The table of every capability, in documentation order. */
 SD_EXPORT const struct sd_dev_cap_desc *sd_dev_cap_descs(uint32_t *num_descs);
+
+/*
+ * The capabilities a function of this model has before the
+ * topology's overrides (docs/devices.md "Models").  false for a name that is no
+ * model; sd_dev_model_names() lists them for the error line.
+ */
+SD_EXPORT bool sd_dev_model_caps(const char *model, struct sd_dev_caps *caps);
+SD_EXPORT const char *sd_dev_model_names(void);
 
 enum sd_dev_side {
 	SD_DEV_SIDE_HOST, /* a PCI function seen from the host */
@@ -103,6 +136,7 @@ struct doca_devinfo {
 	uint32_t SD_CORE_PRIVATE(sf_index);
 	bool SD_CORE_PRIVATE(hotplug_manager);
 	struct sd_dev_caps SD_CORE_PRIVATE(caps);
+	char SD_CORE_PRIVATE(model)[24]; /* the card it stands for: "soft", "bluefield-3", ... (dev_caps.c) */
 	struct doca_devinfo_rep *SD_CORE_PRIVATE(reps); /* representors (DPU side only) */
 	uint32_t SD_CORE_PRIVATE(num_reps);
 	/* Added by the devices module */

@@ -145,6 +145,13 @@ sd_devinfo_caps(const struct doca_devinfo *devinfo)
 	return &SD_CORE_FIELD(devinfo, caps);
 }
 
+/* The card the function stands for ("soft", "bluefield-3", ...): refusals name it. */
+static inline const char *
+sd_devinfo_model(const struct doca_devinfo *devinfo)
+{
+	return SD_CORE_FIELD(devinfo, model);
+}
+
 /* Position in the topology, the same in every process (descriptors carry it). */
 static inline uint32_t
 sd_devinfo_index(const struct doca_devinfo *devinfo)
@@ -424,6 +431,8 @@ sd_sync_event_set_remote(struct doca_sync_event *event, void *remote, void (*rel
 /* The shared buf checks and refusal tables, written with the accessors above. */
 #include "buf_check.h"
 #include "refusal.h"
+/* The acceleration engines' context (Compress, SHA, Erasure Coding, AES-GCM). */
+#include "accel_internal.h"
 
 #undef SD_CORE_INCLUDING
 

@@ -22,71 +22,6 @@ SD_LOG_REGISTER(core.topology);
 #define TOPOLOGY_FORMAT_VERSION 1
 #define PATH_LEN 128
 
-#define CAP(field, kind, api)                                                                                          \
-	{                                                                                                              \
-#field, SD_DEV_CAP_##kind, offsetof(struct sd_dev_caps, field), api                                    \
-	}
-
-static const struct sd_dev_cap_desc cap_descs[] = {
-	CAP(dma_memcpy, BOOL, "doca_dma_cap_task_memcpy_is_supported"),
-	CAP(dma_max_buf_size, U64, "doca_dma_cap_task_memcpy_get_max_buf_size"),
-	CAP(dma_max_buf_list_len, U32, "doca_dma_cap_task_memcpy_get_max_buf_list_len"),
-	CAP(dma_max_num_tasks, U32, "doca_dma_cap_get_max_num_tasks"),
-	CAP(pci_export, BOOL, "doca_mmap_cap_is_export_pci_supported"),
-	CAP(pci_import, BOOL, "doca_mmap_cap_is_create_from_export_pci_supported"),
-	CAP(rdma, BOOL, "doca_rdma_cap_task_*_is_supported"),
-	CAP(rdma_max_send_queue_size, U32, "doca_rdma_cap_get_max_send_queue_size"),
-	CAP(rdma_max_recv_queue_size, U32, "doca_rdma_cap_get_max_recv_queue_size"),
-	CAP(rdma_max_send_buf_list_len, U32, "doca_rdma_cap_get_max_send_buf_list_len"),
-	CAP(rdma_max_recv_buf_list_len, U32, "doca_rdma_cap_task_receive_get_max_dst_buf_list_len"),
-	CAP(rdma_max_message_size, U32, "doca_rdma_cap_get_max_message_size"),
-	CAP(rdma_max_connections, U32, "doca_rdma_set_max_num_connections (upper bound)"),
-	CAP(rdma_dc, BOOL, "doca_rdma_cap_transport_type_is_supported (DC)"),
-	CAP(gid_table_size, U32, "doca_rdma_cap_get_gid_table_size"),
-	CAP(accelerate_resource_reclaim, BOOL, "doca_devinfo_cap_is_accelerate_resource_reclaim_supported"),
-	CAP(notification_moderation, BOOL, "doca_devinfo_cap_is_notification_moderation_supported"),
-	CAP(clock_nic_free_running, BOOL, "doca_clock_cap_nic_free_running_is_supported"),
-	CAP(clock_nic_real_time, BOOL, "doca_clock_cap_nic_real_time_is_supported"),
-	CAP(cache_invalidate, BOOL, "doca_mmap_advise_cap_task_cache_invalidate_is_supported"),
-	CAP(cache_invalidate_max_buf_size, U64, "doca_mmap_advise_task_cache_invalidate_get_max_buf_size"),
-};
-
-const struct sd_dev_cap_desc *
-sd_dev_cap_descs(uint32_t *num_descs)
-{
-	*num_descs = SD_ARRAY_SIZE(cap_descs);
-	return cap_descs;
-}
-
-/* What every function has unless the file says otherwise (docs/devices.md). */
-static void
-default_caps(enum sd_dev_side side, struct sd_dev_caps *caps)
-{
-	memset(caps, 0, sizeof(*caps));
-	caps->dma_memcpy = true;
-	caps->dma_max_buf_size = UINT64_C(1) << 30;
-	caps->dma_max_buf_list_len = 32;
-	caps->dma_max_num_tasks = 16384;
-	/* both ways on both sides, as on BlueField: the DPU copies host memory, the host DPU memory */
-	caps->pci_export = true;
-	caps->pci_import = true;
-	caps->rdma = true;
-	caps->rdma_max_send_queue_size = 8192;
-	caps->rdma_max_recv_queue_size = 8192;
-	caps->rdma_max_send_buf_list_len = 32;
-	caps->rdma_max_recv_buf_list_len = 32;
-	caps->rdma_max_message_size = UINT32_C(1) << 30;
-	caps->rdma_max_connections = 1024;
-	caps->rdma_dc = true;
-	caps->gid_table_size = 1;
-	caps->accelerate_resource_reclaim = true;
-	caps->notification_moderation = true;
-	caps->clock_nic_free_running = true;
-	caps->clock_nic_real_time = true;
-	caps->cache_invalidate = true;
-	caps->cache_invalidate_max_buf_size = UINT64_C(1) << 30;
-}
-
 /* Parsing state: where we are, for error messages. */
 struct parser {
 	const char *source;
@@ -232,15 +167,16 @@ parse_caps(const struct parser *p, const char *path, struct json_object *obj, st
 		return ret;
 	json_object_object_foreach(cobj, key, val)
 	{
-		const struct sd_dev_cap_desc *d = NULL;
+		const struct sd_dev_cap_desc *descs, *d = NULL;
+		uint32_t i, num_descs;
 		char *field;
 		uint64_t v = 0;
-		size_t i;
 
 		(void)val;
-		for (i = 0; i < SD_ARRAY_SIZE(cap_descs); i++)
-			if (strcmp(cap_descs[i].name, key) == 0)
-				d = &cap_descs[i];
+		descs = sd_dev_cap_descs(&num_descs);
+		for (i = 0; i < num_descs; i++)
+			if (strcmp(descs[i].name, key) == 0)
+				d = &descs[i];
 		if (d == NULL)
 			return bad(p, cpath, "unknown capability \"%s\" (docs/devices.md lists them)", key);
 		field = (char *)caps + d->offset;
@@ -445,7 +381,7 @@ auto_reps(struct doca_devinfo *fn, struct doca_devinfo *dev_first, uint32_t dev_
 
 static doca_error_t
 parse_function(const struct parser *p, const char *path, struct json_object *obj, struct json_object *dev_obj,
-	       const char *dev_netdev, struct doca_devinfo *fn)
+	       const char *dev_netdev, const char *model, struct doca_devinfo *fn)
 {
 	static const char *const keys[] = {
 		"side",	   "pci_addr", "ibdev",	      "iface",		 "netdev", "func_type",	   "sf_index",
@@ -472,7 +408,9 @@ parse_function(const struct parser *p, const char *path, struct json_object *obj
 	fn->func_type = DOCA_PCI_FUNC_TYPE_PF;
 	fn->hotplug_manager = fn->side == SD_DEV_SIDE_DPU;
 	snprintf(fn->netdev, sizeof(fn->netdev), "%s", dev_netdev);
-	default_caps(fn->side, &fn->caps);
+	snprintf(fn->model, sizeof(fn->model), "%s", model);
+	if (!sd_dev_model_caps(model, &fn->caps))
+		return bad(p, path, "\"%s\" is not a model; known: %s", model, sd_dev_model_names());
 
 	ret = get_pci(p, path, obj, fn->pci_addr);
 	if (ret == DOCA_SUCCESS)
@@ -572,8 +510,8 @@ static doca_error_t
 parse_device(const struct parser *p, uint32_t dev_idx, struct json_object *obj, struct doca_devinfo *first,
 	     uint32_t first_index)
 {
-	static const char *const keys[] = {"name", "netdev", "caps", "functions", NULL};
-	char path[PATH_LEN], fpath[PATH_LEN], name[32], netdev[IF_NAMESIZE + 1] = "lo";
+	static const char *const keys[] = {"name", "model", "netdev", "caps", "functions", NULL};
+	char path[PATH_LEN], fpath[PATH_LEN], name[32], netdev[IF_NAMESIZE + 1] = "lo", model[24] = "soft";
 	struct json_object *fns;
 	size_t i, n;
 	doca_error_t ret;
@@ -585,6 +523,8 @@ parse_device(const struct parser *p, uint32_t dev_idx, struct json_object *obj, 
 		ret = get_str(p, path, obj, "name", false, name, sizeof(name));
 	if (ret == DOCA_SUCCESS)
 		ret = get_str(p, path, obj, "netdev", false, netdev, sizeof(netdev));
+	if (ret == DOCA_SUCCESS)
+		ret = get_str(p, path, obj, "model", false, model, sizeof(model));
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	/* Functions were counted (and the array checked) by the caller. */
@@ -595,7 +535,7 @@ parse_device(const struct parser *p, uint32_t dev_idx, struct json_object *obj, 
 		first[i].device_index = dev_idx;
 		snprintf(first[i].device_name, sizeof(first[i].device_name), "%s", name);
 		path_fmt(fpath, "%s.functions[%zu]", path, i);
-		ret = parse_function(p, fpath, json_object_array_get_idx(fns, i), obj, netdev, &first[i]);
+		ret = parse_function(p, fpath, json_object_array_get_idx(fns, i), obj, netdev, model, &first[i]);
 		if (ret != DOCA_SUCCESS)
 			return ret;
 	}

@@ -248,8 +248,8 @@ TEST(default_is_a_capability_dump)
 	ASSERT_EQ(json_object_get_boolean(member(host, "clock_nic_free_running")), 1);
 	ASSERT_EQ(json_object_get_boolean(member(dpu, "cache_invalidate")), 1);
 	ASSERT_EQ(json_object_get_uint64(member(host, "cache_invalidate_max_buf_size")), 1ULL << 30);
-	/* 4 core caps from doca_dev.h + 21 in the table. */
-	ASSERT_EQ(json_object_object_length(host), 25);
+	/* 4 core caps from doca_dev.h + 41 in the table. */
+	ASSERT_EQ(json_object_object_length(host), 45);
 	json_object_put(root);
 	json_object_put(droot);
 }
