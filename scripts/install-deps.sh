@@ -5,7 +5,8 @@
 set -eu
 
 pkgs="gcc g++ make meson ninja-build pkg-config libjson-c-dev libucx-dev ucx-utils
-      librdmacm-dev libibverbs-dev ibverbs-utils iproute2 procps python3 valgrind iperf3 gnuplot-nox mptcpd mptcpize"
+      librdmacm-dev libibverbs-dev ibverbs-utils iproute2
+      zlib1g-dev libdeflate-dev liblz4-dev lz4 libxxhash-dev libssl-dev openssl libisal-dev procps python3 valgrind iperf3 gnuplot-nox mptcpd mptcpize"
 
 missing=""
 for p in $pkgs; do
