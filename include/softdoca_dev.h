@@ -34,6 +34,7 @@ enum softdoca_side {
 #define SOFTDOCA_DEVICE_NAME_SIZE 32 /* "bf0" */
 #define SOFTDOCA_NETDEV_NAME_SIZE 17 /* IF_NAMESIZE + 1 */
 #define SOFTDOCA_GID_SIZE 16
+#define SOFTDOCA_MODEL_NAME_SIZE 24 /* "bluefield-3" */
 
 /* The side the function belongs to. */
 DOCA_STABLE doca_error_t softdoca_devinfo_get_side(const struct doca_devinfo *devinfo, enum softdoca_side *side);
@@ -41,6 +42,12 @@ DOCA_STABLE doca_error_t softdoca_devinfo_get_side(const struct doca_devinfo *de
 /* The BlueField the function belongs to, as the topology names it ("bf0"); size >= SOFTDOCA_DEVICE_NAME_SIZE. */
 DOCA_STABLE doca_error_t softdoca_devinfo_get_device_name(const struct doca_devinfo *devinfo, char *name,
 							  uint32_t size);
+
+/*
+ * The card the function stands for, which decides its engines (docs/devices.md "Models"):
+ * "soft", "bluefield-2", "bluefield-3" or "connectx-7"; size >= SOFTDOCA_MODEL_NAME_SIZE.
+ */
+DOCA_STABLE doca_error_t softdoca_devinfo_get_model(const struct doca_devinfo *devinfo, char *name, uint32_t size);
 
 /* The Linux netdev that carries the function's RDMA traffic; size >= SOFTDOCA_NETDEV_NAME_SIZE. */
 DOCA_STABLE doca_error_t softdoca_devinfo_get_netdev(const struct doca_devinfo *devinfo, char *name, uint32_t size);

@@ -234,6 +234,14 @@ softdoca_devinfo_get_device_name(const struct doca_devinfo *devinfo, char *name,
 }
 
 doca_error_t
+softdoca_devinfo_get_model(const struct doca_devinfo *devinfo, char *name, uint32_t size)
+{
+	_Static_assert(sizeof(devinfo->model) <= SOFTDOCA_MODEL_NAME_SIZE, "model name fits");
+	CHECK_ARGS(devinfo, name);
+	return copy_str(__func__, devinfo->model, name, size, SOFTDOCA_MODEL_NAME_SIZE, "SOFTDOCA_MODEL_NAME_SIZE");
+}
+
+doca_error_t
 softdoca_devinfo_get_netdev(const struct doca_devinfo *devinfo, char *name, uint32_t size)
 {
 	_Static_assert(sizeof(devinfo->netdev) <= SOFTDOCA_NETDEV_NAME_SIZE, "netdev name fits");

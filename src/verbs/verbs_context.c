@@ -47,7 +47,7 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	struct doca_verbs_context *ctx;
 	struct doca_dev *dev;
 	doca_error_t err;
-	bool rdma;
+	bool rdma, verbs;
 
 	if (devinfo == NULL || verbs_context == NULL) {
 		DOCA_LOG_ERR("doca_verbs_context_create: NULL argument (devinfo %p, verbs_context %p)", (void *)devinfo,
@@ -64,7 +64,14 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	if (err != DOCA_SUCCESS)
 		return err;
 	rdma = sd_devinfo_caps(devinfo)->rdma;
+	verbs = sd_devinfo_caps(devinfo)->verbs;
 	doca_dev_close(dev);
+	if (rdma && !verbs) {
+		DOCA_LOG_ERR("doca_verbs_context_create: device %s (%s) is a %s, which has no DOCA Verbs (BlueField-3 "
+			     "and ConnectX-7 have); pick another device or model (docs/devices.md \"Models\")",
+			     sd_devinfo_pci_addr(devinfo), sd_devinfo_ibdev_name(devinfo), sd_devinfo_model(devinfo));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
 	if (!rdma) {
 		DOCA_LOG_ERR("doca_verbs_context_create: device %s (%s) has no RDMA; pick a device for which "
 			     "doca_rdma_cap_task_send_is_supported() returns DOCA_SUCCESS",

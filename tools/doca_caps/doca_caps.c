@@ -161,6 +161,8 @@ devinfo_record(const struct doca_devinfo *d)
 		add_str(obj, "side", side == SOFTDOCA_SIDE_DPU ? "dpu" : "host");
 	if (softdoca_devinfo_get_device_name(d, s, sizeof(s)) == DOCA_SUCCESS)
 		add_str(obj, "device", s);
+	if (softdoca_devinfo_get_model(d, s, sizeof(s)) == DOCA_SUCCESS)
+		add_str(obj, "model", s);
 	if (doca_devinfo_get_pci_func_type(d, &t) == DOCA_SUCCESS)
 		add_str(obj, "pci_func_type", func_type_str(t));
 	if (doca_devinfo_get_vhca_id(d, &vhca) == DOCA_SUCCESS)

@@ -14,6 +14,7 @@
 
 #include "dev_test.h"
 #include "dev_internal.h"
+#include "softdoca_dev.h"
 #include "sd_test_peer.h"
 
 /* Expect the load to fail with BAD_CONFIG, and the log to contain both needles. */
@@ -265,6 +266,46 @@ TEST(reclaim_refused_when_cap_is_off)
 	dev = open_ibdev("mlx5_0");
 	ASSERT_ERR(doca_dev_accelerate_resource_reclaim(dev), DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_OK(doca_dev_close(dev));
+}
+
+#define MODEL_DEV(model, caps) "{\"devices\": [{\"model\": \"" model "\", " caps "\"functions\": [" HOST_FN "}]}]}"
+
+/* The engines a function has with each model, before and after a caps override. */
+TEST(models_decide_the_engines)
+{
+	const struct sd_dev_caps *c;
+	struct doca_devinfo **list;
+	char model[SOFTDOCA_MODEL_NAME_SIZE];
+	uint32_t n;
+
+	use_topology_text(MODEL_DEV("bluefield-3", "\"caps\": {\"sha_hash\": true}, "));
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	c = &list[0]->caps;
+	ASSERT_OK(softdoca_devinfo_get_model(list[0], model, sizeof(model)));
+	ASSERT_STR_EQ(model, "bluefield-3");
+	ASSERT(!c->compress_deflate && c->decompress_deflate && c->decompress_lz4_stream && c->ec && c->aes_gcm);
+	ASSERT(c->verbs && c->dma_memcpy && !c->sha_partial_hash);
+	ASSERT(c->sha_hash); /* the override wins over the model */
+	ASSERT_OK(doca_devinfo_destroy_list(list));
+}
+
+TEST(bluefield2_and_connectx7_models)
+{
+	struct sd_dev_caps c;
+
+	ASSERT(sd_dev_model_caps("bluefield-2", &c));
+	ASSERT(c.compress_deflate && c.decompress_deflate && c.sha_hash && c.dma_memcpy);
+	ASSERT(!c.decompress_lz4_stream && !c.ec && !c.aes_gcm && !c.verbs);
+	ASSERT(sd_dev_model_caps("connectx-7", &c));
+	ASSERT(c.rdma && c.verbs && c.aes_gcm && c.ec);
+	ASSERT(!c.dma_memcpy && !c.compress_deflate && !c.decompress_deflate && !c.sha_hash && !c.cache_invalidate);
+	ASSERT(sd_dev_model_caps("soft", &c));
+	ASSERT(c.compress_deflate && c.decompress_lz4_block && c.sha_partial_hash && c.ec && c.aes_gcm && c.verbs);
+}
+
+TEST(unknown_model_is_refused)
+{
+	expect_bad_config(MODEL_DEV("bluefield-9", ""), "\"bluefield-9\" is not a model; known: \"soft\"", NULL);
 }
 
 /* docs/examples/<name>, read whole into a static buffer. */
