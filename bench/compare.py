@@ -37,6 +37,7 @@ except ImportError:
     sys.exit("compare.py: the softdoca_testbed package is not on PYTHONPATH: run scripts/bench.sh BUILD, "
              "or PYTHONPATH=python python3 bench/compare.py ...")
 
+import engine_rows  # noqa: E402  issue 20 rows: P28-P35
 import multi_rail  # noqa: E402  issue 14 rows: P7, P16-P18
 import report  # noqa: E402
 import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
@@ -44,7 +45,7 @@ from results import (KIB, LARGEST, MIB, OURS, UCX_VETH_PEERS, Results, Target,  
                      fmt_ratio, human_size, perf_vals, ratio)
 from runner import Bench, last_line, run  # noqa: E402
 
-PLUGINS = (verbs_rows, multi_rail)
+PLUGINS = (verbs_rows, multi_rail, engine_rows)
 
 
 def log(msg):
@@ -327,7 +328,7 @@ def idle_cpu(b, res, smoke):
 
 STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
          (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows), ("comch", comch_rows),
-         (multi_rail.STEP, multi_rail.run))
+         (multi_rail.STEP, multi_rail.run), (engine_rows.STEP, engine_rows.run))
 
 
 # ---- targets ----------------------------------------------------------------------
@@ -373,7 +374,7 @@ TARGETS = (
            peer="shared-memory ring", goal=0.8),
     Target("P25", "DMA Copy of a 1 GiB file (either direction) >= 0.8x cp, warm page cache", "dma-copy-file",
            LARGEST, peer="cp", goal=0.8),
-) + multi_rail.TARGETS + (
+) + multi_rail.TARGETS + engine_rows.TARGETS + (
     Target("P8", "idle connected process < 1% CPU", "idle-server", 0, metric="cpu", op="<", goal=1.0),
 )
 
