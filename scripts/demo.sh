@@ -5,7 +5,8 @@
 # processes, then two RDMA pairs (a write and a send/receive), pressing Enter the
 # way a person would, a DOCA Verbs write pair and the Verbs wait-on-CQ sample,
 # DOCA's DMA Copy application in each direction, and DOCA's Secure Channel
-# application (messages both ways over Comch's producer/consumer fast path).  Prints a PASS/FAIL line per step and a summary; exits
+# application (messages both ways over Comch's producer/consumer fast path), a Compress round
+# trip, an erasure-coding recovery and DOCA's File Integrity application.  Prints a PASS/FAIL line per step and a summary; exits
 # non-zero if any step failed.
 # Usage: scripts/demo.sh <builddir>
 set -u
@@ -331,6 +332,63 @@ if [ -x "$secure_channel/host/doca_secure_channel" ] && [ -x "$secure_channel/dp
 	unset SOFTDOCA_RUNTIME_DIR
 else
 	skip "Secure Channel" "applications/secure_channel is not built"
+fi
+
+step "10. DOCA Compress: a file compressed and decompressed again (doca_compress_deflate / doca_decompress_deflate)"
+comp=$build/samples/doca_compress
+if [ -x "$comp/doca_compress_deflate" ] && [ -x "$comp/doca_decompress_deflate" ]; then
+	for i in $(seq 1 300); do echo "line $i: the engines of every card, in software, on one machine"; done >"$tmp/story.txt"
+	head -c 65536 /dev/urandom >>"$tmp/story.txt"
+	say "story.txt: $(stat -c %s "$tmp/story.txt") bytes of text and random data; -wf adds the zlib framing."
+	if show "$comp/doca_compress_deflate" -f "$tmp/story.txt" -o "$tmp/story.z" -wf -c &&
+		show "$comp/doca_decompress_deflate" -f "$tmp/story.z" -o "$tmp/story.out" -wf -c &&
+		cmp -s "$tmp/story.txt" "$tmp/story.out"; then
+		pass "Compress round trip ($(stat -c %s "$tmp/story.txt") -> $(stat -c %s "$tmp/story.z") -> $(stat -c %s "$tmp/story.out") bytes, identical)"
+	else
+		fail "Compress round trip" "see the output above"
+	fi
+else
+	skip "Compress round trip" "samples/doca_compress is not built"
+fi
+
+step "11. DOCA Erasure Coding: 4 data + 2 redundancy blocks, two blocks lost, the file recovered"
+ec=$build/samples/doca_erasure_coding/doca_erasure_coding_recover
+if [ -x "$ec" ]; then
+	head -c 300000 /dev/urandom >"$tmp/precious.bin"
+	mkdir -p "$tmp/blocks"
+	say "Encode precious.bin into data_block_0..3 and rdnc_block_0..1, delete blocks 0 and 2, recover."
+	if show "$ec" -i "$tmp/precious.bin" -o "$tmp/blocks" -t 4 -r 2 -d 0,2 -b &&
+		cmp -s "$tmp/precious.bin" "$tmp/precious.bin_recovered"; then
+		pass "Erasure coding recovery (2 of 6 blocks lost, file identical)"
+	else
+		fail "Erasure coding recovery" "see the output above"
+	fi
+else
+	skip "Erasure coding recovery" "samples/doca_erasure_coding is not built"
+fi
+
+step "12. File Integrity (doca_file_integrity): the host sends a file and its SHA-256, the DPU checks it"
+fi_app=$build/applications/file_integrity
+if [ -x "$fi_app/host/doca_file_integrity" ] && [ -x "$fi_app/dpu/doca_file_integrity" ]; then
+	export SOFTDOCA_RUNTIME_DIR=$tmp/comch
+	head -c $((3 << 20)) /dev/urandom >"$tmp/hostfs_fi.bin"
+	rm -f "$tmp/dpufs_fi.bin"
+	start fi_dpu "$fi_app/dpu/doca_file_integrity" -p 03:00.0 -r b1:00.0 -f "$tmp/dpufs_fi.bin"
+	wait_for fi_dpu "Server waiting on a client to connect"
+	start fi_host "$fi_app/host/doca_file_integrity" -p b1:00.0 -f "$tmp/hostfs_fi.bin"
+	finish fi_host
+	host_rc=$?
+	finish fi_dpu
+	dpu_rc=$?
+	if [ "$host_rc" = 0 ] && [ "$dpu_rc" = 0 ] && grep -q "SUCCESS: file SHA is identical" "$tmp/fi_dpu.out" &&
+		cmp -s "$tmp/hostfs_fi.bin" "$tmp/dpufs_fi.bin"; then
+		pass "File Integrity (3 MiB, SHA-256 $(sha256sum <"$tmp/hostfs_fi.bin" | cut -c1-16)... on both sides)"
+	else
+		fail "File Integrity" "exit codes $host_rc/$dpu_rc"
+	fi
+	unset SOFTDOCA_RUNTIME_DIR
+else
+	skip "File Integrity" "applications/file_integrity is not built"
 fi
 
 echo
