@@ -141,9 +141,13 @@ cap_supported(const struct doca_devinfo *devinfo, enum doca_sha_algorithm alg, b
 {
 	const struct sd_dev_caps *caps;
 
-	if (devinfo == NULL || sd_sha_alg(alg) == NULL) {
-		DOCA_LOG_ERR("%s: invalid argument (devinfo %p, algorithm %d: SHA1 0, SHA256 1, SHA512 2)", api,
-			     (const void *)devinfo, (int)alg);
+	if (devinfo == NULL) {
+		DOCA_LOG_ERR("%s: devinfo is NULL", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_sha_alg(alg) == NULL) {
+		DOCA_LOG_ERR("%s: algorithm %d is not a doca_sha_algorithm (SHA1 0, SHA256 1, SHA512 2)", api,
+			     (int)alg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	caps = sd_devinfo_caps(devinfo);
@@ -171,9 +175,13 @@ static doca_error_t
 check_cap_query(const struct doca_devinfo *devinfo, const void *out, bool with_alg, enum doca_sha_algorithm alg,
 		const char *api)
 {
-	if (devinfo == NULL || out == NULL || (with_alg && sd_sha_alg(alg) == NULL)) {
-		DOCA_LOG_ERR("%s: invalid argument (devinfo %p, output %p%s%d)", api, (const void *)devinfo, out,
-			     with_alg ? ", algorithm " : "", with_alg ? (int)alg : 0);
+	if (devinfo == NULL || out == NULL) {
+		DOCA_LOG_ERR("%s: NULL argument (devinfo %p, output %p)", api, (const void *)devinfo, out);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (with_alg && sd_sha_alg(alg) == NULL) {
+		DOCA_LOG_ERR("%s: algorithm %d is not a doca_sha_algorithm (SHA1 0, SHA256 1, SHA512 2)", api,
+			     (int)alg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!sd_devinfo_caps(devinfo)->sha_hash && !sd_devinfo_caps(devinfo)->sha_partial_hash) {

@@ -90,11 +90,12 @@ extern const struct sd_accel_kind sd_sha_partial_kind;
 
 /*
  * Take a task of this family from its pool while the context runs and set it up
- * (sha_task.c; api names the DOCA call in refusals).
+ * (sha_task.c; has_out: the caller's task pointer is not NULL; api names the DOCA
+ * call in refusals).
  */
 doca_error_t sd_sha_task_alloc(struct doca_sha *sha, bool partial, enum doca_sha_algorithm alg,
 			       const struct doca_buf *src, struct doca_buf *dst, union doca_data user_data,
-			       const char *api, struct sd_sha_task **out);
+			       bool has_out, const char *api, struct sd_sha_task **out);
 
 /* Give a task's EVP context to mds (room was made for one per pool slot at *_set_conf). */
 static inline void

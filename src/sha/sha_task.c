@@ -184,14 +184,15 @@ const struct sd_accel_kind sd_sha_partial_kind = {
 
 doca_error_t
 sd_sha_task_alloc(struct doca_sha *sha, bool partial, enum doca_sha_algorithm alg, const struct doca_buf *src,
-		  struct doca_buf *dst, union doca_data user_data, const char *api, struct sd_sha_task **out)
+		  struct doca_buf *dst, union doca_data user_data, bool has_out, const char *api,
+		  struct sd_sha_task **out)
 {
 	struct doca_task *base;
 	struct sd_sha_task *t;
 	doca_error_t err;
 
-	if (sha == NULL || out == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (sha %p, task %p)", api, (void *)sha, (void *)out);
+	if (sha == NULL || !has_out) {
+		DOCA_LOG_ERR("%s: NULL argument (sha %p, task %s)", api, (void *)sha, has_out ? "set" : "NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_sha_alg(alg) == NULL) {

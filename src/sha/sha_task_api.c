@@ -56,7 +56,7 @@ doca_sha_task_hash_alloc_init(struct doca_sha *sha, enum doca_sha_algorithm algo
 			      struct doca_buf *dst_buf, union doca_data user_data, struct doca_sha_task_hash **task)
 {
 	struct sd_sha_task *t;
-	doca_error_t err = sd_sha_task_alloc(sha, false, algorithm, src_buf, dst_buf, user_data,
+	doca_error_t err = sd_sha_task_alloc(sha, false, algorithm, src_buf, dst_buf, user_data, task != NULL,
 					     "doca_sha_task_hash_alloc_init", &t);
 
 	if (err == DOCA_SUCCESS)
@@ -128,7 +128,7 @@ doca_sha_task_partial_hash_alloc_init(struct doca_sha *sha, enum doca_sha_algori
 				      union doca_data user_data, struct doca_sha_task_partial_hash **task)
 {
 	struct sd_sha_task *t;
-	doca_error_t err = sd_sha_task_alloc(sha, true, algorithm, src_buf, dst_buf, user_data,
+	doca_error_t err = sd_sha_task_alloc(sha, true, algorithm, src_buf, dst_buf, user_data, task != NULL,
 					     "doca_sha_task_partial_hash_alloc_init", &t);
 
 	if (err == DOCA_SUCCESS)
