@@ -69,6 +69,21 @@ unmap_cb(void *addr, size_t len, void *opaque)
 	munmap(addr, len);
 }
 
+/* mmap over [mem, mem + len), started; from the first call on, mem is the mmap's (cb frees it, even on failure). */
+static doca_error_t
+own_range(struct doca_mmap *mmap, void *mem, size_t len, doca_mmap_memrange_free_cb_t *cb)
+{
+	doca_error_t result = doca_mmap_set_memrange(mmap, mem, len);
+
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_set_free_cb(mmap, cb, NULL);
+	if (result != DOCA_SUCCESS) {
+		cb(mem, len, NULL);
+		return result;
+	}
+	return doca_mmap_start(mmap);
+}
+
 /* Submit task and progress until its callback ran; the task's status. */
 static doca_error_t
 run_task(struct fi_sha *s, struct doca_task *task)
@@ -98,14 +113,7 @@ make_dst(struct fi_sha *s)
 
 	if (mem == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	result = doca_mmap_set_memrange(s->state.dst_mmap, mem, s->digest_len);
-	if (result == DOCA_SUCCESS)
-		result = doca_mmap_set_free_cb(s->state.dst_mmap, free_cb, NULL);
-	if (result != DOCA_SUCCESS) {
-		free(mem);
-		return result;
-	}
-	result = doca_mmap_start(s->state.dst_mmap);
+	result = own_range(s->state.dst_mmap, mem, s->digest_len, free_cb);
 	if (result == DOCA_SUCCESS)
 		result = doca_buf_inventory_buf_get_by_addr(s->state.buf_inv, s->state.dst_mmap, mem, s->digest_len,
 							    &s->dst);
@@ -174,14 +182,7 @@ fi_sha_hash_file(struct fi_sha *s, void *data, size_t len)
 	union doca_data ud = {0};
 	doca_error_t result;
 
-	result = doca_mmap_set_memrange(s->state.src_mmap, data, len);
-	if (result == DOCA_SUCCESS)
-		result = doca_mmap_set_free_cb(s->state.src_mmap, unmap_cb, NULL);
-	if (result != DOCA_SUCCESS) {
-		munmap(data, len);
-		return result;
-	}
-	result = doca_mmap_start(s->state.src_mmap);
+	result = own_range(s->state.src_mmap, data, len, unmap_cb);
 	if (result == DOCA_SUCCESS)
 		result = doca_buf_inventory_buf_get_by_addr(s->state.buf_inv, s->state.src_mmap, data, len, &src);
 	if (result == DOCA_SUCCESS)
@@ -212,14 +213,7 @@ fi_sha_server_start(struct fi_sha *s, size_t src_cap, uint8_t **src_data)
 
 	if (mem == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	result = doca_mmap_set_memrange(s->state.src_mmap, mem, src_cap);
-	if (result == DOCA_SUCCESS)
-		result = doca_mmap_set_free_cb(s->state.src_mmap, free_cb, NULL);
-	if (result != DOCA_SUCCESS) {
-		free(mem);
-		return result;
-	}
-	result = doca_mmap_start(s->state.src_mmap);
+	result = own_range(s->state.src_mmap, mem, src_cap, free_cb);
 	if (result == DOCA_SUCCESS)
 		result = doca_buf_inventory_buf_get_by_data(s->state.buf_inv, s->state.src_mmap, mem, src_cap, &src);
 	if (result == DOCA_SUCCESS)

@@ -163,6 +163,14 @@ sha_sample_wait_stopped(struct sha_resources *r)
 	}
 }
 
+void
+sha_sample_task_failed(struct sha_resources *r, struct doca_task *task, const char *what)
+{
+	r->result = doca_task_get_status(task);
+	DOCA_LOG_ERR("SHA %s task failed: %s", what, doca_error_get_descr(r->result));
+	doca_task_free(task);
+}
+
 doca_error_t
 sha_sample_print(struct doca_buf *dst)
 {

@@ -53,6 +53,9 @@ doca_error_t sha_sample_src_mmap(struct sha_resources *r, const char *data, size
 doca_error_t sha_sample_start(struct sha_resources *r);
 void sha_sample_wait_stopped(struct sha_resources *r);
 
+/* An error callback's part: keep the task's status, log "SHA <what> task failed: ...", free it. */
+void sha_sample_task_failed(struct sha_resources *r, struct doca_task *task, const char *what);
+
 /* Log "SHA256 output is: <hex>" from the destination's data window. */
 doca_error_t sha_sample_print(struct doca_buf *dst);
 

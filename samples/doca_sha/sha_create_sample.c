@@ -36,12 +36,9 @@ static void
 hash_error_cb(struct doca_sha_task_hash *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct sha_resources *r = ctx_user_data.ptr;
-	struct doca_task *t = doca_sha_task_hash_as_task(task);
 
 	(void)task_user_data;
-	r->result = doca_task_get_status(t);
-	DOCA_LOG_ERR("SHA hash task failed: %s", doca_error_get_descr(r->result));
-	doca_task_free(t);
+	sha_sample_task_failed(r, doca_sha_task_hash_as_task(task), "hash");
 	if (--r->num_remaining_tasks == 0)
 		(void)doca_ctx_stop(r->state.ctx);
 }

@@ -77,12 +77,9 @@ static void
 partial_error_cb(struct doca_sha_task_partial_hash *task, union doca_data task_user_data, union doca_data ctx_user_data)
 {
 	struct sha_resources *r = ctx_user_data.ptr;
-	struct doca_task *t = doca_sha_task_partial_hash_as_task(task);
 
 	(void)task_user_data;
-	r->result = doca_task_get_status(t);
-	DOCA_LOG_ERR("SHA partial hash task failed: %s", doca_error_get_descr(r->result));
-	doca_task_free(t);
+	sha_sample_task_failed(r, doca_sha_task_partial_hash_as_task(task), "partial hash");
 	(void)doca_ctx_stop(r->state.ctx);
 }
 
