@@ -320,12 +320,15 @@ allocate_resources(const char *pci, uint32_t max_bufs, struct resources *r)
 		return result;
 	}
 	result = max_list_len(r, &max_list);
-	if (result == DOCA_SUCCESS && max_bufs > max_list) {
-		DOCA_LOG_ERR("Number of doca_buf [%u] exceed the limitation [%u]", max_bufs, max_list);
-		result = DOCA_ERROR_INVALID_VALUE;
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to get task max_buf_list_len capability: %s", doca_error_get_descr(result));
+		return result;
 	}
-	if (result == DOCA_SUCCESS)
-		result = doca_aes_gcm_create(r->state.dev, &r->aes_gcm);
+	if (max_bufs > max_list) {
+		DOCA_LOG_ERR("Number of doca_buf [%u] exceed the limitation [%u]", max_bufs, max_list);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	result = doca_aes_gcm_create(r->state.dev, &r->aes_gcm);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Unable to create AES-GCM engine: %s", doca_error_get_descr(result));
 		return result;
@@ -487,10 +490,11 @@ run_task(struct resources *r, const struct aes_gcm_cfg *cfg, uint8_t *data, size
 		DOCA_LOG_ERR("Failed to destroy DOCA AES-GCM key: %s", doca_error_get_descr(tmp));
 		DOCA_ERROR_PROPAGATE(result, tmp);
 	}
-	if (dst != NULL)
-		DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(dst, NULL));
-	if (src != NULL)
-		DOCA_ERROR_PROPAGATE(result, doca_buf_dec_refcount(src, NULL));
+	/* DOCA_ERROR_PROPAGATE evaluates its second argument only while result is SUCCESS. */
+	tmp = dst != NULL ? doca_buf_dec_refcount(dst, NULL) : DOCA_SUCCESS;
+	DOCA_ERROR_PROPAGATE(result, tmp);
+	tmp = src != NULL ? doca_buf_dec_refcount(src, NULL) : DOCA_SUCCESS;
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	return result;
 }
 
@@ -528,7 +532,7 @@ run_file(struct resources *r, const struct aes_gcm_cfg *cfg, uint8_t *data, size
 	const struct doca_devinfo *info = doca_dev_as_devinfo(r->state.dev);
 	uint64_t max_size = 0;
 	uint8_t *dst_mem;
-	doca_error_t result;
+	doca_error_t result, tmp;
 
 	result = r->mode == AES_GCM_MODE_ENCRYPT ? doca_aes_gcm_cap_task_encrypt_get_max_buf_size(info, &max_size)
 						 : doca_aes_gcm_cap_task_decrypt_get_max_buf_size(info, &max_size);
@@ -553,7 +557,8 @@ run_file(struct resources *r, const struct aes_gcm_cfg *cfg, uint8_t *data, size
 	}
 	result = run_task(r, cfg, data, size, dst_mem, max_size, out);
 	/* The mmaps still cover dst_mem: stop the context and destroy them before freeing it. */
-	DOCA_ERROR_PROPAGATE(result, destroy_resources(r));
+	tmp = destroy_resources(r);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	free(dst_mem);
 	return result;
 }
@@ -564,7 +569,7 @@ run_sample(struct aes_gcm_cfg *cfg, enum aes_gcm_mode mode)
 	struct resources r = {.mode = mode};
 	uint8_t *data;
 	size_t size = 0;
-	doca_error_t result;
+	doca_error_t result, tmp;
 	FILE *out;
 
 	data = read_input(cfg->file_path, &size);
@@ -579,7 +584,8 @@ run_sample(struct aes_gcm_cfg *cfg, enum aes_gcm_mode mode)
 	result = allocate_resources(cfg->pci_address, (uint32_t)cfg->num_src_buf + (uint32_t)cfg->num_dst_buf, &r);
 	if (result == DOCA_SUCCESS)
 		result = run_file(&r, cfg, data, size, out);
-	DOCA_ERROR_PROPAGATE(result, destroy_resources(&r));
+	tmp = destroy_resources(&r);
+	DOCA_ERROR_PROPAGATE(result, tmp);
 	fclose(out);
 	free(data);
 	return result;
