@@ -194,15 +194,11 @@ store_iv(struct sd_aes_gcm_task *t, const uint8_t *iv, uint32_t iv_len)
 	t->iv_len = iv_len;
 }
 
-/* A list's segment count, stopping past limit. */
+/* A list's segments: the head knows; a buffer given that is not a head counts alone. */
 static uint32_t
-count_segs(const struct doca_buf *list, uint32_t limit)
+num_segs(const struct doca_buf *list)
 {
-	uint32_t n = 0;
-
-	for (; list != NULL && n <= limit; list = sd_buf_next(list))
-		n++;
-	return n;
+	return sd_buf_is_head(list) ? sd_buf_list_len(list) : 1;
 }
 
 /* What alloc_init can refuse: the parameters, and the buffers' shape if they are given. */
@@ -219,14 +215,14 @@ check_alloc(const struct doca_aes_gcm *aes, const struct doca_buf *src, const st
 	if (iv == NULL && iv_len > 0)
 		return sd_buf_refuse(v, SD_AES_GCM_NO_IV, NULL, iv_len, 0, 0);
 	if (src != NULL) {
-		if (!sd_buf_check_list_len(count_segs(src, max_segs), max_segs, "source", v))
+		if (!sd_buf_check_list_len(num_segs(src), max_segs, "source", v))
 			return false;
 		len = sd_accel_list_data_len(src);
 		if (len > aes->caps->aes_gcm_max_buf_size)
 			return sd_buf_refuse(v, SD_AES_GCM_SRC_TOO_BIG, "source", len, aes->caps->aes_gcm_max_buf_size,
 					     0);
 	}
-	return dst == NULL || sd_buf_check_list_len(count_segs(dst, max_segs), max_segs, "destination", v);
+	return dst == NULL || sd_buf_check_list_len(num_segs(dst), max_segs, "destination", v);
 }
 
 struct alloc_args {

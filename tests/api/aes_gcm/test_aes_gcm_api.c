@@ -400,21 +400,33 @@ expect_refusal(struct env *e, struct doca_task *task, doca_error_t code)
 	ASSERT_OK(doca_ctx_start(e->ctx));
 }
 
+/* A task of e's key over src and dst with a 12-byte IV. */
 static struct doca_task *
-enc_task(struct env *e, struct doca_buf *src, struct doca_buf *dst, uint32_t tag, uint32_t aad)
+task_of(struct env *e, bool decrypt, struct doca_buf *src, struct doca_buf *dst, uint32_t tag, uint32_t aad)
 {
-	const struct job j = {.key = e->key, .iv = iv12, .iv_len = 12, .tag_size = tag, .aad_size = aad, .ud = 3};
+	const struct job j = {.decrypt = decrypt,
+			      .key = e->key,
+			      .iv = iv12,
+			      .iv_len = 12,
+			      .tag_size = tag,
+			      .aad_size = aad,
+			      .ud = decrypt ? 4 : 3};
 
 	return job_task(e, &j, src, dst);
 }
 
-static struct doca_task *
-dec_task(struct env *e, struct doca_buf *src, struct doca_buf *dst, uint32_t tag, uint32_t aad)
-{
-	const struct job j = {
-		.decrypt = true, .key = e->key, .iv = iv12, .iv_len = 12, .tag_size = tag, .aad_size = aad, .ud = 4};
+#define enc_task(e, src, dst, tag, aad) task_of((e), false, (src), (dst), (tag), (aad))
+#define dec_task(e, src, dst, tag, aad) task_of((e), true, (src), (dst), (tag), (aad))
 
-	return job_task(e, &j, src, dst);
+/* The same, as the encrypt task itself (for its setters). */
+static struct doca_aes_gcm_task_encrypt *
+enc_alloc(struct env *e, struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_aes_gcm_task_encrypt *t = NULL;
+
+	ASSERT_OK(doca_aes_gcm_task_encrypt_alloc_init(e->aes, src, dst, e->key, iv12, 12, 12, 0,
+						       (union doca_data){.u64 = 3}, &t));
+	return t;
 }
 
 TEST(layout_refusals)
@@ -453,11 +465,11 @@ TEST(parameter_refusals_at_submit)
 	log = capture_sdk_log();
 	src = buf_data(&e, e.src_mmap, e.src_mem, 40);
 	/* Setters are checked at submit. */
-	t = (struct doca_aes_gcm_task_encrypt *)enc_task(&e, src, dst_buf(&e, 0, 256), 12, 0);
+	t = enc_alloc(&e, src, dst_buf(&e, 0, 256));
 	doca_aes_gcm_task_encrypt_set_iv(t, iv12, 16);
 	expect_refusal(&e, doca_aes_gcm_task_encrypt_as_task(t), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(log, "doca_task_submit: AES-GCM encrypt task's IV is 16 bytes, more than the 12 supported");
-	t = (struct doca_aes_gcm_task_encrypt *)enc_task(&e, src, dst_buf(&e, 0, 256), 12, 0);
+	t = enc_alloc(&e, src, dst_buf(&e, 0, 256));
 	doca_aes_gcm_task_encrypt_set_tag_size(t, 4);
 	expect_refusal(&e, doca_aes_gcm_task_encrypt_as_task(t), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(log, "tag size is 4 bytes");
@@ -475,7 +487,7 @@ TEST(missing_buffers_and_keys_are_returned_to_the_submitter)
 	env_start(&e, DOCA_AES_GCM_KEY_256, zero_key);
 	log = capture_sdk_log();
 	src = buf_data(&e, e.src_mmap, e.src_mem, 40);
-	t = (struct doca_aes_gcm_task_encrypt *)enc_task(&e, NULL, dst_buf(&e, 0, 256), 12, 0);
+	t = enc_alloc(&e, NULL, dst_buf(&e, 0, 256));
 	ASSERT_ERR(doca_task_submit(doca_aes_gcm_task_encrypt_as_task(t)), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(log, "has no source buffer; set one with doca_aes_gcm_task_*_set_src()");
 	doca_aes_gcm_task_encrypt_set_src(t, src);
@@ -546,14 +558,14 @@ TEST(device_limits_at_submit)
 	ASSERT_OK(doca_ctx_start(e.ctx));
 	ASSERT_OK(doca_aes_gcm_key_create(e.aes, zero_key, DOCA_AES_GCM_KEY_256, &e.key));
 	src = buf_data(&e, e.src_mmap, e.src_mem, 100);
-	t = (struct doca_aes_gcm_task_encrypt *)enc_task(&e, src, dst_buf(&e, 0, 8192), 12, 0);
+	t = enc_alloc(&e, src, dst_buf(&e, 0, 8192));
 	doca_aes_gcm_task_encrypt_set_src(t, buf_data(&e, e.src_mmap, e.src_mem, 4097));
 	expect_refusal(&e, doca_aes_gcm_task_encrypt_as_task(t), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(log, "source holds 4097 bytes, more than max_buf_size 4096");
 	dst = dst_buf(&e, 0, 100);
 	for (int i = 1; i < 4; i++)
 		ASSERT_OK(doca_buf_chain_list(dst, dst_buf(&e, 200 * i, 100)));
-	t = (struct doca_aes_gcm_task_encrypt *)enc_task(&e, src, NULL, 12, 0);
+	t = enc_alloc(&e, src, NULL);
 	doca_aes_gcm_task_encrypt_set_dst(t, dst);
 	expect_refusal(&e, doca_aes_gcm_task_encrypt_as_task(t), DOCA_ERROR_INVALID_VALUE);
 	ASSERT_LOG_HAS(log, "destination list has 4 segments, more than the 3 allowed");
