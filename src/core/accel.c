@@ -231,7 +231,7 @@ sd_accel_init(struct sd_accel *accel, struct doca_dev *dev, const char *what, in
 	      doca_error_t (*may_start)(struct sd_accel *accel))
 {
 	sd_ctx_init(&accel->ctx, &accel_ctx_ops, dev);
-	/* Core's own lines about the context (set_conf, destroy) name the library's ("AES-GCM"), not "accel". */
+	/* Core's lines about this context ("SHA context is RUNNING") name the library, not "accel". */
 	accel->ctx.run_ops.name = what;
 	accel->what = what;
 	accel->log_source = log_source;
