@@ -160,12 +160,13 @@ DOCA_EXPERIMENTAL doca_error_t doca_aes_gcm_task_encrypt_set_conf(
 
 /*
  * Take an encrypt task from the pool and set its parameters (the IV is copied).  src,
- * dst and key may be NULL and set before submitting.
+ * dst and key may be NULL and set before submitting.  The AAD is the first aad_size
+ * bytes of the source, so aad_size may not exceed it (checked when the task runs).
  * Returns SUCCESS; INVALID_VALUE for NULL aes_gcm/task, a key of another context,
- * iv_length above 12 (or an IV NULL with a length), a tag_size other than 12 or 16, an
- * aad_size larger than the source, a source larger than max_buf_size or a list longer
- * than max_list_buf_num_elem; BAD_STATE if the context is not RUNNING or the task type
- * is not configured; NO_MEMORY when every task of the pool is allocated.
+ * iv_length above 12 (or an IV NULL with a length), a tag_size other than 12 or 16, a
+ * source larger than max_buf_size or a list longer than max_list_buf_num_elem;
+ * BAD_STATE if the context is not RUNNING or the task type is not configured;
+ * NO_MEMORY when every task of the pool is allocated.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_aes_gcm_task_encrypt_alloc_init(
 	struct doca_aes_gcm *aes_gcm, struct doca_buf const *src_buff, struct doca_buf *dst_buff,
@@ -228,7 +229,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_aes_gcm_task_decrypt_set_conf(
 
 /*
  * As doca_aes_gcm_task_encrypt_alloc_init(), for decrypt tasks; aad_size plus tag_size
- * must not exceed the source (it holds AAD, ciphertext and tag).
+ * may not exceed the source, which holds AAD, ciphertext and tag (checked when the task
+ * runs).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_aes_gcm_task_decrypt_alloc_init(
 	struct doca_aes_gcm *aes_gcm, struct doca_buf const *src_buff, struct doca_buf *dst_buff,
