@@ -79,8 +79,6 @@ static const struct sd_refusal aes_refusals[SD_AES_GCM_NUM_REFUSALS] = {
 	((1ull << SD_AES_GCM_NO_SRC) | (1ull << SD_AES_GCM_NO_DST) | (1ull << SD_AES_GCM_NO_KEY) |                     \
 	 (1ull << SD_AES_GCM_FOREIGN_KEY))
 
-static const char *const task_names[SD_AES_GCM_NUM_DIRS] = {"AES-GCM encrypt", "AES-GCM decrypt"};
-
 /* The key, IV and tag parameters, which alloc_init and submit both check. */
 static bool
 check_params(const struct doca_aes_gcm *aes, const struct doca_aes_gcm_key *key, uint32_t iv_len, uint32_t tag_size,
@@ -180,7 +178,7 @@ set_conf(struct doca_aes_gcm *aes, enum sd_aes_gcm_dir dir, doca_task_completion
 			     api, (void *)aes, ok != NULL ? "set" : "NULL", err != NULL ? "set" : "NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return sd_task_pool_configure(&aes->accel.ctx, &aes->pools[dir], task_names[dir],
+	return sd_task_pool_configure(&aes->accel.ctx, &aes->pools[dir], sd_aes_gcm_kinds[dir].name,
 				      sizeof(struct sd_aes_gcm_task), num_tasks, aes->caps->aes_gcm_max_num_tasks, ok,
 				      err, api);
 }
@@ -252,7 +250,7 @@ alloc_init(struct doca_aes_gcm *aes, enum sd_aes_gcm_dir dir, const struct alloc
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (!check_alloc(aes, a->src, a->dst, a->key, a->iv, a->iv_len, a->tag_size, &v)) {
-		SD_REFUSAL_LOG(&aes->accel.ctx, aes_refusals, api, task_names[dir], &v, false);
+		SD_REFUSAL_LOG(&aes->accel.ctx, aes_refusals, api, sd_aes_gcm_kinds[dir].name, &v, false);
 		return sd_refusal_status(aes_refusals, &v);
 	}
 	err = sd_task_alloc(aes->pools[dir], a->user_data, api, &base);
