@@ -4,7 +4,6 @@
  * with a matcher, opens the first match and destroys the list; the opened device
  * stays valid after the list is gone.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -462,32 +461,36 @@ sample_logging_init(uint32_t sdk_level)
 char *
 hex_dump(const void *data, size_t size)
 {
-	/* "%08zx  " + 16 * "xx " + " |" + 16 chars + "|\n" */
-	enum { BYTES_PER_LINE = 16, LINE_LEN = 10 + BYTES_PER_LINE * 3 + 2 + BYTES_PER_LINE + 2 };
+	/* "OOOOOOOO: " + two groups of 8 "XX " each closed by a space + 16 ASCII characters + "\n" */
+	enum { PER_LINE = 16, LINE_LEN = 10 + 2 * (8 * 3 + 1) + PER_LINE + 1 };
 	const uint8_t *bytes = data;
-	size_t lines = (size + BYTES_PER_LINE - 1) / BYTES_PER_LINE;
+	size_t lines = (size + PER_LINE - 1) / PER_LINE;
 	char *out, *p;
-	size_t off, i;
 
 	out = malloc(lines * LINE_LEN + 1);
 	if (out == NULL)
 		return NULL;
 	p = out;
-	for (off = 0; off < size; off += BYTES_PER_LINE) {
-		p += sprintf(p, "%08zx  ", off);
-		for (i = 0; i < BYTES_PER_LINE; i++) {
-			if (off + i < size)
-				p += sprintf(p, "%02x ", bytes[off + i]);
-			else
-				p += sprintf(p, "   ");
+	for (size_t off = 0; off < size; off += PER_LINE) {
+		char ascii[PER_LINE];
+
+		p += sprintf(p, "%08zX: ", off);
+		for (size_t i = 0; i < PER_LINE; i++) {
+			bool have = off + i < size;
+			uint8_t c = have ? bytes[off + i] : 0;
+
+			p += have ? sprintf(p, "%02X ", c) : sprintf(p, "   ");
+			ascii[i] = !have ? ' ' : (c >= ' ' && c <= '~') ? (char)c : '.';
+			if (i % 8 == 7)
+				*p++ = ' ';
 		}
-		*p++ = ' ';
-		*p++ = '|';
-		for (i = 0; i < BYTES_PER_LINE && off + i < size; i++)
-			*p++ = isprint(bytes[off + i]) ? (char)bytes[off + i] : '.';
-		*p++ = '|';
+		memcpy(p, ascii, PER_LINE);
+		p += PER_LINE;
 		*p++ = '\n';
 	}
+	/* No newline after the last line. */
+	if (p > out)
+		p--;
 	*p = '\0';
 	return out;
 }

@@ -99,8 +99,11 @@ doca_error_t allocate_doca_buf_list(struct doca_buf_inventory *buf_inv, struct d
 doca_error_t sample_logging_init(uint32_t sdk_level);
 
 /*
- * Format size bytes as lines of "offset  16 hex bytes  |ascii|".  Returns a
- * malloc'd NUL-terminated string the caller frees, or NULL when out of memory.
+ * Format size bytes as DOCA's samples print them: lines of
+ *   "00000000: 31 32 33 34 35 36 37 38  39 30 61 62 63 64 65 66  1234567890abcdef"
+ * (offset in hex, two groups of 8 bytes, the bytes as ASCII with '.' for the
+ * unprintable ones), no newline after the last.  Returns a malloc'd
+ * NUL-terminated string the caller frees, or NULL when out of memory.
  */
 char *hex_dump(const void *data, size_t size);
 
