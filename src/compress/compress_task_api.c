@@ -120,7 +120,7 @@ doca_compress_task_decompress_lz4_stream_alloc_init(struct doca_compress *compre
 	doca_error_t err;
 
 	err = sd_compress_alloc(compress, SD_DECOMPRESS_LZ4_STREAM, src_buff, dst_buff, user_data,
-				"doca_compress_task_decompress_lz4_stream_alloc_init", &t);
+				"doca_compress_task_decompress_lz4_stream_alloc_init", task == NULL ? NULL : &t);
 	if (err != DOCA_SUCCESS)
 		return err;
 	t->layout.has_block_checksum = has_block_checksum != 0;
