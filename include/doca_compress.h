@@ -44,7 +44,10 @@
  *   (crc32(0, ...), adler32(1, ...)) over the uncompressed data: the compress task's
  *   source, the decompress tasks' output.  The LZ4 tasks' xxHash is XXH32 (seed 0) of
  *   the output in the byte order an LZ4 frame's content checksum compares with after
- *   htobe32() on a little-endian host.
+ *   htobe32() on a little-endian host.  softdoca computes a decompress task's checksums
+ *   when they are first read, from the output in the destination (a program that reads
+ *   none does not pay for them): read them before reusing the destination, or set
+ *   SOFTDOCA_COMPRESS_CHECKSUMS=eager (docs/compress.md).
  *
  * Completion
  *   Every submitted task completes exactly once, inside doca_pe_progress(), in

@@ -84,6 +84,9 @@ compress_may_start(struct sd_accel *accel)
 	return DOCA_ERROR_BAD_STATE;
 }
 
+/* SOFTDOCA_COMPRESS_CHECKSUMS: when a decompress task's checksums are computed. */
+static const char *const checksum_modes[] = {"lazy", "eager"};
+
 /* --- context ----------------------------------------------------------------------------- */
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -111,6 +114,7 @@ doca_compress_create(struct doca_dev *dev, struct doca_compress **compress)
 	c->devinfo = devinfo;
 	c->caps = sd_devinfo_caps(devinfo);
 	c->level = (int)sd_env_u64("SOFTDOCA_COMPRESS_LEVEL", SD_CZ_LEVEL_DEFAULT, 0, SD_CZ_LEVEL_MAX);
+	c->eager_checksums = sd_env_choice("SOFTDOCA_COMPRESS_CHECKSUMS", checksum_modes, 2, 0) == 1;
 	sd_accel_init(&c->accel, dev, "compress", log_source, compress_may_start);
 	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	*compress = c;
@@ -288,6 +292,8 @@ sd_compress_alloc(struct doca_compress *compress, enum sd_compress_family family
 	t->dst = dst;
 	t->layout = (struct sd_cz_lz4_layout){false, false};
 	t->crc = t->adler = t->xxh = 0;
+	t->crc_ready = t->second_ready = true; /* 0 until a success */
+	t->out = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
 }

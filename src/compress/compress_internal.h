@@ -34,7 +34,8 @@ struct doca_compress {
 	const struct sd_dev_caps *caps; /* the device's, read-only */
 	const struct doca_devinfo *devinfo;
 	struct sd_task_pool *pools[SD_COMPRESS_NUM_FAMILIES];
-	int level; /* SOFTDOCA_COMPRESS_LEVEL at create */
+	int level;	      /* SOFTDOCA_COMPRESS_LEVEL at create */
+	bool eager_checksums; /* SOFTDOCA_COMPRESS_CHECKSUMS=eager at create */
 };
 
 /* What every family's task holds; the public task types wrap it. */
@@ -44,8 +45,21 @@ struct sd_compress_task {
 	const struct doca_buf *src;
 	struct doca_buf *dst;
 	struct sd_cz_lz4_layout layout; /* the LZ4 stream task's flags */
-	uint32_t crc, adler, xxh;	/* valid after a success */
+	/*
+	 * The checksums, valid after a success.  A decompress task whose output went
+	 * to one segment computes them when first asked for, from the output where it
+	 * was written (out, out_len): a program that reads no checksum does not pay
+	 * for it (docs/compress.md "Checksums").  Otherwise run computes them.
+	 */
+	uint32_t crc, adler, xxh;
+	bool crc_ready, second_ready;
+	const uint8_t *out;
+	size_t out_len;
 };
+
+/* The task's CRC-32, and its Adler-32 or xxHash (the family's), computed now if not yet. */
+uint32_t sd_compress_task_crc(struct sd_compress_task *t);
+uint32_t sd_compress_task_second(struct sd_compress_task *t);
 
 /* The families' names and capabilities (compress.c). */
 struct sd_compress_family_desc {

@@ -163,6 +163,10 @@ compress_run(struct sd_accel_task *base, struct sd_buf_verdict *v)
 	size_t out = 0;
 	uint64_t cap;
 
+	/* Nothing to compute until a success says what (a failed task's checksums are undefined: 0). */
+	t->crc = t->adler = t->xxh = 0;
+	t->crc_ready = t->second_ready = true;
+	t->out = NULL;
 	if (!sd_accel_src_open(&s, t->src))
 		return sd_buf_refuse(v, NO_MEMORY, "source", sd_accel_list_data_len(t->src), 0, 0);
 	if (!sd_accel_dst_open(&d, t->dst)) {
@@ -177,19 +181,48 @@ compress_run(struct sd_accel_task *base, struct sd_buf_verdict *v)
 		return refuse_fault(v, t, &f);
 	}
 	/* Checksums of the uncompressed side: the source when compressing, else the output. */
+	t->crc_ready = t->second_ready = false;
 	if (t->family == SD_COMPRESS_DEFLATE) {
-		t->crc = sd_cz_crc32(s.p, s.len);
-		t->adler = sd_cz_adler32(s.p, s.len);
+		t->out = s.p;
+		t->out_len = s.len;
 	} else {
-		t->crc = sd_cz_crc32(d.p, out);
-		if (t->family == SD_DECOMPRESS_DEFLATE)
-			t->adler = sd_cz_adler32(d.p, out);
-		else
-			t->xxh = sd_cz_xxh32_doca(d.p, out);
+		t->out = d.p;
+		t->out_len = out;
+	}
+	/* Compressing costs far more than its checksums; a bounce buffer goes at commit. */
+	if (t->family == SD_COMPRESS_DEFLATE || d.bounce != NULL || task_compress(base)->eager_checksums) {
+		(void)sd_compress_task_crc(t);
+		(void)sd_compress_task_second(t);
+		t->out = NULL; /* may be a bounce buffer, freed below */
 	}
 	sd_accel_dst_commit(&d, out);
 	sd_accel_src_close(&s);
 	return true;
+}
+
+uint32_t
+sd_compress_task_crc(struct sd_compress_task *t)
+{
+	if (!t->crc_ready) {
+		t->crc = sd_cz_crc32(t->out, t->out_len);
+		t->crc_ready = true;
+	}
+	return t->crc;
+}
+
+uint32_t
+sd_compress_task_second(struct sd_compress_task *t)
+{
+	bool lz4 = t->family == SD_DECOMPRESS_LZ4_STREAM || t->family == SD_DECOMPRESS_LZ4_BLOCK;
+
+	if (!t->second_ready) {
+		if (lz4)
+			t->xxh = sd_cz_xxh32_doca(t->out, t->out_len);
+		else
+			t->adler = sd_cz_adler32(t->out, t->out_len);
+		t->second_ready = true;
+	}
+	return lz4 ? t->xxh : t->adler;
 }
 
 static uint64_t

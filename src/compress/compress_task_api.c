@@ -72,7 +72,7 @@ null_task(const char *api)
 	}                                                                                                              \
 	DOCA_EXPERIMENTAL uint32_t doca_compress_task_##fam##_get_crc_cs(const struct doca_compress_task_##fam *task)  \
 	{                                                                                                              \
-		return task == NULL ? 0 : task->t.crc;                                                                 \
+		return task == NULL ? 0 : sd_compress_task_crc((struct sd_compress_task *)&task->t);                  \
 	}
 
 /* alloc_init of a family whose tasks have only buffers. */
@@ -85,28 +85,28 @@ null_task(const char *api)
 					 "doca_compress_task_" #fam "_alloc_init", (struct sd_compress_task **)task);  \
 	}
 
-/* The second checksum: field adler (deflate) or xxh (LZ4). */
-#define SD_COMPRESS_TASK_CHECKSUM(fam, name, field)                                                                    \
+/* The second checksum: Adler-32 (deflate) or xxHash (LZ4). */
+#define SD_COMPRESS_TASK_CHECKSUM(fam, name)                                                                           \
 	DOCA_EXPERIMENTAL uint32_t doca_compress_task_##fam##_get_##name##_cs(                                         \
 		const struct doca_compress_task_##fam *task)                                                           \
 	{                                                                                                              \
-		return task == NULL ? 0 : task->t.field;                                                               \
+		return task == NULL ? 0 : sd_compress_task_second((struct sd_compress_task *)&task->t);               \
 	}
 
 SD_COMPRESS_TASK_CALLS(compress_deflate, SD_COMPRESS_DEFLATE)
 SD_COMPRESS_TASK_ALLOC(compress_deflate, SD_COMPRESS_DEFLATE)
-SD_COMPRESS_TASK_CHECKSUM(compress_deflate, adler, adler)
+SD_COMPRESS_TASK_CHECKSUM(compress_deflate, adler)
 
 SD_COMPRESS_TASK_CALLS(decompress_deflate, SD_DECOMPRESS_DEFLATE)
 SD_COMPRESS_TASK_ALLOC(decompress_deflate, SD_DECOMPRESS_DEFLATE)
-SD_COMPRESS_TASK_CHECKSUM(decompress_deflate, adler, adler)
+SD_COMPRESS_TASK_CHECKSUM(decompress_deflate, adler)
 
 SD_COMPRESS_TASK_CALLS(decompress_lz4_block, SD_DECOMPRESS_LZ4_BLOCK)
 SD_COMPRESS_TASK_ALLOC(decompress_lz4_block, SD_DECOMPRESS_LZ4_BLOCK)
-SD_COMPRESS_TASK_CHECKSUM(decompress_lz4_block, xxh, xxh)
+SD_COMPRESS_TASK_CHECKSUM(decompress_lz4_block, xxh)
 
 SD_COMPRESS_TASK_CALLS(decompress_lz4_stream, SD_DECOMPRESS_LZ4_STREAM)
-SD_COMPRESS_TASK_CHECKSUM(decompress_lz4_stream, xxh, xxh)
+SD_COMPRESS_TASK_CHECKSUM(decompress_lz4_stream, xxh)
 
 /* --- the LZ4 stream task's layout flags ------------------------------------------------------- */
 

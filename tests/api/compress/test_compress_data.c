@@ -407,6 +407,34 @@ TEST(inline_and_two_workers_give_the_same_bytes)
 	free(b);
 }
 
+TEST(lazy_and_eager_checksums_agree)
+{
+	/* SOFTDOCA_COMPRESS_CHECKSUMS (read at doca_compress_create): lazy (default) or eager. */
+	static const char *const modes[] = {"lazy", "eager"};
+	size_t n = 150000;
+	uint8_t *in = corpus(n, 31), *raw = malloc(2 * n);
+	size_t len = zlib_deflate(in, n, raw, 2 * n, 6, Z_DEFAULT_STRATEGY), blk;
+
+	for (int m = 0; m < 2; m++) {
+		struct cenv e;
+		struct result r;
+
+		ASSERT_EQ(setenv("SOFTDOCA_COMPRESS_CHECKSUMS", modes[m], 1), 0);
+		cenv_open(&e, 2 * n, 2 * n);
+		r = cenv_run(&e, F_INFLATE, raw, len, 2 * n, false, false);
+		ASSERT_OK(r.status);
+		expect_zlib_sums(&r, in, n);
+		blk = (size_t)LZ4_compress_default((const char *)in, (char *)e.src, (int)n, (int)(2 * n));
+		memcpy(raw + len, e.src, blk);
+		r = cenv_run(&e, F_LZ4_BLOCK, raw + len, blk, 2 * n, false, false);
+		ASSERT_OK(r.status);
+		expect_xxh(&r, in, n);
+		cenv_close(&e);
+	}
+	free(in);
+	free(raw);
+}
+
 /* ---- bad input: the task fails, nothing is appended, nothing written past the destination ------------------- */
 
 static void
