@@ -89,9 +89,9 @@ struct doca_compress_task_decompress_lz4_block;
  * error callback.  task_user_data is the task's user data, ctx_user_data the
  * context's (doca_ctx_set_user_data).
  */
-typedef void (*doca_compress_task_compress_deflate_completion_cb_t)(
-	struct doca_compress_task_compress_deflate *task, union doca_data task_user_data,
-	union doca_data ctx_user_data);
+typedef void (*doca_compress_task_compress_deflate_completion_cb_t)(struct doca_compress_task_compress_deflate *task,
+								    union doca_data task_user_data,
+								    union doca_data ctx_user_data);
 typedef void (*doca_compress_task_decompress_deflate_completion_cb_t)(
 	struct doca_compress_task_decompress_deflate *task, union doca_data task_user_data,
 	union doca_data ctx_user_data);
@@ -136,8 +136,8 @@ DOCA_EXPERIMENTAL doca_error_t doca_compress_cap_get_max_num_tasks(struct doca_c
  * INVALID_VALUE for NULL arguments.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_compress_cap_task_compress_deflate_is_supported(const struct doca_devinfo *devinfo);
-DOCA_EXPERIMENTAL doca_error_t doca_compress_cap_task_compress_deflate_get_max_buf_size(
-	const struct doca_devinfo *devinfo, uint64_t *max_buffer_size);
+DOCA_EXPERIMENTAL doca_error_t
+doca_compress_cap_task_compress_deflate_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *max_buffer_size);
 DOCA_EXPERIMENTAL doca_error_t doca_compress_cap_task_compress_deflate_get_max_buf_list_len(
 	const struct doca_devinfo *devinfo, uint32_t *max_buf_list_len);
 
@@ -208,14 +208,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_compress_task_decompress_deflate_alloc_init(
 	union doca_data user_data, struct doca_compress_task_decompress_deflate **task);
 DOCA_EXPERIMENTAL struct doca_task *
 doca_compress_task_decompress_deflate_as_task(struct doca_compress_task_decompress_deflate *task);
-DOCA_EXPERIMENTAL void
-doca_compress_task_decompress_deflate_set_src(struct doca_compress_task_decompress_deflate *task,
-					      struct doca_buf const *src_buff);
+DOCA_EXPERIMENTAL void doca_compress_task_decompress_deflate_set_src(struct doca_compress_task_decompress_deflate *task,
+								     struct doca_buf const *src_buff);
 DOCA_EXPERIMENTAL struct doca_buf const *
 doca_compress_task_decompress_deflate_get_src(const struct doca_compress_task_decompress_deflate *task);
-DOCA_EXPERIMENTAL void
-doca_compress_task_decompress_deflate_set_dst(struct doca_compress_task_decompress_deflate *task,
-					      struct doca_buf *dst_buff);
+DOCA_EXPERIMENTAL void doca_compress_task_decompress_deflate_set_dst(struct doca_compress_task_decompress_deflate *task,
+								     struct doca_buf *dst_buff);
 DOCA_EXPERIMENTAL struct doca_buf *
 doca_compress_task_decompress_deflate_get_dst(const struct doca_compress_task_decompress_deflate *task);
 /* CRC-32 / Adler-32 of the output (after a successful completion). */

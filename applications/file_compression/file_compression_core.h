@@ -28,11 +28,11 @@
 #define FC_HEADER_LEN 12
 
 struct fc_cfg {
-	char file_path[FC_MAX_PATH];		     /* -f: the client's input, the server's output */
-	char comch_pci[DOCA_DEVINFO_PCI_ADDR_SIZE];  /* -p */
+	char file_path[FC_MAX_PATH];		      /* -f: the client's input, the server's output */
+	char comch_pci[DOCA_DEVINFO_PCI_ADDR_SIZE];   /* -p */
 	char rep_pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE]; /* -r (server) */
-	int timeout_sec;			     /* -t */
-	bool is_server;				     /* the DPU build */
+	int timeout_sec;			      /* -t */
+	bool is_server;				      /* the DPU build */
 };
 
 doca_error_t fc_client_run(const struct fc_cfg *cfg);
@@ -47,7 +47,6 @@ doca_error_t fc_engine_run(struct doca_dev *dev, bool compress, uint8_t *src, si
 			   size_t *out, uint64_t *checksum);
 
 /* The client's fallback: zlib's raw DEFLATE (interchangeable with the engine's) and its checksums. */
-doca_error_t fc_zlib_compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out,
-			      uint64_t *checksum);
+doca_error_t fc_zlib_compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out, uint64_t *checksum);
 
 #endif /* FILE_COMPRESSION_CORE_H_ */

@@ -48,7 +48,8 @@ deflate_cb(struct doca_compress_task_compress_deflate *t, union doca_data ud, un
 {
 	(void)ud;
 	task_end(doca_compress_task_compress_deflate_as_task(t), ctx_ud.ptr,
-		 doca_compress_task_compress_deflate_get_crc_cs(t), doca_compress_task_compress_deflate_get_adler_cs(t));
+		 doca_compress_task_compress_deflate_get_crc_cs(t),
+		 doca_compress_task_compress_deflate_get_adler_cs(t));
 }
 
 static void
@@ -185,7 +186,8 @@ fc_engine_run(struct doca_dev *dev, bool compress, uint8_t *src, size_t n, uint8
 	if (r == DOCA_SUCCESS) {
 		r = submit(&e, compress);
 		if (r != DOCA_SUCCESS)
-			DOCA_LOG_ERR("%s task failed: %s", compress ? "Compress" : "Decompress", doca_error_get_descr(r));
+			DOCA_LOG_ERR("%s task failed: %s", compress ? "Compress" : "Decompress",
+				     doca_error_get_descr(r));
 	}
 	if (r == DOCA_SUCCESS)
 		r = doca_buf_get_data_len(e.dst, out);

@@ -146,7 +146,8 @@ compress_sample_main(enum compress_mode mode, const char *name, int argc, char *
 	struct compress_cfg cfg = {.mode = mode};
 
 	strcpy(cfg.pci_address, "03:00.0");
-	strcpy(cfg.file_path, mode == COMPRESS_MODE_COMPRESS_DEFLATE ? "data_to_compress.txt" : "data_to_decompress.txt");
+	strcpy(cfg.file_path,
+	       mode == COMPRESS_MODE_COMPRESS_DEFLATE ? "data_to_compress.txt" : "data_to_decompress.txt");
 	strcpy(cfg.output_path, "out.txt");
 	sample.mode = mode;
 	sample.run = run;
@@ -357,8 +358,8 @@ max_buf_size(const struct compress_resources *res, enum compress_mode mode, uint
 
 /* Map [addr, addr + len) in mmap (started here), a buf of it with data window [data, data + data_len). */
 static doca_error_t
-map_buf(struct compress_resources *res, struct doca_mmap *mmap, void *addr, size_t len, void *data,
-		 size_t data_len, struct doca_buf **buf)
+map_buf(struct compress_resources *res, struct doca_mmap *mmap, void *addr, size_t len, void *data, size_t data_len,
+	struct doca_buf **buf)
 {
 	doca_error_t r = doca_mmap_set_memrange(mmap, addr, len);
 
@@ -374,8 +375,8 @@ map_buf(struct compress_resources *res, struct doca_mmap *mmap, void *addr, size
 }
 
 static doca_error_t
-alloc_task(struct compress_resources *res, enum compress_mode mode, struct doca_buf *src, struct doca_buf *dst,
-	   bool bc, bool bi, struct doca_task **task)
+alloc_task(struct compress_resources *res, enum compress_mode mode, struct doca_buf *src, struct doca_buf *dst, bool bc,
+	   bool bi, struct doca_task **task)
 {
 	union doca_data ud = {.u64 = 0};
 	doca_error_t r;
@@ -401,8 +402,8 @@ alloc_task(struct compress_resources *res, enum compress_mode mode, struct doca_
 
 /* Submit one task of mode and progress until the context stopped. */
 static doca_error_t
-submit_and_wait(struct compress_resources *res, enum compress_mode mode, struct doca_buf *src,
-			 struct doca_buf *dst, bool has_block_checksum, bool are_blocks_independent)
+submit_and_wait(struct compress_resources *res, enum compress_mode mode, struct doca_buf *src, struct doca_buf *dst,
+		bool has_block_checksum, bool are_blocks_independent)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = SLEEP_IN_NANOS};
 	struct doca_task *task;

@@ -32,9 +32,9 @@ enum compress_mode {
 };
 
 struct compress_cfg {
-	char file_path[COMPRESS_MAX_FILE_NAME];		     /* -f */
-	char output_path[COMPRESS_MAX_FILE_NAME];	     /* -o */
-	char pci_address[DOCA_DEVINFO_PCI_ADDR_SIZE];	     /* -p */
+	char file_path[COMPRESS_MAX_FILE_NAME];	      /* -f */
+	char output_path[COMPRESS_MAX_FILE_NAME];     /* -o */
+	char pci_address[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* -p */
 	enum compress_mode mode;
 	bool is_with_frame;	     /* -wf: zlib (deflate) or LZ4 frame format */
 	bool has_block_checksum;     /* -bc (LZ4, without -wf) */

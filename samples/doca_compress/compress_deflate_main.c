@@ -13,8 +13,8 @@ DOCA_LOG_REGISTER(COMPRESS_DEFLATE);
 
 /* The stream is at dst + 2 with -wf: the header before it, the trailer after it. */
 static doca_error_t
-write_output(const struct compress_cfg *cfg, FILE *out, const struct compress_resources *res, uint8_t *dst,
-	     size_t len, void *arg)
+write_output(const struct compress_cfg *cfg, FILE *out, const struct compress_resources *res, uint8_t *dst, size_t len,
+	     void *arg)
 {
 	doca_error_t r;
 
@@ -55,6 +55,5 @@ compress_file(struct compress_cfg *cfg, uint8_t *file, size_t size)
 int
 main(int argc, char **argv)
 {
-	return compress_sample_main(COMPRESS_MODE_COMPRESS_DEFLATE, "doca_compress_deflate", argc, argv,
-				    compress_file);
+	return compress_sample_main(COMPRESS_MODE_COMPRESS_DEFLATE, "doca_compress_deflate", argc, argv, compress_file);
 }

@@ -39,7 +39,8 @@ finish(const struct compress_cfg *cfg, FILE *out, const struct compress_resource
 	doca_error_t r;
 
 	if (cfg->is_with_frame && res->second != adler) {
-		DOCA_LOG_ERR("The given Adler checksum=%u doesn't match the calculated checksum=%u", adler, res->second);
+		DOCA_LOG_ERR("The given Adler checksum=%u doesn't match the calculated checksum=%u", adler,
+			     res->second);
 		return DOCA_ERROR_UNEXPECTED;
 	}
 	r = compress_write_file(out, cfg->output_path, dst, len);

@@ -96,7 +96,8 @@ doca_compress_create(struct doca_dev *dev, struct doca_compress **compress)
 	struct doca_compress *c;
 
 	if (dev == NULL || compress == NULL) {
-		DOCA_LOG_ERR("doca_compress_create: NULL argument (dev %p, compress %p)", (void *)dev, (void *)compress);
+		DOCA_LOG_ERR("doca_compress_create: NULL argument (dev %p, compress %p)", (void *)dev,
+			     (void *)compress);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	devinfo = sd_dev_devinfo(dev);
@@ -261,8 +262,8 @@ sd_compress_set_conf(struct doca_compress *compress, enum sd_compress_family fam
 			     api, num_tasks, d->name, others, max);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return sd_task_pool_configure(&compress->accel.ctx, &compress->pools[family], d->name, d->task_size,
-				      num_tasks, max - others, ok_cb, err_cb, api);
+	return sd_task_pool_configure(&compress->accel.ctx, &compress->pools[family], d->name, d->task_size, num_tasks,
+				      max - others, ok_cb, err_cb, api);
 }
 
 doca_error_t

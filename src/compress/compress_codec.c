@@ -144,8 +144,8 @@ lz4_decode(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, const uint8_t
  * bytes?  Then the room was the fault (NO_ROOM), else the data (LZ4_CORRUPT).
  */
 static enum sd_cz_status
-lz4_why(const uint8_t *src, size_t n, size_t cap, uint64_t limit, const uint8_t *dict, size_t dict_len,
-	uint64_t room, uint64_t index, uint64_t offset, struct sd_cz_fault *f)
+lz4_why(const uint8_t *src, size_t n, size_t cap, uint64_t limit, const uint8_t *dict, size_t dict_len, uint64_t room,
+	uint64_t index, uint64_t offset, struct sd_cz_fault *f)
 {
 	uint64_t bound = (uint64_t)n * LZ4_MAX_RATIO + 16;
 	uint8_t *scratch;
@@ -230,8 +230,8 @@ lz4_stream_block(struct lz4_walk *w, uint32_t word, struct sd_cz_fault *f)
 }
 
 enum sd_cz_status
-sd_cz_lz4_stream(const uint8_t *src, size_t n, struct sd_cz_lz4_layout layout, uint8_t *dst, size_t cap,
-		 uint64_t limit, size_t *out, struct sd_cz_fault *f)
+sd_cz_lz4_stream(const uint8_t *src, size_t n, struct sd_cz_lz4_layout layout, uint8_t *dst, size_t cap, uint64_t limit,
+		 size_t *out, struct sd_cz_fault *f)
 {
 	struct lz4_walk w = {
 		.src = src, .n = n, .dst = dst, .cap = cap, .limit = limit < cap ? cap : limit, .layout = layout};

@@ -49,8 +49,8 @@ enum sd_cz_status sd_cz_deflate(int level, const uint8_t *src, size_t n, uint8_t
 				struct sd_cz_fault *f);
 enum sd_cz_status sd_cz_inflate(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *out,
 				struct sd_cz_fault *f);
-enum sd_cz_status sd_cz_lz4_block(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, uint64_t limit,
-				  size_t *out, struct sd_cz_fault *f);
+enum sd_cz_status sd_cz_lz4_block(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, uint64_t limit, size_t *out,
+				  struct sd_cz_fault *f);
 enum sd_cz_status sd_cz_lz4_stream(const uint8_t *src, size_t n, struct sd_cz_lz4_layout layout, uint8_t *dst,
 				   size_t cap, uint64_t limit, size_t *out, struct sd_cz_fault *f);
 

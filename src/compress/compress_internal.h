@@ -63,8 +63,8 @@ uint32_t sd_compress_task_second(struct sd_compress_task *t);
 
 /* The families' names and capabilities (compress.c). */
 struct sd_compress_family_desc {
-	const char *name;	/* "compress deflate": log lines */
-	const char *supported;	/* "doca_compress_cap_task_compress_deflate_is_supported" */
+	const char *name;      /* "compress deflate": log lines */
+	const char *supported; /* "doca_compress_cap_task_compress_deflate_is_supported" */
 	bool (*is_supported)(const struct sd_dev_caps *caps);
 	uint64_t (*max_buf_size)(const struct sd_dev_caps *caps);
 	size_t task_size; /* sizeof the public task struct */

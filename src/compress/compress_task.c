@@ -121,9 +121,12 @@ static bool
 refuse_fault(struct sd_buf_verdict *v, const struct sd_compress_task *t, const struct sd_cz_fault *f)
 {
 	static const unsigned int reasons[] = {
-		[SD_CZ_NO_ROOM] = OUT_NO_ROOM,		 [SD_CZ_DEFLATE_CORRUPT] = DEFLATE_CORRUPT,
-		[SD_CZ_LZ4_TRUNCATED] = LZ4_TRUNCATED,	 [SD_CZ_LZ4_CORRUPT] = LZ4_CORRUPT,
-		[SD_CZ_LZ4_BAD_CHECKSUM] = LZ4_BAD_CHECKSUM, [SD_CZ_LZ4_AFTER_END] = LZ4_AFTER_END,
+		[SD_CZ_NO_ROOM] = OUT_NO_ROOM,
+		[SD_CZ_DEFLATE_CORRUPT] = DEFLATE_CORRUPT,
+		[SD_CZ_LZ4_TRUNCATED] = LZ4_TRUNCATED,
+		[SD_CZ_LZ4_CORRUPT] = LZ4_CORRUPT,
+		[SD_CZ_LZ4_BAD_CHECKSUM] = LZ4_BAD_CHECKSUM,
+		[SD_CZ_LZ4_AFTER_END] = LZ4_AFTER_END,
 		[SD_CZ_NO_MEMORY] = NO_MEMORY,
 	};
 	unsigned int why = reasons[f->status];
@@ -136,8 +139,8 @@ refuse_fault(struct sd_buf_verdict *v, const struct sd_compress_task *t, const s
 
 /* The work of t from s into d's first cap bytes. */
 static enum sd_cz_status
-run_codec(struct sd_compress_task *t, const struct sd_accel_src *s, struct sd_accel_dst *d, uint64_t cap,
-	  size_t *out, struct sd_cz_fault *f)
+run_codec(struct sd_compress_task *t, const struct sd_accel_src *s, struct sd_accel_dst *d, uint64_t cap, size_t *out,
+	  struct sd_cz_fault *f)
 {
 	uint64_t limit = task_max(t);
 

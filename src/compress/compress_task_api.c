@@ -44,7 +44,7 @@ null_task(const char *api)
 	{                                                                                                              \
 		return task == NULL ? NULL : &task->t.base.task;                                                       \
 	}                                                                                                              \
-	DOCA_EXPERIMENTAL void doca_compress_task_##fam##_set_src(struct doca_compress_task_##fam *task,              \
+	DOCA_EXPERIMENTAL void doca_compress_task_##fam##_set_src(struct doca_compress_task_##fam *task,               \
 								  struct doca_buf const *src_buff)                     \
 	{                                                                                                              \
 		if (task == NULL)                                                                                      \
@@ -52,12 +52,12 @@ null_task(const char *api)
 		else                                                                                                   \
 			task->t.src = src_buff;                                                                        \
 	}                                                                                                              \
-	DOCA_EXPERIMENTAL struct doca_buf const *doca_compress_task_##fam##_get_src(                                  \
+	DOCA_EXPERIMENTAL struct doca_buf const *doca_compress_task_##fam##_get_src(                                   \
 		const struct doca_compress_task_##fam *task)                                                           \
 	{                                                                                                              \
 		return task == NULL ? NULL : task->t.src;                                                              \
 	}                                                                                                              \
-	DOCA_EXPERIMENTAL void doca_compress_task_##fam##_set_dst(struct doca_compress_task_##fam *task,              \
+	DOCA_EXPERIMENTAL void doca_compress_task_##fam##_set_dst(struct doca_compress_task_##fam *task,               \
 								  struct doca_buf *dst_buff)                           \
 	{                                                                                                              \
 		if (task == NULL)                                                                                      \
@@ -72,7 +72,7 @@ null_task(const char *api)
 	}                                                                                                              \
 	DOCA_EXPERIMENTAL uint32_t doca_compress_task_##fam##_get_crc_cs(const struct doca_compress_task_##fam *task)  \
 	{                                                                                                              \
-		return task == NULL ? 0 : sd_compress_task_crc((struct sd_compress_task *)&task->t);                  \
+		return task == NULL ? 0 : sd_compress_task_crc((struct sd_compress_task *)&task->t);                   \
 	}
 
 /* alloc_init of a family whose tasks have only buffers. */
@@ -90,7 +90,7 @@ null_task(const char *api)
 	DOCA_EXPERIMENTAL uint32_t doca_compress_task_##fam##_get_##name##_cs(                                         \
 		const struct doca_compress_task_##fam *task)                                                           \
 	{                                                                                                              \
-		return task == NULL ? 0 : sd_compress_task_second((struct sd_compress_task *)&task->t);               \
+		return task == NULL ? 0 : sd_compress_task_second((struct sd_compress_task *)&task->t);                \
 	}
 
 SD_COMPRESS_TASK_CALLS(compress_deflate, SD_COMPRESS_DEFLATE)

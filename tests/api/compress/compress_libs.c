@@ -135,7 +135,8 @@ main(int argc, char **argv)
 	uint8_t *in = malloc(LEN), *zraw = malloc(2 * LEN), *lraw = malloc(2 * LEN), *back = malloc(2 * LEN);
 	size_t zlen = 0, llen = 0, got = 0;
 	static const struct job zc = {"zlib compress", zlib_compress}, lc = {"libdeflate compress", ld_compress};
-	static const struct job zd = {"zlib decompress", zlib_decompress}, ld = {"libdeflate decompress", ld_decompress};
+	static const struct job zd = {"zlib decompress", zlib_decompress},
+				ld = {"libdeflate decompress", ld_decompress};
 	static const struct job zs = {"zlib crc32+adler32", zlib_sums}, ls = {"libdeflate crc32+adler32", ld_sums};
 	double v;
 

@@ -88,7 +88,7 @@ struct cenv {
 /* The result of one task. */
 struct result {
 	doca_error_t status;
-	size_t out_len; /* what the destination's data_len grew by */
+	size_t out_len;	      /* what the destination's data_len grew by */
 	uint32_t crc, second; /* second: Adler (deflate) or xxHash (LZ4) */
 };
 
@@ -106,8 +106,8 @@ static inline void
 cenv_conf_all(struct cenv *e, uint32_t n)
 {
 	ASSERT_OK(doca_compress_task_compress_deflate_set_conf(e->c, compress_deflate_cb, compress_deflate_cb, n));
-	ASSERT_OK(doca_compress_task_decompress_deflate_set_conf(e->c, decompress_deflate_cb, decompress_deflate_cb,
-								 n));
+	ASSERT_OK(
+		doca_compress_task_decompress_deflate_set_conf(e->c, decompress_deflate_cb, decompress_deflate_cb, n));
 	ASSERT_OK(doca_compress_task_decompress_lz4_stream_set_conf(e->c, decompress_lz4_stream_cb,
 								    decompress_lz4_stream_cb, n));
 	ASSERT_OK(doca_compress_task_decompress_lz4_block_set_conf(e->c, decompress_lz4_block_cb,

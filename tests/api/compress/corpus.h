@@ -27,10 +27,9 @@ static inline size_t
 corpus_text(uint8_t *p, size_t n, uint32_t *s)
 {
 	static const char *const words[] = {
-		"the",	   "engine", "data",   "buffer", "stream", "of",	"and",	  "a",	    "to",    "in",
-		"device",  "host",   "memory", "task",   "is",     "block", "with",	  "for",    "each",  "queue",
-		"context", "reads",  "writes", "from",   "that",   "on",	"checks", "output", "input", "size",
-		"when",	   "every",
+		"the",	  "engine", "data", "buffer", "stream", "of",	  "and",   "a",	   "to",    "in",      "device",
+		"host",	  "memory", "task", "is",     "block",	"with",	  "for",   "each", "queue", "context", "reads",
+		"writes", "from",   "that", "on",     "checks", "output", "input", "size", "when",  "every",
 	};
 	size_t i = 0;
 

@@ -98,7 +98,8 @@ TEST(bluefield3_decompresses_only)
 	use_model("bluefield-3", "");
 	dev = open_ibdev("mlx5_0");
 	ASSERT_EQ(supported_mask(info(dev)), 0xe);
-	ASSERT_ERR(doca_compress_cap_task_compress_deflate_get_max_buf_size(info(dev), &size), DOCA_ERROR_NOT_SUPPORTED);
+	ASSERT_ERR(doca_compress_cap_task_compress_deflate_get_max_buf_size(info(dev), &size),
+		   DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_EQ(size, 7);
 	ASSERT_LOG_HAS(log, "model bluefield-3) has no compress deflate task");
 	ASSERT_OK(doca_compress_create(dev, &c));
@@ -126,8 +127,8 @@ TEST(bluefield2_has_no_lz4)
 	ASSERT_ERR(doca_compress_task_decompress_lz4_stream_set_conf(c, decompress_lz4_stream_cb,
 								     decompress_lz4_stream_cb, 4),
 		   DOCA_ERROR_NOT_SUPPORTED);
-	ASSERT_ERR(doca_compress_task_decompress_lz4_block_set_conf(c, decompress_lz4_block_cb,
-								    decompress_lz4_block_cb, 4),
+	ASSERT_ERR(doca_compress_task_decompress_lz4_block_set_conf(c, decompress_lz4_block_cb, decompress_lz4_block_cb,
+								    4),
 		   DOCA_ERROR_NOT_SUPPORTED);
 	ASSERT_LOG_HAS(log, "(model bluefield-2) has no decompress LZ4 block task");
 	ASSERT_OK(doca_compress_task_compress_deflate_set_conf(c, compress_deflate_cb, compress_deflate_cb, 4));
@@ -218,8 +219,8 @@ TEST(set_conf_rules_and_the_shared_task_limit)
 	ASSERT_ERR(doca_compress_task_compress_deflate_set_conf(e.c, compress_deflate_cb, compress_deflate_cb, 101),
 		   DOCA_ERROR_INVALID_VALUE);
 	ASSERT_OK(doca_compress_task_compress_deflate_set_conf(e.c, compress_deflate_cb, compress_deflate_cb, 60));
-	ASSERT_OK(doca_compress_task_decompress_deflate_set_conf(e.c, decompress_deflate_cb, decompress_deflate_cb,
-								 40));
+	ASSERT_OK(
+		doca_compress_task_decompress_deflate_set_conf(e.c, decompress_deflate_cb, decompress_deflate_cb, 40));
 	ASSERT_ERR(doca_compress_task_decompress_lz4_block_set_conf(e.c, decompress_lz4_block_cb,
 								    decompress_lz4_block_cb, 1),
 		   DOCA_ERROR_INVALID_VALUE);
@@ -365,8 +366,8 @@ TEST(submit_refusals)
 	list = cenv_buf(&e, e.dst, 100, 0);
 	for (int i = 1; i < 4; i++)
 		ASSERT_OK(doca_buf_chain_list(list, cenv_buf(&e, e.dst + 100 * i, 100, 0)));
-	expect_refusal(&e, F_INFLATE, src, list, DOCA_ERROR_INVALID_VALUE, "destination list has 4 segments, more than the 3",
-		       log);
+	expect_refusal(&e, F_INFLATE, src, list, DOCA_ERROR_INVALID_VALUE,
+		       "destination list has 4 segments, more than the 3", log);
 	ASSERT_OK(doca_buf_dec_refcount(list, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(empty, NULL));
 	ASSERT_OK(doca_buf_dec_refcount(big, NULL));

@@ -130,8 +130,12 @@ TEST(checksums_are_zlibs_on_real_hardware_values)
 TEST(zlib_streams_decompress)
 {
 	/* levels 0 (stored blocks), 1, 6, 9; Huffman-only, fixed codes and RLE strategies */
-	static const int cases[][2] = {{0, Z_DEFAULT_STRATEGY}, {1, Z_DEFAULT_STRATEGY}, {6, Z_DEFAULT_STRATEGY},
-				       {9, Z_DEFAULT_STRATEGY}, {6, Z_HUFFMAN_ONLY},	  {6, Z_FIXED},
+	static const int cases[][2] = {{0, Z_DEFAULT_STRATEGY},
+				       {1, Z_DEFAULT_STRATEGY},
+				       {6, Z_DEFAULT_STRATEGY},
+				       {9, Z_DEFAULT_STRATEGY},
+				       {6, Z_HUFFMAN_ONLY},
+				       {6, Z_FIXED},
 				       {6, Z_RLE}};
 	size_t n = 700000;
 	uint8_t *in = corpus(n, 42), *raw = malloc(2 * MIB);
@@ -454,7 +458,7 @@ TEST(corrupt_and_truncated_deflate_fail)
 	uint8_t *in = corpus(n, 3), *raw = malloc(2 * n);
 	size_t len = zlib_deflate(in, n, raw, 2 * n, 6, Z_DEFAULT_STRATEGY);
 	static const uint8_t bad_stored[] = {0x01, 0x05, 0x00, 0x00, 0x00, 'h', 'e', 'l', 'l', 'o'}; /* NLEN wrong */
-	static const uint8_t reserved_type[] = {0x07, 0x00};					 /* BTYPE 11 */
+	static const uint8_t reserved_type[] = {0x07, 0x00};					     /* BTYPE 11 */
 	static const uint8_t zlib_wrapped[] = {0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01};
 	struct cenv e;
 
@@ -462,8 +466,7 @@ TEST(corrupt_and_truncated_deflate_fail)
 	expect_failure(&e, F_INFLATE, raw, len / 2, 2 * n, false, false, DOCA_ERROR_IO_FAILED);
 	expect_failure(&e, F_INFLATE, raw, 1, 2 * n, false, false, DOCA_ERROR_IO_FAILED);
 	expect_failure(&e, F_INFLATE, bad_stored, sizeof(bad_stored), 2 * n, false, false, DOCA_ERROR_IO_FAILED);
-	expect_failure(&e, F_INFLATE, reserved_type, sizeof(reserved_type), 2 * n, false, false,
-		       DOCA_ERROR_IO_FAILED);
+	expect_failure(&e, F_INFLATE, reserved_type, sizeof(reserved_type), 2 * n, false, false, DOCA_ERROR_IO_FAILED);
 	expect_failure(&e, F_INFLATE, zlib_wrapped, sizeof(zlib_wrapped), 2 * n, false, false, DOCA_ERROR_IO_FAILED);
 	/* the whole stream still decodes afterwards */
 	ASSERT_OK(cenv_run(&e, F_INFLATE, raw, len, 2 * n, false, false).status);

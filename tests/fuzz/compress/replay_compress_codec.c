@@ -123,8 +123,8 @@ mutated(uint8_t mode)
 	if (mode % 4 == 0)
 		n = zlib_raw(plain, 1 + sd_test_rand(&rng) % PLAIN, packed, sizeof(packed));
 	else if (mode % 4 == 1)
-		n = (size_t)LZ4_compress_default((const char *)plain, (char *)packed, 1 + (int)(sd_test_rand(&rng) % PLAIN),
-						 (int)sizeof(packed));
+		n = (size_t)LZ4_compress_default((const char *)plain, (char *)packed,
+						 1 + (int)(sd_test_rand(&rng) % PLAIN), (int)sizeof(packed));
 	else
 		n = lz4_seq(plain, 1 + sd_test_rand(&rng) % PLAIN, (mode >> 2) & 1, (mode >> 3) & 1, packed);
 	switch (sd_test_rand(&rng) % 4) {
