@@ -285,7 +285,12 @@ set_conf(struct doca_compress *c, enum compress_mode mode)
 	}
 }
 
-doca_error_t
+/*
+ * Open the device at pci_addr that can run mode's task, the Core objects (an
+ * inventory of max_bufs), the compress context with that task (1 of them), its
+ * state callback, connected to the PE; not started.
+ */
+static doca_error_t
 allocate_compress_resources(const char *pci_addr, enum compress_mode mode, uint32_t max_bufs,
 			    struct compress_resources *res)
 {
@@ -328,7 +333,7 @@ close_dev:
 	return r;
 }
 
-doca_error_t
+static doca_error_t
 destroy_compress_resources(struct compress_resources *res)
 {
 	doca_error_t r = DOCA_SUCCESS, tmp;
@@ -576,12 +581,33 @@ short_frame:
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
-doca_error_t
+/* Write len bytes to path. */
+static doca_error_t
 compress_write_file(FILE *out, const char *path, const void *data, size_t len)
 {
 	if (fwrite(data, 1, len, out) != len || fflush(out) != 0) {
 		DOCA_LOG_ERR("Failed to write %zu bytes to %s", len, path);
 		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+compress_save(const struct compress_cfg *cfg, FILE *out, const struct compress_resources *res, const uint8_t *data,
+	      size_t len, const char *done)
+{
+	doca_error_t r = compress_write_file(out, cfg->output_path, data, len);
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	DOCA_LOG_INFO("File was %s successfully and saved in: %s", done, cfg->output_path);
+	if (!cfg->output_checksum)
+		return DOCA_SUCCESS;
+	if (cfg->mode == COMPRESS_MODE_DECOMPRESS_LZ4_STREAM) {
+		DOCA_LOG_INFO("The CRC Checksum is %u", res->crc);
+		DOCA_LOG_INFO("The xxHash Checksum is %u", res->second);
+	} else {
+		DOCA_LOG_INFO("Checksum is %lu", (unsigned long)((uint64_t)res->second << 32 | res->crc));
 	}
 	return DOCA_SUCCESS;
 }

@@ -60,15 +60,6 @@ struct compress_resources {
 int compress_sample_main(enum compress_mode mode, const char *name, int argc, char **argv,
 			 doca_error_t (*run)(struct compress_cfg *cfg, uint8_t *file, size_t size));
 
-/*
- * Open the device at pci_addr that can run mode's task, the Core objects (an
- * inventory of max_bufs), the compress context with that task (1 of them), its
- * state callback, connected to the PE; not started.
- */
-doca_error_t allocate_compress_resources(const char *pci_addr, enum compress_mode mode, uint32_t max_bufs,
-					 struct compress_resources *res);
-doca_error_t destroy_compress_resources(struct compress_resources *res);
-
 /* The zlib header DOCA's deflate samples write (78 9C) and its check on input. */
 void compress_zlib_header(uint8_t hdr[ZLIB_HEADER_SIZE]);
 doca_error_t compress_verify_zlib_header(const uint8_t hdr[ZLIB_HEADER_SIZE]);
@@ -105,7 +96,11 @@ struct compress_job {
 
 doca_error_t compress_run_job(const struct compress_cfg *cfg, const struct compress_job *job);
 
-/* Write len bytes to path; "Failed to write" logged. */
-doca_error_t compress_write_file(FILE *out, const char *path, const void *data, size_t len);
+/*
+ * The end of a sample: len bytes to the output file, "File was <done>
+ * successfully and saved in: <path>", and with -c the checksum line(s) of mode.
+ */
+doca_error_t compress_save(const struct compress_cfg *cfg, FILE *out, const struct compress_resources *res,
+			   const uint8_t *data, size_t len, const char *done);
 
 #endif /* COMPRESS_COMMON_H_ */

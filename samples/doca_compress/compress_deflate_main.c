@@ -16,23 +16,13 @@ static doca_error_t
 write_output(const struct compress_cfg *cfg, FILE *out, const struct compress_resources *res, uint8_t *dst, size_t len,
 	     void *arg)
 {
-	doca_error_t r;
-
 	(void)arg;
-	if (cfg->is_with_frame) {
-		compress_zlib_header(dst);
-		for (int i = 0; i < 4; i++)
-			dst[ZLIB_HEADER_SIZE + len + (size_t)i] = (uint8_t)(res->second >> (24 - 8 * i));
-		r = compress_write_file(out, cfg->output_path, dst, ZLIB_HEADER_SIZE + len + ZLIB_TRAILER_SIZE);
-	} else {
-		r = compress_write_file(out, cfg->output_path, dst, len);
-	}
-	if (r != DOCA_SUCCESS)
-		return r;
-	DOCA_LOG_INFO("File was compressed successfully and saved in: %s", cfg->output_path);
-	if (cfg->output_checksum)
-		DOCA_LOG_INFO("Checksum is %lu", (unsigned long)((uint64_t)res->second << 32 | res->crc));
-	return DOCA_SUCCESS;
+	if (!cfg->is_with_frame)
+		return compress_save(cfg, out, res, dst, len, "compressed");
+	compress_zlib_header(dst);
+	for (int i = 0; i < 4; i++)
+		dst[ZLIB_HEADER_SIZE + len + (size_t)i] = (uint8_t)(res->second >> (24 - 8 * i));
+	return compress_save(cfg, out, res, dst, ZLIB_HEADER_SIZE + len + ZLIB_TRAILER_SIZE, "compressed");
 }
 
 static doca_error_t

@@ -36,20 +36,13 @@ finish(const struct compress_cfg *cfg, FILE *out, const struct compress_resource
        void *arg)
 {
 	uint32_t adler = *(const uint32_t *)arg;
-	doca_error_t r;
 
 	if (cfg->is_with_frame && res->second != adler) {
 		DOCA_LOG_ERR("The given Adler checksum=%u doesn't match the calculated checksum=%u", adler,
 			     res->second);
 		return DOCA_ERROR_UNEXPECTED;
 	}
-	r = compress_write_file(out, cfg->output_path, dst, len);
-	if (r != DOCA_SUCCESS)
-		return r;
-	DOCA_LOG_INFO("File was decompressed successfully and saved in: %s", cfg->output_path);
-	if (cfg->output_checksum)
-		DOCA_LOG_INFO("Checksum is %lu", (unsigned long)((uint64_t)res->second << 32 | res->crc));
-	return DOCA_SUCCESS;
+	return compress_save(cfg, out, res, dst, len, "decompressed");
 }
 
 static doca_error_t

@@ -20,7 +20,6 @@ finish(const struct compress_cfg *cfg, FILE *out, const struct compress_resource
        void *arg)
 {
 	const struct lz4_frame_info *fr = arg;
-	doca_error_t r;
 
 	if (cfg->is_with_frame && fr->has_content_checksum && htobe32(fr->content_checksum) != res->second) {
 		DOCA_LOG_ERR("Decompress task failed: output checksum %x, doesn't match expected=%x", res->second,
@@ -32,15 +31,7 @@ finish(const struct compress_cfg *cfg, FILE *out, const struct compress_resource
 			     (unsigned long)fr->content_size);
 		return DOCA_ERROR_UNEXPECTED;
 	}
-	r = compress_write_file(out, cfg->output_path, dst, len);
-	if (r != DOCA_SUCCESS)
-		return r;
-	DOCA_LOG_INFO("File was decompressed successfully and saved in: %s", cfg->output_path);
-	if (cfg->output_checksum) {
-		DOCA_LOG_INFO("The CRC Checksum is %u", res->crc);
-		DOCA_LOG_INFO("The xxHash Checksum is %u", res->second);
-	}
-	return DOCA_SUCCESS;
+	return compress_save(cfg, out, res, dst, len, "decompressed");
 }
 
 static doca_error_t

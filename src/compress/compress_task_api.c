@@ -129,36 +129,21 @@ doca_compress_task_decompress_lz4_stream_alloc_init(struct doca_compress *compre
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL void
-doca_compress_task_decompress_lz4_stream_set_has_block_checksum(struct doca_compress_task_decompress_lz4_stream *task,
-								uint8_t has_block_checksum)
-{
-	if (task == NULL)
-		null_task("doca_compress_task_decompress_lz4_stream_set_has_block_checksum");
-	else
-		task->t.layout.has_block_checksum = has_block_checksum != 0;
-}
+/* A layout flag's setter and getter: the DOCA name and the layout field. */
+#define SD_COMPRESS_LZ4_FLAG(name, field)                                                                              \
+	DOCA_EXPERIMENTAL void doca_compress_task_decompress_lz4_stream_set_##name(                                    \
+		struct doca_compress_task_decompress_lz4_stream *task, uint8_t name)                                   \
+	{                                                                                                              \
+		if (task == NULL)                                                                                      \
+			null_task("doca_compress_task_decompress_lz4_stream_set_" #name);                              \
+		else                                                                                                   \
+			task->t.layout.field = name != 0;                                                              \
+	}                                                                                                              \
+	DOCA_EXPERIMENTAL uint8_t doca_compress_task_decompress_lz4_stream_get_##name(                                 \
+		const struct doca_compress_task_decompress_lz4_stream *task)                                           \
+	{                                                                                                              \
+		return task != NULL && task->t.layout.field;                                                           \
+	}
 
-DOCA_EXPERIMENTAL uint8_t
-doca_compress_task_decompress_lz4_stream_get_has_block_checksum(
-	const struct doca_compress_task_decompress_lz4_stream *task)
-{
-	return task != NULL && task->t.layout.has_block_checksum;
-}
-
-DOCA_EXPERIMENTAL void
-doca_compress_task_decompress_lz4_stream_set_are_blocks_independent(
-	struct doca_compress_task_decompress_lz4_stream *task, uint8_t are_blocks_independent)
-{
-	if (task == NULL)
-		null_task("doca_compress_task_decompress_lz4_stream_set_are_blocks_independent");
-	else
-		task->t.layout.blocks_independent = are_blocks_independent != 0;
-}
-
-DOCA_EXPERIMENTAL uint8_t
-doca_compress_task_decompress_lz4_stream_get_are_blocks_independent(
-	const struct doca_compress_task_decompress_lz4_stream *task)
-{
-	return task != NULL && task->t.layout.blocks_independent;
-}
+SD_COMPRESS_LZ4_FLAG(has_block_checksum, has_block_checksum)
+SD_COMPRESS_LZ4_FLAG(are_blocks_independent, blocks_independent)

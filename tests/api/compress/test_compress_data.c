@@ -12,48 +12,13 @@
 
 #include <lz4.h>
 #include <xxhash.h>
-#include <zlib.h>
 
 #include "compress_test.h"
 #include "corpus.h"
 #include "lz4_frame.h"
+#include "zlib_ref.h"
 
 #define MIB (1u << 20)
-
-/* zlib's raw DEFLATE of in at level, with strategy. */
-static size_t
-zlib_deflate(const uint8_t *in, size_t n, uint8_t *out, size_t cap, int level, int strategy)
-{
-	z_stream s;
-
-	memset(&s, 0, sizeof(s));
-	ASSERT_EQ(deflateInit2(&s, level, Z_DEFLATED, -MAX_WBITS, 8, strategy), Z_OK);
-	s.next_in = (Bytef *)in;
-	s.avail_in = (uInt)n;
-	s.next_out = out;
-	s.avail_out = (uInt)cap;
-	ASSERT_EQ(deflate(&s, Z_FINISH), Z_STREAM_END);
-	ASSERT_EQ(deflateEnd(&s), Z_OK);
-	return s.total_out;
-}
-
-/* zlib's raw inflate: the output length (fails the test unless the stream is whole). */
-static size_t
-zlib_inflate(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
-{
-	z_stream s;
-
-	memset(&s, 0, sizeof(s));
-	ASSERT_EQ(inflateInit2(&s, -MAX_WBITS), Z_OK);
-	s.next_in = (Bytef *)in;
-	s.avail_in = (uInt)n;
-	s.next_out = out;
-	s.avail_out = (uInt)cap;
-	ASSERT_EQ(inflate(&s, Z_FINISH), Z_STREAM_END);
-	ASSERT_EQ(s.avail_in, 0);
-	ASSERT_EQ(inflateEnd(&s), Z_OK);
-	return s.total_out;
-}
 
 static uint8_t *
 corpus(size_t n, uint32_t seed)

@@ -8,10 +8,10 @@
  */
 #include <lz4.h>
 #include <xxhash.h>
-#include <zlib.h>
 
 #include "compress_codec.h"
 #include "sd_test.h"
+#include "zlib_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,22 +38,6 @@ plain_text(uint8_t *p, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		p[i] = i % 997 < 600 ? (uint8_t)words[i % (sizeof(words) - 1)] : (uint8_t)sd_test_rand(&rng);
-}
-
-static size_t
-zlib_raw(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
-{
-	z_stream s;
-
-	memset(&s, 0, sizeof(s));
-	ASSERT_EQ(deflateInit2(&s, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	s.next_in = (Bytef *)in;
-	s.avail_in = (uInt)n;
-	s.next_out = out;
-	s.avail_out = (uInt)cap;
-	ASSERT_EQ(deflate(&s, Z_FINISH), Z_STREAM_END);
-	ASSERT_EQ(deflateEnd(&s), Z_OK);
-	return s.total_out;
 }
 
 /* LZ4 blocks of 4 KiB, linked or not, with or without checksums. */
@@ -91,7 +75,7 @@ TEST(valid_streams_decode_in_full)
 	size_t n, got = 0;
 
 	plain_text(plain, PLAIN);
-	n = zlib_raw(plain, PLAIN, packed, sizeof(packed));
+	n = zlib_deflate(plain, PLAIN, packed, sizeof(packed), 6, Z_DEFAULT_STRATEGY);
 	ASSERT_EQ(sd_cz_inflate(packed, n, out, sizeof(out), &got, &f), SD_CZ_OK);
 	ASSERT_EQ(got, PLAIN);
 	ASSERT_MEM_EQ(out, plain, PLAIN);
@@ -121,7 +105,7 @@ mutated(uint8_t mode)
 	size_t n;
 
 	if (mode % 4 == 0)
-		n = zlib_raw(plain, 1 + sd_test_rand(&rng) % PLAIN, packed, sizeof(packed));
+		n = zlib_deflate(plain, 1 + sd_test_rand(&rng) % PLAIN, packed, sizeof(packed), 6, Z_DEFAULT_STRATEGY);
 	else if (mode % 4 == 1)
 		n = (size_t)LZ4_compress_default((const char *)plain, (char *)packed,
 						 1 + (int)(sd_test_rand(&rng) % PLAIN), (int)sizeof(packed));
