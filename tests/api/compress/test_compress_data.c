@@ -440,34 +440,11 @@ TEST(corrupt_and_truncated_deflate_fail)
 	cenv_close(&e);
 }
 
-/* Blocks of n bytes of in as an LZ4 stream of independent 64 KiB blocks, optionally with checksums. */
-static size_t
-lz4_stream(const uint8_t *in, size_t n, bool csum, uint8_t *out)
-{
-	size_t pos = 0;
-
-	for (size_t off = 0; off < n; off += 65536) {
-		size_t k = n - off < 65536 ? n - off : 65536;
-		int len = LZ4_compress_default((const char *)in + off, (char *)out + pos + 4, (int)k,
-					       LZ4_compressBound(65536));
-
-		ASSERT(len > 0);
-		memcpy(out + pos, &len, 4);
-		if (csum) {
-			uint32_t x = XXH32(out + pos + 4, (size_t)len, 0);
-
-			memcpy(out + pos + 4 + len, &x, 4);
-		}
-		pos += 4 + (size_t)len + (csum ? 4 : 0);
-	}
-	return pos;
-}
-
 TEST(corrupt_and_truncated_lz4_fail)
 {
 	size_t n = 200000;
 	uint8_t *in = corpus(n, 8), *s = malloc(2 * n), *bad = malloc(2 * n);
-	size_t len = lz4_stream(in, n, true, s);
+	size_t len = lz4_blocks(in, n, 65536, true, true, s);
 	uint32_t word;
 	struct cenv e;
 
@@ -516,7 +493,7 @@ TEST(destination_too_small_fails_every_family)
 	expect_failure(&e, F_COMPRESS, in, n, len / 2, false, false, DOCA_ERROR_TOO_BIG);
 	expect_failure(&e, F_INFLATE, packed, len, n - 1, false, false, DOCA_ERROR_TOO_BIG);
 	ASSERT_EQ(cenv_run(&e, F_INFLATE, packed, len, n, false, false).out_len, n); /* exactly enough */
-	len = lz4_stream(in, n, false, packed);
+	len = lz4_blocks(in, n, 65536, false, true, packed);
 	expect_failure(&e, F_LZ4_STREAM, packed, len, n - 1, false, true, DOCA_ERROR_TOO_BIG);
 	expect_failure(&e, F_LZ4_STREAM, packed, len, 1000, false, true, DOCA_ERROR_TOO_BIG);
 	out = (size_t)LZ4_compress_default((const char *)in, (char *)packed, (int)n, (int)(2 * n));

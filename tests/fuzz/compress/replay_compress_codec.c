@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "compress_codec.h"
+#include "lz4_frame.h"
 #include "sd_test.h"
 #include "zlib_ref.h"
 
@@ -40,33 +41,6 @@ plain_text(uint8_t *p, size_t n)
 		p[i] = i % 997 < 600 ? (uint8_t)words[i % (sizeof(words) - 1)] : (uint8_t)sd_test_rand(&rng);
 }
 
-/* LZ4 blocks of 4 KiB, linked or not, with or without checksums. */
-static size_t
-lz4_seq(const uint8_t *in, size_t n, bool csum, bool indep, uint8_t *out)
-{
-	LZ4_stream_t *st = LZ4_createStream();
-	size_t pos = 0;
-
-	for (size_t off = 0; off < n; off += 4096) {
-		int k = (int)(n - off < 4096 ? n - off : 4096), len;
-
-		if (indep)
-			LZ4_resetStream_fast(st);
-		len = LZ4_compress_fast_continue(st, (const char *)in + off, (char *)out + pos + 4, k,
-						 LZ4_compressBound(4096), 1);
-		ASSERT(len > 0);
-		memcpy(out + pos, &len, 4);
-		if (csum) {
-			uint32_t x = XXH32(out + pos + 4, (size_t)len, 0);
-
-			memcpy(out + pos + 4 + len, &x, 4);
-		}
-		pos += 4 + (size_t)len + (csum ? 4 : 0);
-	}
-	LZ4_freeStream(st);
-	return pos;
-}
-
 static uint8_t plain[PLAIN], packed[2 * PLAIN], out[2 * PLAIN], buf[2 * PLAIN + 16];
 
 TEST(valid_streams_decode_in_full)
@@ -85,7 +59,7 @@ TEST(valid_streams_decode_in_full)
 	for (int mode = 0; mode < 4; mode++) {
 		struct sd_cz_lz4_layout l = {mode & 1, (mode >> 1) & 1};
 
-		n = lz4_seq(plain, PLAIN, l.has_block_checksum, l.blocks_independent, packed);
+		n = lz4_blocks(plain, PLAIN, 4096, l.has_block_checksum, l.blocks_independent, packed);
 		ASSERT_EQ(sd_cz_lz4_stream(packed, n, l, out, sizeof(out), sizeof(out), &got, &f), SD_CZ_OK);
 		ASSERT_EQ(got, PLAIN);
 		ASSERT_MEM_EQ(out, plain, PLAIN);
@@ -110,7 +84,7 @@ mutated(uint8_t mode)
 		n = (size_t)LZ4_compress_default((const char *)plain, (char *)packed,
 						 1 + (int)(sd_test_rand(&rng) % PLAIN), (int)sizeof(packed));
 	else
-		n = lz4_seq(plain, 1 + sd_test_rand(&rng) % PLAIN, (mode >> 2) & 1, (mode >> 3) & 1, packed);
+		n = lz4_blocks(plain, 1 + sd_test_rand(&rng) % PLAIN, 4096, (mode >> 2) & 1, (mode >> 3) & 1, packed);
 	switch (sd_test_rand(&rng) % 4) {
 	case 0:
 		n = sd_test_rand(&rng) % (n + 1); /* cut */
