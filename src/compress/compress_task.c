@@ -101,6 +101,13 @@ compress_check(struct sd_accel_task *base, struct sd_buf_verdict *v)
 	uint32_t max_segs = c->caps->compress_max_buf_list_len;
 	uint64_t bytes;
 
+	/*
+	 * A task submitted again forgets its last output: checksums are 0 until a success
+	 * (a failed or flushed task's are undefined), never computed from an old output.
+	 */
+	t->crc = t->adler = t->xxh = 0;
+	t->crc_ready = t->second_ready = true;
+	t->out = NULL;
 	if (sd_unlikely(t->src == NULL))
 		return sd_buf_refuse(v, NO_SRC, "source", 0, 0, 0);
 	if (sd_unlikely(t->dst == NULL))
@@ -166,10 +173,6 @@ compress_run(struct sd_accel_task *base, struct sd_buf_verdict *v)
 	size_t out = 0;
 	uint64_t cap;
 
-	/* Nothing to compute until a success says what (a failed task's checksums are undefined: 0). */
-	t->crc = t->adler = t->xxh = 0;
-	t->crc_ready = t->second_ready = true;
-	t->out = NULL;
 	if (!sd_accel_src_open(&s, t->src))
 		return sd_buf_refuse(v, NO_MEMORY, "source", sd_accel_list_data_len(t->src), 0, 0);
 	if (!sd_accel_dst_open(&d, t->dst)) {

@@ -393,6 +393,39 @@ TEST(a_data_fault_line_says_what_was_wrong_once)
 	cenv_close(&e);
 }
 
+TEST(a_task_submitted_again_forgets_its_last_checksums)
+{
+	static const uint8_t empty_block[] = {0x03, 0x00}, junk[] = {0xff, 0xff};
+	struct doca_compress_task_decompress_deflate *t;
+	struct doca_buf *good, *bad, *dst;
+	union doca_data ud = {.u64 = 1};
+	struct cenv e;
+
+	cenv_open(&e, 64, 64);
+	memcpy(e.src, empty_block, 2);
+	memcpy(e.src + 8, junk, 2);
+	good = cenv_buf(&e, e.src, 2, 2);
+	bad = cenv_buf(&e, e.src + 8, 2, 2);
+	dst = cenv_buf(&e, e.dst, 64, 0);
+	ASSERT_OK(doca_compress_task_decompress_deflate_alloc_init(e.c, good, dst, ud, &t));
+	ASSERT_OK(doca_task_submit(doca_compress_task_decompress_deflate_as_task(t)));
+	cenv_progress_until(&e, 1);
+	ASSERT_OK(seen.status[0]);
+	ASSERT_EQ(doca_compress_task_decompress_deflate_get_adler_cs(t), 1); /* adler32(1, "", 0) */
+	/* again, on bad data: the old output is not used, the checksums are 0 */
+	doca_compress_task_decompress_deflate_set_src(t, bad);
+	ASSERT_OK(doca_task_submit(doca_compress_task_decompress_deflate_as_task(t)));
+	cenv_progress_until(&e, 2);
+	ASSERT_ERR(seen.status[1], DOCA_ERROR_IO_FAILED);
+	ASSERT_EQ(doca_compress_task_decompress_deflate_get_crc_cs(t), 0);
+	ASSERT_EQ(doca_compress_task_decompress_deflate_get_adler_cs(t), 0);
+	doca_task_free(doca_compress_task_decompress_deflate_as_task(t));
+	ASSERT_OK(doca_buf_dec_refcount(good, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(bad, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
+	cenv_close(&e);
+}
+
 /* ---- several tasks in flight -------------------------------------------------------------------------- */
 
 /* n tasks of decreasing size (the big ones first): callbacks come in submission order. */
