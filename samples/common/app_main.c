@@ -60,7 +60,10 @@ app_main(int argc, char **argv, const struct app_main_cfg *app)
 	}
 #ifdef DOCA_ARCH_DPU
 	if (app->rep_pci == NULL || app->rep_pci[0] == '\0') {
-		DOCA_LOG_ERR("The DPU side needs the representor of the host function: pass -r/--rep-pci");
+		DOCA_LOG_ERR("%s",
+			     app->rep_pci_missing != NULL
+				     ? app->rep_pci_missing
+				     : "The DPU side needs the representor of the host function: pass -r/--rep-pci");
 		goto destroy_argp;
 	}
 #endif

@@ -25,9 +25,10 @@ struct app_main_cfg {
 	const char *name; /* the program, for argp's usage line */
 	const struct app_flag *flags;
 	size_t num_flags;
-	void *config;	      /* given to the flag callbacks and to run */
-	const char *rep_pci;  /* DPU build: the config's -r field, which must be set after parsing */
-	const char *run_what; /* "DMA copy", ...: the failure line names it */
+	void *config;		     /* given to the flag callbacks and to run */
+	const char *rep_pci;	     /* DPU build: the config's -r field, which must be set after parsing */
+	const char *rep_pci_missing; /* the line logged when it is not (NULL: the generic one) */
+	const char *run_what;	     /* "DMA copy", ...: the failure line names it */
 	doca_error_t (*run)(void *config);
 };
 
