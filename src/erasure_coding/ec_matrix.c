@@ -66,9 +66,9 @@ coding_ok(const char *api, const struct doca_ec_matrix *coding)
 {
 	if (coding->kind == SD_EC_MATRIX_CODING)
 		return true;
-	DOCA_LOG_ERR("%s: coding_matrix is a %s matrix; derive matrices from one made with doca_ec_matrix_create() "
+	DOCA_LOG_ERR("%s: coding_matrix is %s matrix; derive matrices from one made with doca_ec_matrix_create() "
 		     "or doca_ec_matrix_create_from_raw()",
-		     api, coding->kind == SD_EC_MATRIX_RECOVER ? "recover" : "update");
+		     api, coding->kind == SD_EC_MATRIX_RECOVER ? "a recover" : "an update");
 	return false;
 }
 
