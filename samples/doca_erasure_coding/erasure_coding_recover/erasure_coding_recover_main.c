@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * doca_erasure_coding_recover: flags and main().  Flags: -p -i -o -b -x -t -r
- * -d -ns -nd with DOCA's defaults (docs/samples.md).
+ * -d -ns -nd with DOCA's defaults (docs/erasure_coding.md).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /*
  * doca_erasure_coding_recover: encode a file into k data and m redundancy
  * block files, or recover a file from such blocks, or both with some data
- * blocks deleted in between (docs/samples.md, docs/erasure_coding.md).
+ * blocks deleted in between (docs/erasure_coding.md).
  */
 #ifndef ERASURE_CODING_RECOVER_SAMPLE_H_
 #define ERASURE_CODING_RECOVER_SAMPLE_H_
