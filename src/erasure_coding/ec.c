@@ -151,26 +151,13 @@ task_supported(const char *api, const struct doca_devinfo *devinfo)
 	return sd_devinfo_caps(devinfo)->ec ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
-DOCA_EXPERIMENTAL doca_error_t
-doca_ec_cap_task_galois_mul_is_supported(const struct doca_devinfo *devinfo)
-{
-	return task_supported(__func__, devinfo);
-}
+#define EC_TASK_SUPPORTED(T)                                                                                           \
+	DOCA_EXPERIMENTAL doca_error_t doca_ec_cap_task_##T##_is_supported(const struct doca_devinfo *devinfo)         \
+	{                                                                                                              \
+		return task_supported(__func__, devinfo);                                                              \
+	}
 
-DOCA_EXPERIMENTAL doca_error_t
-doca_ec_cap_task_create_is_supported(const struct doca_devinfo *devinfo)
-{
-	return task_supported(__func__, devinfo);
-}
-
-DOCA_EXPERIMENTAL doca_error_t
-doca_ec_cap_task_update_is_supported(const struct doca_devinfo *devinfo)
-{
-	return task_supported(__func__, devinfo);
-}
-
-DOCA_EXPERIMENTAL doca_error_t
-doca_ec_cap_task_recover_is_supported(const struct doca_devinfo *devinfo)
-{
-	return task_supported(__func__, devinfo);
-}
+EC_TASK_SUPPORTED(galois_mul)
+EC_TASK_SUPPORTED(create)
+EC_TASK_SUPPORTED(update)
+EC_TASK_SUPPORTED(recover)

@@ -72,17 +72,28 @@ coding_ok(const char *api, const struct doca_ec_matrix *coding)
 	return false;
 }
 
-/* doca_ec_matrix_create's counts, with the rule in the line. */
-static bool
-counts_ok(const char *api, size_t k, size_t m)
+/*
+ * A k x m coding matrix for api, its coefficients still to fill: NULL (logged) and *err
+ * for a NULL argument (in: the coefficients' source), counts out of range or no memory.
+ */
+static struct doca_ec_matrix *
+coding_alloc(const char *api, struct doca_ec *ec, const void *in, const char *in_name, size_t k, size_t m,
+	     struct doca_ec_matrix **matrix, doca_error_t *err)
 {
+	struct doca_ec_matrix *mat;
 	char why[160];
 
-	if (sd_ec_counts_ok(k, m, why, sizeof(why)))
-		return true;
-	DOCA_LOG_ERR("%s: %s; the engine codes 1 to %u data blocks into 1 to %u redundancy blocks", api, why,
-		     SD_EC_MAX_DATA, SD_EC_MAX_RDNC);
-	return false;
+	*err = DOCA_ERROR_INVALID_VALUE;
+	if (!args_ok(api, ec, in, in_name, matrix))
+		return NULL;
+	if (!sd_ec_counts_ok(k, m, why, sizeof(why))) {
+		DOCA_LOG_ERR("%s: %s; the engine codes 1 to %u data blocks into 1 to %u redundancy blocks", api, why,
+			     SD_EC_MAX_DATA, SD_EC_MAX_RDNC);
+		return NULL;
+	}
+	mat = matrix_alloc(api, ec, SD_EC_MATRIX_CODING, (uint32_t)k, (uint32_t)m, (uint32_t)k, (uint32_t)m);
+	*err = mat == NULL ? DOCA_ERROR_NO_MEMORY : DOCA_SUCCESS;
+	return mat;
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -90,15 +101,12 @@ doca_ec_matrix_create(struct doca_ec *ec, enum doca_ec_matrix_type type, size_t 
 		      size_t rdnc_block_count, struct doca_ec_matrix **matrix)
 {
 	static const char api[] = "doca_ec_matrix_create";
-	struct doca_ec_matrix *mat;
+	doca_error_t err;
+	struct doca_ec_matrix *mat = coding_alloc(api, ec, ec, "ec", data_block_count, rdnc_block_count, matrix, &err);
 	char why[160];
 
-	if (!args_ok(api, ec, ec, "ec", matrix) || !counts_ok(api, data_block_count, rdnc_block_count))
-		return DOCA_ERROR_INVALID_VALUE;
-	mat = matrix_alloc(api, ec, SD_EC_MATRIX_CODING, (uint32_t)data_block_count, (uint32_t)rdnc_block_count,
-			   (uint32_t)data_block_count, (uint32_t)rdnc_block_count);
 	if (mat == NULL)
-		return DOCA_ERROR_NO_MEMORY;
+		return err;
 	if (!sd_ec_coding_fill((int)type, data_block_count, rdnc_block_count, mat->coef, why, sizeof(why))) {
 		DOCA_LOG_ERR("%s: %s", api, why);
 		free(mat);
@@ -111,15 +119,12 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_ec_matrix_create_from_raw(struct doca_ec *ec, uint8_t *data, size_t data_block_count, size_t rdnc_block_count,
 			       struct doca_ec_matrix **matrix)
 {
-	static const char api[] = "doca_ec_matrix_create_from_raw";
-	struct doca_ec_matrix *mat;
+	doca_error_t err;
+	struct doca_ec_matrix *mat = coding_alloc("doca_ec_matrix_create_from_raw", ec, data, "data", data_block_count,
+						  rdnc_block_count, matrix, &err);
 
-	if (!args_ok(api, ec, data, "data", matrix) || !counts_ok(api, data_block_count, rdnc_block_count))
-		return DOCA_ERROR_INVALID_VALUE;
-	mat = matrix_alloc(api, ec, SD_EC_MATRIX_CODING, (uint32_t)data_block_count, (uint32_t)rdnc_block_count,
-			   (uint32_t)data_block_count, (uint32_t)rdnc_block_count);
 	if (mat == NULL)
-		return DOCA_ERROR_NO_MEMORY;
+		return err;
 	sd_ec_coding_from_raw(data, data_block_count, rdnc_block_count, mat->coef);
 	return matrix_seal(mat, matrix);
 }

@@ -233,20 +233,14 @@ def test_redundancy_lost_too():
 
 
 def test_bad_flags():
-    r = run("-x", "reed-solomon")
-    expect_failure(r)
-    expect_line(r, r"Illegal mode = \[reed-solomon\]$")
-    r = run("-t", "0")
-    expect_failure(r)
-    expect_line(r, r"Data block size should be bigger than 0$")
-    r = run("-d", "1,-2")
-    expect_failure(r)
-    expect_line(r, r"Delete block indices are negative$")
-    r = run("-i", "/nonexistent/input")
-    expect_failure(r)
-    expect_line(r, r"Input file/folder not found /nonexistent/input$")
-    r = run("-ns", "0")
-    expect_failure(r)
+    for args, line in ((["-x", "reed-solomon"], r"Illegal mode = \[reed-solomon\]$"),
+                       (["-t", "0"], r"Data block size should be bigger than 0$"),
+                       (["-d", "1,-2"], r"Delete block indices are negative$"),
+                       (["-i", "/nonexistent/input"], r"Input file/folder not found /nonexistent/input$"),
+                       (["-ns", "0"], r"Entered number of source doca_buf: 0, valid value must be >= 1$")):
+        r = run(*args)
+        expect_failure(r)
+        expect_line(r, line)
     r = run("-h")
     check(r.code == 0, "-h should exit 0", r)
     for flag in ("--pci-addr", "--input", "--output", "--both", "--matrix", "--data", "--rdnc",
