@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <doca_aes_gcm.h>
 #include <doca_buf.h>
@@ -77,14 +78,14 @@ cpu_now(void)
 /* One row's buffers: the source all tasks read, and one destination per task. */
 struct run {
 	const char *row;
-	size_t size;	 /* task size (ec: per block) */
-	uint8_t *src;	 /* what a task reads */
-	size_t src_len;	 /* its bytes */
-	size_t dst_cap;	 /* room per task's destination */
-	size_t payload;	 /* bytes a task counts for */
-	uint8_t *dst;	 /* inflight destinations */
-	uint8_t *plain;	 /* the corpus */
-	uint64_t done;	 /* completions */
+	size_t size;	/* task size (ec: per block) */
+	uint8_t *src;	/* what a task reads */
+	size_t src_len; /* its bytes */
+	size_t dst_cap; /* room per task's destination */
+	size_t payload; /* bytes a task counts for */
+	uint8_t *dst;	/* inflight destinations */
+	uint8_t *plain; /* the corpus */
+	uint64_t done;	/* completions */
 	unsigned outstanding;
 	bool stopping;
 	/* the DOCA side */
@@ -333,7 +334,7 @@ prepare(struct run *r, unsigned inflight)
 		uint8_t *z = malloc(r->dst_cap);
 
 		r->src_len = strcmp(r->row, "lz4") == 0 ? eb_lz4_stream(r->plain, plain_len, z, r->dst_cap)
-							 : eb_peer_deflate(r->plain, plain_len, z, r->dst_cap, 6);
+							: eb_peer_deflate(r->plain, plain_len, z, r->dst_cap, 6);
 		r->src = z;
 	} else if (strcmp(r->row, "sha256") == 0) {
 		r->dst_cap = 64;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The engines' peers for engine_bench.c: the corpus, and each library called
- * directly on one thread, doing the same work a task does (a compress task also
- * returns the CRC-32 and Adler-32 of its input, so the peer computes them too).
+ * directly on one thread, doing the same work a task does: a compress task also
+ * returns the CRC-32 and Adler-32 of the uncompressed data, an LZ4 task its CRC-32 and
+ * XXH32, so the peers compute them too (with libdeflate's CRC-32 and Adler-32, which the
+ * engine uses).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <isa-l/erasure_code.h>
 #include <libdeflate.h>
 #include <lz4.h>
+#include <xxhash.h>
 #include <openssl/evp.h>
 #include <zlib.h>
 
@@ -23,9 +26,9 @@
 void
 eb_corpus(uint8_t *p, size_t len)
 {
-	static const char *const words[] = {"the",    "of",	"and",	   "data",  "block",  "engine",
+	static const char *const words[] = {"the",    "of",	 "and",	    "data",  "block",  "engine",
 					    "memory", "network", "request", "queue", "buffer", "device",
-					    "host",   "packet",	"stream",  "table", "index",  "value"};
+					    "host",   "packet",	 "stream",  "table", "index",  "value"};
 	uint32_t x = 2463534242u;
 	size_t i = 0;
 
@@ -130,8 +133,7 @@ eb_lz4_stream(const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
 
 	for (size_t off = 0; off < len; off += 65536) {
 		int in = (int)(len - off < 65536 ? len - off : 65536);
-		int n = LZ4_compress_default((const char *)src + off, (char *)dst + out + 4, in,
-					     (int)(cap - out - 4));
+		int n = LZ4_compress_default((const char *)src + off, (char *)dst + out + 4, in, (int)(cap - out - 4));
 		uint32_t w = (uint32_t)n;
 
 		memcpy(dst + out, &w, 4); /* little-endian host */
@@ -156,7 +158,7 @@ eb_peer_lz4(const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
 		in += 4 + w;
 		out += (size_t)n;
 	}
-	eb_sink ^= (uint32_t)crc32(0, dst, (uInt)out);
+	eb_sink ^= libdeflate_crc32(0, dst, out) ^ XXH32(dst, out, 0);
 	return out;
 }
 
