@@ -259,7 +259,7 @@ ours(struct run *r, double secs, unsigned inflight, double *bps, double *cpu)
 	c0 = cpu_now();
 	for (unsigned i = 0; i < inflight; i++)
 		CHECK(doca_task_submit(tasks[i]));
-	while (now() - t0 < secs)
+	while (now() - t0 < secs || r->done < inflight) /* at least one task each */
 		if (doca_pe_progress(r->pe) == 0)
 			wait_event(r, ep);
 	r->stopping = true;

@@ -18,7 +18,7 @@ def comparison_table(res):
     for workload, size, peer in res.pairings():
         ours = res.summary(workload, size, OURS)
         theirs = res.summary(workload, size, peer)
-        if "lat" in workload:
+        if "-lat" in workload:  # rdma-send-lat-shm, comch-ctrl-lat ("deflate" holds "lat" too)
             o = ours.get("lat_avg") if ours else None
             t = theirs.get("lat_avg") if theirs else None
             rows.append((workload, size, peer, fmt_us(o), fmt_us(t), ratio(o, t), "latency avg (lower is better)"))
