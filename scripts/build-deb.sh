@@ -28,7 +28,7 @@ list_tree() {
 		git -C "$src" ls-files -z --cached --others --exclude-standard |
 			while IFS= read -r -d '' f; do [ -e "$src/$f" ] && printf '%s\0' "$f"; done
 	else
-		(cd "$src" && find . -path './build*' -prune -o \( -type f -o -type l \) -printf '%P\0')
+		(cd "$src" && find . \( -path './build*' -o -path ./.git \) -prune -o \( -type f -o -type l \) -printf '%P\0')
 	fi
 }
 
@@ -63,7 +63,8 @@ rm -f "$out"/*.deb "$out"/*.ddeb "$out"/*.changes "$out"/*.buildinfo "$out/tree.
 # A caller's search paths and test settings must not reach the build.
 if ! (cd "$tree_dir" && env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH -u LD_PRELOAD -u MALLOC_PERTURB_ \
 	"${isolate[@]}" dpkg-buildpackage -b -us -uc -jauto) > "$out/build.log" 2>&1; then
-	tail -25 "$out/build.log" >&2
+	# The lines that say what went wrong (each file no package has, each missing one), else the end.
+	grep -E 'missing files:|error' "$out/build.log" | tail -30 >&2 || tail -25 "$out/build.log" >&2
 	fail "dpkg-buildpackage failed (the whole log: $out/build.log)"
 fi
 mv "$scratch"/*.deb "$scratch"/*.changes "$scratch"/*.buildinfo "$out"/
@@ -72,7 +73,7 @@ mv "$scratch"/*.ddeb "$out"/ 2> /dev/null
 # lintian on every package: errors fail the build, warnings are listed in
 # docs/packaging.md with the reason each stays.
 if command -v lintian > /dev/null; then
-	lintian --no-tag-display-limit "$out"/softdoca_"${version}"_*.changes > "$out/lintian.txt" 2>&1
+	lintian --tag-display-limit 0 "$out"/softdoca_"${version}"_*.changes > "$out/lintian.txt" 2>&1
 	errors=$(grep -c '^E: ' "$out/lintian.txt")
 	warnings=$(grep -c '^W: ' "$out/lintian.txt")
 	echo "build-deb: lintian: $errors errors, $warnings warnings ($out/lintian.txt)"
