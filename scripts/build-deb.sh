@@ -6,10 +6,12 @@
 # with dpkg-buildpackage, without network, then lintian checks the packages.
 # OUT (default build/deb) receives the .deb files, build.log, lintian.txt and
 # tree.sha256, the tree they were built from: a second run on the same tree
-# reuses them (SOFTDOCA_DEB_REBUILD=1 builds anyway).
-# Usage: scripts/build-deb.sh [OUT]
+# reuses them (--rebuild builds anyway).
+# Usage: scripts/build-deb.sh [--rebuild] [OUT]
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
+rebuild=0
+[ "${1:-}" = --rebuild ] && rebuild=1 && shift
 out=${1:-$src/build/deb}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 
@@ -36,9 +38,9 @@ list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 list_tree | LC_ALL=C sort -z > "$list"
 tree=$( (tr '\0' '\n' < "$list"; cd "$src" && xargs -0 sha256sum < "$list") | sha256sum | cut -d' ' -f1)
-if [ "${SOFTDOCA_DEB_REBUILD:-0}" != 1 ] && [ -f "$out/tree.sha256" ] && [ "$(cat "$out/tree.sha256")" = "$tree" ] &&
+if [ $rebuild = 0 ] && [ -f "$out/tree.sha256" ] && [ "$(cat "$out/tree.sha256")" = "$tree" ] &&
 	ls "$out"/*.deb > /dev/null 2>&1; then
-	echo "build-deb: $out holds the packages of this tree (SOFTDOCA_DEB_REBUILD=1 builds them again)"
+	echo "build-deb: $out holds the packages of this tree (--rebuild builds them again)"
 	exit 0
 fi
 

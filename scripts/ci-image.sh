@@ -33,7 +33,7 @@ apt_lists() {
 	ls /var/lib/apt/lists/*_Packages > /dev/null 2>&1 || apt-get update -qq
 }
 
-build() {
+step_build() {
 	if ! (cd "$src" && dpkg-checkbuilddeps) > /dev/null 2>&1; then
 		[ "$(id -u)" = 0 ] || fail "build dependencies missing (run as root, or install them):" \
 			"$(cd "$src" && dpkg-checkbuilddeps 2>&1)"
@@ -51,7 +51,7 @@ build() {
 			"$src"/samples/common/common.[ch] "$proj/dma_local_copy/" || fail "could not make $proj"
 }
 
-install() {
+step_install() {
 	local debs tools="" t
 	debs=$(ls "$out"/*.deb | grep -v -- '-dbgsym_')
 	for t in gcc libc6-dev meson ninja-build pkgconf; do
@@ -64,7 +64,7 @@ install() {
 	echo "ok: installed $(wc -l <<< "$debs") packages${tools:+ and$tools}"
 }
 
-# run NAME EXPECTED... : the program's output must hold every EXPECTED line (grep -x).
+# run EXE LABEL PATTERN...: EXE exits 0 and prints a line matching each PATTERN (grep -E).
 run() {
 	local exe=$1 label=$2 text want
 	shift 2
@@ -77,7 +77,7 @@ run() {
 	done
 }
 
-check() {
+step_check() {
 	local root=${1%/} triplet libdir status=0 p pcdir env_pc
 	triplet=$(gcc -print-multiarch)
 	libdir=/usr/lib/$triplet
@@ -126,8 +126,8 @@ check() {
 }
 
 case $step in
-build) build ;;
-install) install ;;
-check) check "${3:-/}" ;;
+build) step_build ;;
+install) step_install ;;
+check) step_check "${3:-/}" ;;
 *) echo "ci-image.sh: unknown step '$step' (build, install, check)" >&2; exit 2 ;;
 esac

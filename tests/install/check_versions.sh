@@ -27,8 +27,10 @@ else
 fi
 
 # The host .pc directory: <prefix>/<libdir>/pkgconfig holding doca-common.pc.
-host_pc=$(find "$root$prefix" -path '*/pkgconfig/doca-common.pc' -not -path '*/softdoca/*' 2> /dev/null | head -1)
-host_pc=${host_pc%/doca-common.pc}
+host_pc=
+for d in "$root$prefix"/lib/*/pkgconfig "$root$prefix"/lib*/pkgconfig; do
+	[ -f "$d/doca-common.pc" ] && host_pc=$d && break
+done
 libdir=${host_pc%/pkgconfig}
 dpu_pc=$libdir/softdoca/dpu/pkgconfig
 if [ -z "$host_pc" ] || [ ! -d "$dpu_pc" ]; then
