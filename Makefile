@@ -2,11 +2,12 @@
 # The two commands of the README, plus the developer targets behind them.
 #   make demo   install what is missing, build, run the showcase
 #   make test   install what is missing, build, run every test suite
+#   make deb    the Debian packages of the tree, in $(BUILD)/deb (docs/packaging.md)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 MESON_TEST_ARGS ?=
 
-.PHONY: all deps build demo test test-asan bench install clean
+.PHONY: all deps build demo test test-asan bench install deb clean
 
 all: build
 
@@ -41,6 +42,10 @@ bench: build
 
 install: build
 	meson install -C $(BUILD)
+
+deb:
+	@scripts/install-deps.sh --deb
+	scripts/build-deb.sh $(BUILD)/deb
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

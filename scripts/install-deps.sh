@@ -7,6 +7,9 @@ set -eu
 pkgs="gcc g++ make meson ninja-build pkg-config libjson-c-dev libucx-dev ucx-utils
       librdmacm-dev libibverbs-dev ibverbs-utils iproute2
       zlib1g-dev libdeflate-dev liblz4-dev lz4 libxxhash-dev libssl-dev openssl libisal-dev procps python3 valgrind iperf3 gnuplot-nox mptcpd mptcpize"
+# --deb: also what `make deb` and the deb-packages test need; only they ask for it,
+# so `make test` stays quick where these are missing (the test then skips).
+[ "${1:-}" = --deb ] && pkgs="$pkgs debhelper dpkg-dev lintian"
 
 missing=""
 for p in $pkgs; do
