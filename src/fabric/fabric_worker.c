@@ -166,6 +166,10 @@ yield_ns(const struct fabric_worker *w)
 	return w->ops->yield_ns != NULL ? w->ops->yield_ns(w->owner) : 0;
 }
 
+/* ucp_worker_arm() calls answered BUSY (events pending) before the thread backs off. */
+#define ARM_TRIES 16u
+#define ARM_BUSY_BACKOFF_NS 1000000ull
+
 static void *
 svc_main(void *arg)
 {
@@ -192,10 +196,22 @@ svc_main(void *arg)
 			pthread_mutex_lock(&w->lock);
 			w->in_service = true;
 		}
-		while ((st = ucp_worker_arm(w->worker)) == UCS_ERR_BUSY)
+		st = ucp_worker_arm(w->worker);
+		for (unsigned tries = 0; st == UCS_ERR_BUSY && tries < ARM_TRIES && !atomic_load(&w->stop); tries++) {
 			(void)w->ops->round(w->owner, &next);
+			st = ucp_worker_arm(w->worker);
+		}
 		w->in_service = false;
 		pthread_mutex_unlock(&w->lock);
+		if (st == UCS_ERR_BUSY) {
+			/*
+			 * UCX keeps reporting events no round consumes (a SIGKILLed peer's socket can
+			 * stay readable): back off instead of spinning, and see a stop request.
+			 * Retrying arm for ever here once held doca_rdma_destroy() in pthread_join().
+			 */
+			svc_sleep(w, ARM_BUSY_BACKOFF_NS, false);
+			continue;
+		}
 		if (st != UCS_OK) {
 			DOCA_LOG_ERR("Failed to arm a UCP worker: %s; its service thread polls every 10 ms",
 				     ucs_status_string(st));
