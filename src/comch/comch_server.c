@@ -170,7 +170,12 @@ server_progress(struct doca_ctx *ctx)
 		accept_clients(s);
 		return 0;
 	}
-	return sd_comch_conn_poll(ev.data.ptr) + (sd_comch_ep_deliver_event(&s->ep) ? 1 : 0);
+	/*
+	 * Poll first, then deliver, as two statements: the operands of + are evaluated in
+	 * either order, and delivering an event may release the connection polled here.
+	 */
+	n = (int)sd_comch_conn_poll(ev.data.ptr);
+	return (unsigned)n + (sd_comch_ep_deliver_event(&s->ep) ? 1 : 0);
 }
 
 /* Close the listener and every connection (BYE); idempotent.  Connections stay allocated. */

@@ -47,11 +47,14 @@ static const char aes_topology[] =
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define NUM_TASKS 32u
 
+/* Callbacks a case may see and look back at (the interop cases run hundreds of jobs). */
+#define SEEN_MAX 4096u
+
 /* What the callbacks saw, in order. */
 static struct {
 	unsigned ok, err;
-	doca_error_t status[64];
-	uint64_t order[64]; /* task user data of each callback */
+	doca_error_t status[SEEN_MAX];
+	uint64_t order[SEEN_MAX]; /* task user data of each callback */
 	enum doca_ctx_states states[16];
 	unsigned num_states;
 } seen;
@@ -61,7 +64,7 @@ note(struct doca_task *task, union doca_data ud, bool ok)
 {
 	unsigned i = seen.ok + seen.err;
 
-	if (i < 64) {
+	if (i < SEEN_MAX) {
 		seen.status[i] = doca_task_get_status(task);
 		seen.order[i] = ud.u64;
 	}
@@ -269,6 +272,7 @@ run_job(struct env *e, const struct job *j, const uint8_t *in, size_t len, size_
 	task = job_task(e, j, src, dst);
 	ASSERT_OK(doca_task_submit(task));
 	progress_until(e, before + 1);
+	ASSERT(before < SEEN_MAX);
 	st = seen.status[before];
 	ASSERT_OK(doca_buf_get_data_len(dst, out_len));
 	assert_guard(e, 0, cap);
