@@ -30,12 +30,12 @@ demo: build
 test: build
 	@scripts/run-tests.sh $(BUILD) $(MESON_TEST_ARGS)
 
-# Unit and API suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit, API and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
 	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) $(MESON_SETUP_ARGS) -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit
+		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit --suite fuzz
 
 bench: build
 	@scripts/bench.sh $(BUILD)
