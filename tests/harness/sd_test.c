@@ -184,3 +184,26 @@ sd_test_main(int argc, char **argv)
 	 */
 	return failed ? 1 : 0;
 }
+
+#ifdef __SANITIZE_THREAD__
+/* ThreadSanitizer's dynamic annotations (its runtime defines them). */
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+#define IGNORE_READS_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define IGNORE_READS_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#else
+#define IGNORE_READS_BEGIN() ((void)0)
+#define IGNORE_READS_END() ((void)0)
+#endif
+
+void
+sd_test_read_foreign(void *dst, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+
+	IGNORE_READS_BEGIN();
+	for (size_t i = 0; i < n; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	IGNORE_READS_END();
+}
