@@ -38,6 +38,8 @@ const char *sd_test_tmpdir(void);
  * stand for a CPU reading memory a NIC wrote.  Then compare or assert on dst.
  */
 void sd_test_read_foreign(void *dst, const void *src, size_t n);
+/* The same for bytes the test writes that such a thread reads (a peer's one-sided read). */
+void sd_test_write_foreign(void *dst, const void *src, size_t n);
 
 struct doca_dev;
 /* Open the function at pci on whichever side it is (sd_test_dev.c); fails the test if there is none. */

@@ -163,8 +163,12 @@ TEST(two_procs_write_while_target_only_watches)
 static void
 read_target(struct side *s)
 {
+	uint8_t want[BUF];
+
 	side_up(s, s->fd, 7);
-	dp_fill(s->buf, BUF, 0x17);
+	/* the soft NIC's service thread reads these for the peer, after the socket says go */
+	dp_fill(want, BUF, 0x17);
+	sd_test_write_foreign(s->buf, want, BUF);
 	sync_send(s, 'R');
 	sync_wait(s, 'D'); /* blocks in read(): no softdoca call while the peer reads */
 	side_down(s);
