@@ -40,15 +40,14 @@ test-asan: deps
 
 # Unit and API suites under ThreadSanitizer (docs/robustness.md).  UCX_MEM_EVENTS=no: UCX's
 # malloc/mmap hooks patch the calls TSan intercepts; halt_on_error=0 prints every report of a
-# test before exitcode=66 fails it; die_after_fork=0: tests fork children of threaded processes
-# that start threads of their own (test_verbs_addr); SD_TEST_TIMEOUT and the timeout multiplier:
-# a case runs 2-10x slower.
+# test before exitcode=66 fails it; SD_TEST_TIMEOUT and the timeout multiplier: a case runs
+# 2-10x slower.
 # Suppressions (UCX only, each with its reason): tests/tsan.supp.
 test-tsan: deps
 	[ -f $(TSAN_BUILD)/build.ninja ] || meson setup $(TSAN_BUILD) $(MESON_SETUP_ARGS) -Db_sanitize=thread -Db_lundef=false
 	ninja -C $(TSAN_BUILD)
 	UCX_MEM_EVENTS=no SD_TEST_TIMEOUT=150 \
-		TSAN_OPTIONS="halt_on_error=0 exitcode=66 die_after_fork=0 suppressions=$(CURDIR)/tests/tsan.supp" \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$(CURDIR)/tests/tsan.supp" \
 		scripts/run-tests.sh $(TSAN_BUILD) --timeout-multiplier 3 --suite api --suite unit
 
 # The soak test for SOAK_MINUTES (make test runs 60 s of it): docs/robustness.md.
