@@ -20,7 +20,7 @@
 #define SLOTS 8u		/* rounds spread over [0, SLOTS * SLOT_LEN) of the peer's memory */
 #define ROUNDS 24		/* rounds per cycle */
 #define OP_BOUND_S 60.0		/* watchdog: an operation outstanding longer fails the run */
-#define RSS_SLACK (64ull << 20) /* allocator noise; MALLOC_PERTURB_ (meson) took 7 to 31 MiB */
+#define RSS_SLACK (64ull << 20) /* allocator noise: 7 to 31 MiB seen under meson */
 #define SHM_DIR "/dev/shm"
 #define MAX_OF(a, b) ((a) > (b) ? (a) : (b))
 
