@@ -5,9 +5,11 @@
 #   make deb    the Debian packages of the tree, in $(BUILD)/deb (docs/packaging.md)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+SOAK_MINUTES ?= 10
 MESON_TEST_ARGS ?=
 
-.PHONY: all deps build demo test test-asan bench install deb clean
+.PHONY: all deps build demo test test-asan test-tsan soak bench install deb clean
 
 all: build
 
@@ -37,6 +39,23 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit --suite fuzz
 
+# Unit and API suites under ThreadSanitizer (docs/robustness.md).  UCX_MEM_EVENTS=no: UCX's
+# malloc/mmap hooks patch the calls TSan intercepts; halt_on_error=0 prints every report of a
+# test before exitcode=66 fails it; SD_TEST_TIMEOUT and the timeout multiplier: a case runs
+# 2-10x slower.
+# Suppressions (UCX only, each with its reason): tests/tsan.supp.
+test-tsan: deps
+	[ -f $(TSAN_BUILD)/build.ninja ] || meson setup $(TSAN_BUILD) $(MESON_SETUP_ARGS) -Db_sanitize=thread -Db_lundef=false
+	ninja -C $(TSAN_BUILD)
+	UCX_MEM_EVENTS=no SD_TEST_TIMEOUT=150 \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66 suppressions=$(CURDIR)/tests/tsan.supp" \
+		scripts/run-tests.sh $(TSAN_BUILD) --timeout-multiplier 3 --suite api --suite unit
+
+# The soak test for SOAK_MINUTES (make test runs 60 s of it): docs/robustness.md.
+soak: build
+	SOAK_SECONDS=$$(($(SOAK_MINUTES) * 60)) SD_TEST_TIMEOUT=$$(($(SOAK_MINUTES) * 60 + 600)) UCX_LOG_FILE=stderr \
+		$(BUILD)/tests/soak/test_soak
+
 bench: build
 	@scripts/bench.sh $(BUILD)
 
@@ -48,4 +67,4 @@ deb:
 	scripts/build-deb.sh $(BUILD)/deb
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -172,11 +172,15 @@ atfork_parent(void)
 	pthread_mutex_unlock(&sd_log_state.lock);
 }
 
-/* The child's only thread did not take the lock in its own name: start it afresh. */
+/*
+ * The child's only thread is the copy of the one that took the lock in atfork_prepare: it
+ * releases it.  Re-initialising a locked mutex is undefined (POSIX), and ThreadSanitizer then
+ * sees the lock held for ever and reports every later lock of it (make test-tsan).
+ */
 static void
 atfork_child(void)
 {
-	pthread_mutex_init(&sd_log_state.lock, NULL);
+	pthread_mutex_unlock(&sd_log_state.lock);
 }
 
 void

@@ -325,8 +325,9 @@ fork_child(void)
 	svc.num_qps = 0;
 	svc.running = false;
 	svc.stop = false;
-	pthread_mutex_init(&svc.lock, NULL);
-	pthread_mutex_init(&svc.life, NULL);
+	/* Taken by this thread's original in fork_prepare; unlocked, not re-initialised (see core/log.c). */
+	pthread_mutex_unlock(&svc.lock);
+	pthread_mutex_unlock(&svc.life);
 }
 
 __attribute__((constructor)) static void

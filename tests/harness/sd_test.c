@@ -184,3 +184,44 @@ sd_test_main(int argc, char **argv)
 	 */
 	return failed ? 1 : 0;
 }
+
+#ifdef __SANITIZE_THREAD__
+/* ThreadSanitizer's dynamic annotations (its runtime defines them). */
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define IGNORE_READS_BEGIN() AnnotateIgnoreReadsBegin(__FILE__, __LINE__)
+#define IGNORE_READS_END() AnnotateIgnoreReadsEnd(__FILE__, __LINE__)
+#define IGNORE_WRITES_BEGIN() AnnotateIgnoreWritesBegin(__FILE__, __LINE__)
+#define IGNORE_WRITES_END() AnnotateIgnoreWritesEnd(__FILE__, __LINE__)
+#else
+#define IGNORE_READS_BEGIN() ((void)0)
+#define IGNORE_READS_END() ((void)0)
+#define IGNORE_WRITES_BEGIN() ((void)0)
+#define IGNORE_WRITES_END() ((void)0)
+#endif
+
+void
+sd_test_read_foreign(void *dst, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+
+	IGNORE_READS_BEGIN();
+	for (size_t i = 0; i < n; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+	IGNORE_READS_END();
+}
+
+void
+sd_test_write_foreign(void *dst, const void *src, size_t n)
+{
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+
+	IGNORE_WRITES_BEGIN();
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&d[i], s[i], __ATOMIC_RELAXED);
+	IGNORE_WRITES_END();
+}

@@ -30,6 +30,16 @@ void sd_test_fail(const char *file, int line, const char *fmt, ...) __attribute_
 void sd_test_skip(const char *reason) __attribute__((noreturn));
 /* A private temporary directory for this case (removed by the harness). */
 const char *sd_test_tmpdir(void);
+/*
+ * Copy n bytes that a library thread wrote with no synchronisation this process can see: the
+ * soft NIC's service thread placing a peer's one-sided write or atomic (the ordering reached the
+ * test through the peer process), a DMA worker's copy polled without a progress call.  Each byte
+ * is read atomically, and ThreadSanitizer (make test-tsan) is told to ignore these reads: they
+ * stand for a CPU reading memory a NIC wrote.  Then compare or assert on dst.
+ */
+void sd_test_read_foreign(void *dst, const void *src, size_t n);
+/* The same for bytes the test writes that such a thread reads (a peer's one-sided read). */
+void sd_test_write_foreign(void *dst, const void *src, size_t n);
 
 struct doca_dev;
 /* Open the function at pci on whichever side it is (sd_test_dev.c); fails the test if there is none. */

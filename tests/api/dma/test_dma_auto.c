@@ -47,7 +47,11 @@ submit_slot(struct env *e, unsigned i)
 static bool
 slot_copied(const struct env *e, unsigned i)
 {
-	return memcmp(e->mem + (size_t)(4 + i) * TASK, e->mem + (size_t)i * TASK, TASK) == 0;
+	static uint8_t dst[TASK];
+
+	/* the worker writes the destination; this thread polls it without a progress call */
+	sd_test_read_foreign(dst, e->mem + (size_t)(4 + i) * TASK, TASK);
+	return memcmp(dst, e->mem + (size_t)i * TASK, TASK) == 0;
 }
 
 /* Without a progress call: the worker copies within 10 s (fails the test otherwise). */

@@ -61,6 +61,7 @@ run_permission_rows(int tcp)
 
 	use_transport(tcp);
 	if (sd_test_fork_peer(&pid, &n.sock)) {
+		static uint8_t got[3 * 4096];
 		struct doca_mmap *m[3];
 		uint64_t c;
 
@@ -74,11 +75,12 @@ run_permission_rows(int tcp)
 		for (int row = 0; row <= ROWS; row++)
 			node_connect(&n); /* a new connection per row, the last for the allowed accesses */
 		sync_wait(n.sock);
-		ASSERT(all_bytes(n.mem, 4096, 0x5A));	     /* A: written by nobody */
-		ASSERT(all_bytes(n.mem + 4096, 4096, 0x11)); /* B: written once */
-		memcpy(&c, n.mem + 8192, 8);
+		sd_test_read_foreign(got, n.mem, sizeof(got)); /* written by the peer */
+		ASSERT(all_bytes(got, 4096, 0x5A));	       /* A: written by nobody */
+		ASSERT(all_bytes(got + 4096, 4096, 0x11));     /* B: written once */
+		memcpy(&c, got + 8192, 8);
 		ASSERT_EQ(c, 0x5A5A5A5A5A5A5A5Aull + 1); /* C: one fetch_add */
-		ASSERT(all_bytes(n.mem + 8192 + 8, 4088, 0x5A));
+		ASSERT(all_bytes(got + 8192 + 8, 4088, 0x5A));
 		sync_send(n.sock);
 		sync_wait(n.sock);
 		for (int i = 0; i < 3; i++) {

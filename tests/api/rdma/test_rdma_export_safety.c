@@ -21,7 +21,7 @@ struct writer {
 	size_t n;
 	atomic_bool stop;
 	uint64_t lost;		      /* a word no longer held what this thread wrote */
-	uint64_t passes;	      /* full passes over the range */
+	atomic_uint_fast64_t passes;  /* full passes over the range (read by the main thread) */
 	atomic_uint_fast64_t written; /* words rewritten so far (published every 4096) */
 };
 
@@ -42,7 +42,7 @@ writer_main(void *arg)
 				atomic_fetch_add(&w->written, 4096);
 		}
 		v++;
-		w->passes++;
+		atomic_fetch_add(&w->passes, 1);
 	}
 	return NULL;
 }
@@ -89,7 +89,7 @@ hammer(size_t len)
 	/* the writer really wrote while the exports came and went */
 	ASSERT(after > before);
 	/* at least one whole pass ran across the cycles, then stop */
-	while (w.passes < 2)
+	while (atomic_load(&w.passes) < 2)
 		sched_yield();
 	atomic_store(&w.stop, true);
 	ASSERT_EQ(pthread_join(th, NULL), 0);

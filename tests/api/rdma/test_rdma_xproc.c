@@ -128,7 +128,8 @@ run_write_read(int tcp)
 		/* blocked in read(): no doca_pe_progress while the peer writes and reads */
 		sync_wait(n.sock);
 		fill(want, MEM_LEN / 2, 0x77);
-		ASSERT_MEM_EQ(n.mem, want, MEM_LEN / 2);
+		sd_test_read_foreign(want + MEM_LEN / 2, n.mem, MEM_LEN / 2); /* written by the peer */
+		ASSERT_MEM_EQ(want + MEM_LEN / 2, want, MEM_LEN / 2);
 		sync_send(n.sock);
 		sync_wait(n.sock);
 		node_close(&n);
@@ -440,14 +441,14 @@ run_atomics(int tcp)
 	node_connect(&n);
 	node_send_mmap(&n);
 	sync_wait(a.sock); /* cmp_swp done */
-	memcpy(&v, n.mem, 8);
+	sd_test_read_foreign(&v, n.mem, 8);
 	ASSERT_EQ(v, 0x2000);
 	sync_send(a.sock);
 	sync_send(b.sock);
 	/* blocked in read() while both add */
 	sync_wait(a.sock);
 	sync_wait(b.sock);
-	memcpy(&final, n.mem, 8);
+	sd_test_read_foreign(&final, n.mem, 8);
 	ASSERT_EQ(final, 0x2000 + 2 * ADDS);
 	sync_send(a.sock);
 	sync_send(b.sock);

@@ -253,6 +253,7 @@ run_target_blocked(int tcp)
 	ASSERT_EQ(pipe(gate), 0);
 	if (sd_test_fork_peer(&pid, &s.sock)) {
 		static uint64_t mem[1024] __attribute__((aligned(64)));
+		uint64_t got[512];
 		struct fabric_mr *mr;
 		char c;
 
@@ -263,10 +264,11 @@ run_target_blocked(int tcp)
 		side_connect(&s);
 		mr = export_mr(&s, mem, sizeof(mem), FABRIC_PERM_ALL);
 		CHECK(read(gate[0], &c, 1) == 1); /* blocked: no fabric call until released */
-		CHECK(mem[0] == 41 + 5);	  /* fetch_add 5 on 41 */
-		CHECK(mem[1] == 0xfeed);	  /* cmp_swp */
+		sd_test_read_foreign(got, mem, sizeof(got));
+		CHECK(got[0] == 41 + 5); /* fetch_add 5 on 41 */
+		CHECK(got[1] == 0xfeed); /* cmp_swp */
 		for (int i = 2; i < 512; i++)
-			CHECK(mem[i] == 0xab00000000000000ull + (uint64_t)i);
+			CHECK(got[i] == 0xab00000000000000ull + (uint64_t)i);
 		sd_fabric_mr_deregister(mr);
 		sync_wait(s.sock);
 		side_close(&s);

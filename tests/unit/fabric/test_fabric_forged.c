@@ -57,7 +57,7 @@ static void
 target(struct side *s, enum fabric_op_type fam)
 {
 	uint8_t *region = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint8_t *snap = malloc(3 * PAGE);
+	uint8_t *snap = malloc(3 * PAGE), *now = malloc(3 * PAGE);
 	char *env = environ[0];
 	char *env_copy = strdup(env);
 	struct target_addrs a;
@@ -66,7 +66,7 @@ target(struct side *s, enum fabric_op_type fam)
 	struct fabric_op recv = {.cb = op_done, .user = &received};
 	void *hole = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	CHECK(region != MAP_FAILED && hole != MAP_FAILED && snap != NULL && env_copy != NULL);
+	CHECK(region != MAP_FAILED && hole != MAP_FAILED && snap != NULL && now != NULL && env_copy != NULL);
 	CHECK(munmap(hole, PAGE) == 0);
 	fill(region, 3 * PAGE, 0x21);
 	side_open(s, 0);
@@ -81,13 +81,15 @@ target(struct side *s, enum fabric_op_type fam)
 			reconnect(s);
 		else
 			side_connect(s);
-		memcpy(snap, region, 3 * PAGE);
+		sd_test_read_foreign(snap, region, 3 * PAGE); /* the soft NIC wrote the legal cases */
 		if (c == LEGAL && fam == FABRIC_OP_WRITE_IMM) /* the notification consumes a receive */
 			CHECK_ERR(sd_fabric_ctx_post_recv(s->ctx, &recv, NULL, 0), DOCA_SUCCESS);
 		sync_send(s->sock); /* connected: go */
 		sync_wait(s->sock); /* the initiator saw its completion */
-		if (c != LEGAL)
-			CHECK(memcmp(snap, region, 3 * PAGE) == 0);
+		if (c != LEGAL) {
+			sd_test_read_foreign(now, region, 3 * PAGE);
+			CHECK(memcmp(snap, now, 3 * PAGE) == 0);
+		}
 		CHECK(strcmp(env, env_copy) == 0);
 		sd_fabric_ep_destroy(s->ep);
 		sync_send(s->sock);
