@@ -50,6 +50,7 @@ sd_diag_ctx_start(struct doca_ctx *ctx)
 	const struct sd_diag_config *c = sd_diag_config();
 
 	ctx->diag = 0;
+	ctx->lib = sd_fault_lib_of(ctx->run_ops.name);
 	if (c->faults_on) {
 		sd_fault_ctx_start(ctx);
 		if ((ctx->diag & SD_DIAG_FAULT) != 0) {
@@ -59,20 +60,38 @@ sd_diag_ctx_start(struct doca_ctx *ctx)
 				return err;
 		}
 	}
+	if (c->stats_on) {
+		sd_stats_ctx_start(ctx);
+	}
 	return DOCA_SUCCESS;
 }
 
 void
 sd_diag_ctx_fini(struct doca_ctx *ctx)
 {
-	(void)ctx;
+	if (ctx->stats != NULL)
+		sd_stats_print(ctx);
 }
 
 bool
 sd_diag_submit(struct doca_task *task, const char *api)
 {
 	(void)api;
-	return (task->ctx->diag & SD_DIAG_FAULT) != 0 && sd_fault_submit(task);
+	if ((task->ctx->diag & SD_DIAG_FAULT) != 0 && sd_fault_submit(task)) {
+		if ((task->ctx->diag & SD_DIAG_STATS) != 0)
+			sd_stats_again(task->ctx);
+		return true;
+	}
+	if ((task->ctx->diag & SD_DIAG_STATS) != 0)
+		sd_stats_submit(task);
+	return false;
+}
+
+void
+sd_diag_submit_refused(struct doca_task *task, doca_error_t err)
+{
+	if ((task->ctx->diag & SD_DIAG_STATS) != 0 && err == DOCA_ERROR_AGAIN)
+		sd_stats_again(task->ctx);
 }
 
 bool
@@ -90,8 +109,8 @@ sd_diag_progress(struct doca_ctx *ctx)
 void
 sd_diag_report(struct doca_task *task, doca_error_t status)
 {
-	(void)task;
-	(void)status;
+	if ((task->ctx->diag & SD_DIAG_STATS) != 0)
+		sd_stats_report(task, status);
 }
 
 void

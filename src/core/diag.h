@@ -45,6 +45,8 @@ void sd_diag_ctx_fini(struct doca_ctx *ctx);
 
 /* Submit, before the backend sees the task: true refuses it with AGAIN (nothing queued). */
 bool sd_diag_submit(struct doca_task *task, const char *api);
+/* The backend refused a submitted task (the cold branch of submit). */
+void sd_diag_submit_refused(struct doca_task *task, doca_error_t err);
 /* Backend completion: may change *status; true when the completion was postponed (delay). */
 bool sd_diag_complete(struct doca_task *task, doca_error_t *status);
 /* Progress visits ctx: release due delayed completions, device down / peer gone. */
@@ -58,10 +60,20 @@ void sd_diag_state(struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ct
 void sd_task_complete_now(struct doca_task *task, doca_error_t status);
 
 /* fault.c */
+/* "dma", "comch", "sha": the library name rules and stats lines use for a context. */
+const char *sd_fault_lib_of(const char *ctx_name);
 void sd_fault_ctx_start(struct doca_ctx *ctx);
 doca_error_t sd_fault_ctx_check(struct doca_ctx *ctx);
 bool sd_fault_submit(struct doca_task *task);
 bool sd_fault_complete(struct doca_task *task, doca_error_t *status);
 unsigned sd_fault_progress(struct doca_ctx *ctx);
+
+/* stats.c */
+void sd_stats_ctx_start(struct doca_ctx *ctx);
+void sd_stats_submit(struct doca_task *task);
+void sd_stats_again(struct doca_ctx *ctx);
+void sd_stats_report(struct doca_task *task, doca_error_t status);
+void sd_stats_print(struct doca_ctx *ctx);
+uint64_t sd_stats_percentile(const struct sd_diag_stats *s, double q);
 
 #endif /* SD_DIAG_H_ */

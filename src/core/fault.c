@@ -37,8 +37,8 @@ static const struct {
 	{"AES-GCM", "aes_gcm"},
 };
 
-static const char *
-lib_of(const char *ctx_name)
+const char *
+sd_fault_lib_of(const char *ctx_name)
 {
 	if (strncmp(ctx_name, "comch", 5) == 0)
 		return "comch";
@@ -141,7 +141,6 @@ sd_fault_ctx_start(struct doca_ctx *ctx)
 {
 	const struct sd_diag_config *c = sd_diag_config();
 
-	ctx->lib = lib_of(ctx->run_ops.name);
 	ctx->diag_rules = 0;
 	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
 		const struct sd_fault_rule *r = &c->plan.rules[i];

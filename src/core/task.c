@@ -292,6 +292,8 @@ submit_checked(struct doca_task *task, const char *api)
 		task->in_flight = false;
 		ctx->num_inflight--;
 		ctx->num_running--;
+		if (ctx->diag != 0)
+			sd_diag_submit_refused(task, err);
 		/* The backend logged other refusals itself; AGAIN is expected under load. */
 		DOCA_LOG_DBG("%s: %s task not submitted: %s%s", api, task->pool->name, doca_error_get_name(err),
 			     err == DOCA_ERROR_AGAIN ? " (queue full; progress, then retry)" : "");

@@ -99,6 +99,25 @@ def test_device_down_flushes():
     check(any("goes down" in h[4] for h in hits(r)), "no 'goes down' line", r)
 
 
+STATS_LAT = re.compile(r"\[softdoca-stats\] dma ctx \S+: latency submit->callback ns: p50 (\d+) p99 (\d+) "
+                       r"p99\.9 (\d+) max (\d+) \((\d+) tasks\)")
+
+
+def test_stats_percentiles_match_injected_delay():
+    os.environ["SOFTDOCA_STATS"] = "1"
+    try:
+        r = perf_dma("dma.complete=delay:2ms", "-n", "300")
+    finally:
+        del os.environ["SOFTDOCA_STATS"]
+    check(r.code == 0, "doca_perf failed", r)
+    m = STATS_LAT.search(r.err)
+    check(m is not None, "no latency line at destroy", r)
+    p50, p99, p999, mx, n = map(int, m.groups())
+    check(2000000 <= p50 <= 2400000 and p50 <= p99 <= p999 <= mx, "percentiles vs 2 ms delay: %s" % (m.groups(),), r)
+    check(re.search(r"memcpy tasks: %d succeeded, 0 failed" % n, r.err), "task counts do not match", r)
+    check(re.search(r"0 AGAIN returns, at most 32 tasks in flight", r.err), "no high-water line", r)
+
+
 def test_refused_spec_injects_nothing():
     r = perf_dma("dma.submit=bogus", "-n", "100")
     check(r.code == 0 and "SOFTDOCA_FAULTS refused at byte 11" in r.err and not hits(r),
