@@ -391,6 +391,27 @@ else
 	skip "File Integrity" "applications/file_integrity is not built"
 fi
 
+step "13. Fault injection (SOFTDOCA_FAULTS): an AGAIN storm and a failed task, replayable by seed"
+perf=$build/tools/doca_perf/doca_perf
+if [ -x "$perf" ]; then
+	SOFTDOCA_FAULTS='seed=7;dma.submit=again:0.2' SOFTDOCA_STATS=1 "$perf" dma -s 64 -n 5000 \
+		>"$tmp/fault_again.out" 2>&1
+	again_rc=$?
+	SOFTDOCA_FAULTS='dma.complete=error:1@100' "$perf" dma -s 64 -n 5000 >"$tmp/fault_err.out" 2>&1
+	err_rc=$?
+	grep -m2 -h "softdoca-fault\|softdoca-stats.*latency" "$tmp/fault_again.out" | cut -c1-160
+	grep -h "softdoca-fault\|DMA task failed" "$tmp/fault_err.out" | cut -c1-160
+	if [ "$again_rc" = 0 ] && grep -q "returned DOCA_ERROR_AGAIN and were retried" "$tmp/fault_again.out" &&
+		[ "$err_rc" = 1 ] && grep -q "DMA task failed: DOCA_ERROR_IO_FAILED" "$tmp/fault_err.out"; then
+		pass "Fault injection ($(grep -c softdoca-fault "$tmp/fault_again.out") AGAIN retried; the 101st completion failed cleanly)"
+	else
+		fail "Fault injection" "exit codes $again_rc/$err_rc"
+	fi
+	echo "  (grammar and SOFTDOCA_STATS: docs/diagnostics.md; replay a run by giving the same SOFTDOCA_FAULTS)"
+else
+	skip "Fault injection" "tools/doca_perf is not built"
+fi
+
 echo
 echo "${bold}Summary${off}"
 for r in "${results[@]}"; do echo "  $r"; done

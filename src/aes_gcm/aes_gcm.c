@@ -57,7 +57,7 @@ doca_aes_gcm_create(struct doca_dev *dev, struct doca_aes_gcm **aes_gcm)
 			     sd_devinfo_pci_addr(info), sd_devinfo_model(info));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	aes = calloc(1, sizeof(*aes));
+	aes = sd_fault_create("aes_gcm", "doca_aes_gcm_create") ? NULL : calloc(1, sizeof(*aes));
 	if (aes == NULL) {
 		DOCA_LOG_ERR("doca_aes_gcm_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

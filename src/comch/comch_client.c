@@ -270,7 +270,7 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	c = calloc(1, sizeof(*c));
+	c = sd_fault_create("comch", "doca_comch_client_create") ? NULL : calloc(1, sizeof(*c));
 	if (c == NULL) {
 		DOCA_LOG_ERR("doca_comch_client_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -292,7 +292,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 		return DOCA_ERROR_BAD_STATE;
 	}
 	fp = sd_comch_fp_get(comch_connection);
-	c = calloc(1, sizeof(*c));
+	c = sd_fault_create("comch", "doca_comch_consumer_create") ? NULL : calloc(1, sizeof(*c));
 	if (fp == NULL || c == NULL) {
 		free(c);
 		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory");

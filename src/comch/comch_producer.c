@@ -146,7 +146,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 		return DOCA_ERROR_BAD_STATE;
 	}
 	fp = sd_comch_fp_get(comch_connection);
-	p = calloc(1, sizeof(*p));
+	p = sd_fault_create("comch", "doca_comch_producer_create") ? NULL : calloc(1, sizeof(*p));
 	if (fp == NULL || p == NULL) {
 		free(p);
 		DOCA_LOG_ERR("doca_comch_producer_create: out of memory");

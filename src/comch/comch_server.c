@@ -320,7 +320,7 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	s = calloc(1, sizeof(*s));
+	s = sd_fault_create("comch", "doca_comch_server_create") ? NULL : calloc(1, sizeof(*s));
 	if (s == NULL) {
 		DOCA_LOG_ERR("doca_comch_server_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -107,7 +107,7 @@ doca_compress_create(struct doca_dev *dev, struct doca_compress **compress)
 			     sd_devinfo_pci_addr(devinfo), sd_devinfo_model(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	c = calloc(1, sizeof(*c));
+	c = sd_fault_create("compress", "doca_compress_create") ? NULL : calloc(1, sizeof(*c));
 	if (c == NULL) {
 		DOCA_LOG_ERR("doca_compress_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -5,6 +5,7 @@
  */
 #include <doca_ctx.h>
 
+#include "diag.h"
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
@@ -109,6 +110,11 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 	ctx->hold_seq = SD_NO_HOLD;
 	ctx->ahead = 0;
 	sd_list_init(&ctx->held);
+	ctx->diag = 0;
+	ctx->lib = NULL;
+	ctx->diag_rules = 0;
+	sd_list_init(&ctx->delayed);
+	ctx->stats = NULL;
 	ctx->stop_generation = 0;
 	ctx->failed = false;
 	ctx->refusals_logged = 0;
@@ -136,6 +142,7 @@ sd_ctx_fini(struct doca_ctx *ctx, const char *api)
 		ctx->pe->num_ctxs--;
 		ctx->pe = NULL;
 	}
+	sd_diag_ctx_fini(ctx);
 	sd_task_pools_free(ctx);
 	return DOCA_SUCCESS;
 }
@@ -153,6 +160,8 @@ sd_ctx_transition(struct doca_ctx *ctx, enum doca_ctx_states next)
 	/* Release the backend's resources before the user learns the ctx is IDLE. */
 	if (next == DOCA_CTX_STATE_IDLE)
 		ctx->run_ops.stopped(ctx);
+	if (sd_unlikely(ctx->diag != 0))
+		sd_diag_state(ctx, prev, next);
 	/* The callback may start/stop this ctx again: nothing here reads ctx->state after it. */
 	if (ctx->state_cb != NULL)
 		ctx->state_cb(ctx->user_data, ctx, prev, next);
@@ -224,6 +233,8 @@ sd_ctx_report(struct doca_ctx *ctx)
 		task->in_flight = false;
 		ctx->num_inflight--;
 		/* A graph's task completes into its instance, never into its pool's callbacks. */
+		if (sd_unlikely(ctx->diag != 0))
+			sd_diag_report(task, status);
 		if (sd_unlikely(task->graph_slot != NULL))
 			sd_graph_task_done(task, status);
 		else
@@ -248,7 +259,8 @@ sd_ctx_has_pending(struct doca_ctx *ctx)
 {
 	bool pending = ctx->run_ops.arm(ctx);
 
-	return pending || !sd_list_empty(&ctx->completed) ||
+	/* A delayed completion (diag.h) is due at a time nobody signals: the PE must keep polling. */
+	return pending || !sd_list_empty(&ctx->completed) || !sd_list_empty(&ctx->delayed) ||
 	       (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->num_inflight == 0);
 }
 
@@ -275,6 +287,9 @@ doca_ctx_start(struct doca_ctx *ctx)
 			     ctx->run_ops.name, sd_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
+	err = sd_diag_ctx_start(ctx);
+	if (err != DOCA_SUCCESS)
+		return err;
 	/* The backend logs its own refusal (missing configuration, caps...). */
 	err = ctx->run_ops.start(ctx, &running);
 	if (err == DOCA_ERROR_IN_PROGRESS) {

@@ -50,6 +50,7 @@
 
 struct sd_task_pool;
 struct sd_graph_slot;
+struct sd_diag_stats;
 
 /* ctx->hold_seq when no failed task waits for earlier ones. */
 #define SD_NO_HOLD UINT64_MAX
@@ -68,6 +69,9 @@ struct doca_task {
 	struct sd_graph_slot *SD_CORE_PRIVATE(graph_slot);
 	bool SD_CORE_PRIVATE(allocated);
 	bool SD_CORE_PRIVATE(in_flight);
+	/* Diagnostics (diag.h), read only while ctx->diag != 0: submit time; a delayed completion's due time. */
+	uint64_t SD_CORE_PRIVATE(diag_t0);
+	uint64_t SD_CORE_PRIVATE(diag_due);
 };
 
 /* One pool per task type of a context (DMA memcpy, RDMA send, ...). */
@@ -176,6 +180,16 @@ struct doca_ctx {
 	uint64_t SD_CORE_PRIVATE(
 		refusals_logged); /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
 	uint32_t SD_CORE_PRIVATE(graph_refs); /* graphs with a node of this ctx: sd_ctx_fini refuses IN_USE */
+	/*
+	 * Diagnostics (diag.h): SD_DIAG_* bits set at start from SOFTDOCA_FAULTS/TRACE/STATS; 0 when every
+	 * knob is off, and the hot path's only cost is the test of this byte.  lib names the library in
+	 * fault rules ("dma", "comch", "sha"); delayed holds completions an injected delay postpones.
+	 */
+	uint8_t SD_CORE_PRIVATE(diag);
+	const char *SD_CORE_PRIVATE(lib);
+	uint32_t SD_CORE_PRIVATE(diag_rules); /* bit per fault rule whose library matches */
+	struct sd_list SD_CORE_PRIVATE(delayed);
+	struct sd_diag_stats *SD_CORE_PRIVATE(stats);
 };
 
 /*
@@ -242,6 +256,13 @@ SD_EXPORT void sd_pe_wake(struct doca_pe *pe);
 /* Let the PE's notification handle also wake on fd (EPOLLIN), e.g. a UCX worker fd. */
 SD_EXPORT doca_error_t sd_pe_add_wake_fd(struct doca_pe *pe, int fd);
 SD_EXPORT void sd_pe_del_wake_fd(struct doca_pe *pe, int fd);
+
+/*
+ * A library's *_create, before it allocates: true when SOFTDOCA_FAULTS asks this
+ * create to fail (<lib>.create=nomem); the line is logged and the caller returns
+ * DOCA_ERROR_NO_MEMORY.  lib is the rule's library name ("dma", "comch", ...).
+ */
+SD_EXPORT bool sd_fault_create(const char *lib, const char *api);
 
 /* Cast a backend's typed completion callback to the generic type core stores. */
 #define SD_TASK_CB(cb) ((doca_task_completion_cb_t)(void (*)(void))(cb))

@@ -13,6 +13,7 @@
 #include <doca_pe.h>
 
 #include "../util/sd_errno.h"
+#include "diag.h"
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
@@ -125,6 +126,8 @@ doca_pe_progress(struct doca_pe *pe)
 		if (before == DOCA_CTX_STATE_IDLE)
 			continue;
 		events += ctx->run_ops.progress(ctx);
+		if (sd_unlikely(ctx->diag != 0))
+			events += sd_diag_progress(ctx);
 		events += ctx->state != before;
 		/* Last use of ctx in this round: sd_ctx_report() may end with its destruction. */
 		if (!sd_list_empty(&ctx->completed) || ctx->state == DOCA_CTX_STATE_STOPPING)

@@ -8,6 +8,7 @@
 
 #include <doca_pe.h>
 
+#include "diag.h"
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
@@ -200,7 +201,7 @@ complete_while_holding(struct doca_ctx *ctx, struct doca_task *task, doca_error_
 }
 
 void
-sd_task_complete(struct doca_task *task, doca_error_t status)
+sd_task_complete_now(struct doca_task *task, doca_error_t status)
 {
 	struct doca_ctx *ctx = task->ctx;
 
@@ -211,6 +212,15 @@ sd_task_complete(struct doca_task *task, doca_error_t status)
 		return;
 	}
 	report_later(ctx, task, status);
+}
+
+void
+sd_task_complete(struct doca_task *task, doca_error_t status)
+{
+	/* Diagnostics off: this test is their whole cost (diag.h). */
+	if (sd_unlikely(task->ctx->diag != 0) && sd_diag_complete(task, &status))
+		return;
+	sd_task_complete_now(task, status);
 }
 
 void
@@ -269,6 +279,9 @@ submit_checked(struct doca_task *task, const char *api)
 	struct doca_ctx *ctx = task->ctx;
 	doca_error_t err;
 
+	/* Diagnostics off: this test is their whole cost (diag.h).  An injected AGAIN queues nothing. */
+	if (sd_unlikely(ctx->diag != 0) && sd_diag_submit(task, api))
+		return DOCA_ERROR_AGAIN;
 	/* In flight before the backend sees it: it may complete the task inside submit. */
 	task->in_flight = true;
 	task->seq = ctx->next_seq++;
@@ -279,6 +292,8 @@ submit_checked(struct doca_task *task, const char *api)
 		task->in_flight = false;
 		ctx->num_inflight--;
 		ctx->num_running--;
+		if (ctx->diag != 0)
+			sd_diag_submit_refused(task, err);
 		/* The backend logged other refusals itself; AGAIN is expected under load. */
 		DOCA_LOG_DBG("%s: %s task not submitted: %s%s", api, task->pool->name, doca_error_get_name(err),
 			     err == DOCA_ERROR_AGAIN ? " (queue full; progress, then retry)" : "");

@@ -179,7 +179,7 @@ doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 
-	dma = calloc(1, sizeof(*dma));
+	dma = sd_fault_create("dma", "doca_dma_create") ? NULL : calloc(1, sizeof(*dma));
 	if (dma == NULL) {
 		DOCA_LOG_ERR("doca_dma_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -51,7 +51,7 @@ doca_ec_create(struct doca_dev *dev, struct doca_ec **ec)
 			     sd_ec_dev_name(devinfo, name, sizeof(name)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	e = calloc(1, sizeof(*e));
+	e = sd_fault_create("ec", "doca_ec_create") ? NULL : calloc(1, sizeof(*e));
 	if (e == NULL) {
 		DOCA_LOG_ERR("doca_ec_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -231,7 +231,7 @@ doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)), sd_devinfo_ibdev_name(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	rdma = calloc(1, sizeof(*rdma));
+	rdma = sd_fault_create("rdma", "doca_rdma_create") ? NULL : calloc(1, sizeof(*rdma));
 	if (rdma == NULL) {
 		DOCA_LOG_ERR("doca_rdma_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

@@ -92,7 +92,7 @@ doca_sha_create(struct doca_dev *dev, struct doca_sha **sha_out)
 			     sd_devinfo_pci_addr(info), sd_devinfo_ibdev_name(info), sd_devinfo_model(info));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	sha = calloc(1, sizeof(*sha));
+	sha = sd_fault_create("sha", "doca_sha_create") ? NULL : calloc(1, sizeof(*sha));
 	if (sha == NULL) {
 		DOCA_LOG_ERR("doca_sha_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;

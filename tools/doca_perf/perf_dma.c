@@ -36,6 +36,10 @@ struct dma_run {
 	struct doca_buf **src; /* per task: head of the source list */
 	struct doca_buf **dst;
 	uint64_t *stamp; /* per task: TSC at its last submit */
+	/* Tasks whose submit returned AGAIN (nothing queued): the main loop submits them again. */
+	struct doca_dma_task_memcpy **parked;
+	uint32_t nparked;
+	uint64_t again;
 	uint64_t submitted;
 	uint64_t limit; /* stop resubmitting after this many submits (0: no limit) */
 	uint64_t done;
@@ -62,6 +66,41 @@ measure_start(struct dma_run *S, uint64_t done0)
 	perf_cpu_seconds(&S->cpu0);
 }
 
+/* Submit, or park the task when the context's queue is full (AGAIN); false on any other error. */
+static bool
+submit_or_park(struct dma_run *S, struct doca_dma_task_memcpy *task)
+{
+	doca_error_t err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
+
+	if (err == DOCA_SUCCESS) {
+		S->submitted++;
+		return true;
+	}
+	if (err != DOCA_ERROR_AGAIN)
+		return false;
+	S->parked[S->nparked++] = task;
+	S->again++;
+	return true;
+}
+
+/* After a progress call: submit the parked tasks again (a task parked anew moves down, never past i). */
+static void
+retry_parked(struct dma_run *S)
+{
+	uint32_t n = S->nparked;
+
+	S->nparked = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct doca_dma_task_memcpy *task = S->parked[i];
+
+		S->stamp[doca_task_get_user_data(doca_dma_task_memcpy_as_task(task)).u64] = perf_ticks();
+		if (!submit_or_park(S, task)) {
+			S->failed++;
+			doca_task_free(doca_dma_task_memcpy_as_task(task));
+		}
+	}
+}
+
 static void
 task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
 {
@@ -76,10 +115,8 @@ task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data c
 	doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
 	if (S->running && (S->limit == 0 || S->submitted < S->limit)) {
 		S->stamp[ud.u64] = t;
-		if (doca_task_submit(doca_dma_task_memcpy_as_task(task)) == DOCA_SUCCESS) {
-			S->submitted++;
+		if (submit_or_park(S, task))
 			return;
-		}
 		S->failed++;
 	}
 	doca_task_free(doca_dma_task_memcpy_as_task(task));
@@ -289,7 +326,8 @@ run_setup(struct dma_run *S, const struct perf_opts *o, struct doca_dev *dev, st
 	S->src = calloc(depth, sizeof(*S->src));
 	S->dst = calloc(depth, sizeof(*S->dst));
 	S->stamp = calloc(depth, sizeof(*S->stamp));
-	if (S->src == NULL || S->dst == NULL || S->stamp == NULL)
+	S->parked = calloc(depth, sizeof(*S->parked));
+	if (S->src == NULL || S->dst == NULL || S->stamp == NULL || S->parked == NULL)
 		exit(1);
 
 	PERF_TRY(doca_pe_create(&S->pe));
@@ -349,8 +387,8 @@ run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
 
 		PERF_TRY(doca_dma_task_memcpy_alloc_init(S->dma, S->src[k], S->dst[k], ud, &task));
 		S->stamp[k] = perf_ticks();
-		PERF_TRY(doca_task_submit(doca_dma_task_memcpy_as_task(task)));
-		S->submitted++;
+		if (!submit_or_park(S, task))
+			PERF_TRY(doca_task_submit(doca_dma_task_memcpy_as_task(task)));
 	}
 	if (o->dma_event)
 		event_open(S, &ev);
@@ -360,6 +398,8 @@ run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
 			event_wait(S, &ev);
 		else
 			doca_pe_progress(S->pe);
+		if (S->nparked != 0 && S->running)
+			retry_parked(S);
 		if (perf_ticks() < next_check)
 			continue;
 		next_check = perf_ticks() + ms_ticks;
@@ -373,6 +413,8 @@ run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
 			break;
 	}
 	S->running = false;
+	while (S->nparked != 0)
+		doca_task_free(doca_dma_task_memcpy_as_task(S->parked[--S->nparked]));
 	do {
 		doca_pe_progress(S->pe);
 		doca_ctx_get_num_inflight_tasks(doca_dma_as_ctx(S->dma), &inflight);
@@ -420,6 +462,7 @@ run_teardown(struct dma_run *S, const struct perf_opts *o)
 	free(S->src);
 	free(S->dst);
 	free(S->stamp);
+	free(S->parked);
 	free(S->mem);
 }
 
@@ -434,6 +477,9 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 	run_setup(S, o, dev, x, size);
 	t = run_loop(S, o, size);
 	perf_cpu_seconds(&cpu1);
+	if (S->again != 0)
+		fprintf(stderr, "doca_perf: %llu DMA submits returned DOCA_ERROR_AGAIN and were retried\n",
+			(unsigned long long)S->again);
 	if (S->failed) {
 		fprintf(stderr, "doca_perf: %llu DMA tasks failed at size %zu\n", (unsigned long long)S->failed, size);
 		exit(1);
