@@ -291,7 +291,8 @@ sd_mmap_pci_import(struct doca_mmap *mmap, const void *desc, size_t desc_len, st
 	 */
 	err = sd_xproc_start_time(info.pid, &start_time);
 	if (err == DOCA_ERROR_NOT_FOUND) {
-		DOCA_LOG_ERR("%s: exporter pid %d no longer exists; export the memory again from a running process",
+		DOCA_LOG_ERR("%s: exporter pid %d is not a running process (it exited, or the id is a thread's); "
+			     "export the memory again from a running process and pass its descriptor unmodified",
 			     api, (int)info.pid);
 		return DOCA_ERROR_NOT_FOUND;
 	}

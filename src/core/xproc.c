@@ -63,8 +63,35 @@ sd_xproc_peer_fini(struct sd_xproc_peer *peer)
 }
 
 /*
+ * Is pid a process (a thread group's leader)?  /proc/<tid> of any thread exists
+ * too and names its process's memory, with the start time of the thread: a
+ * descriptor naming a thread of the exporter (pid + 1 is often one) must not
+ * pass for the exporter.
+ */
+static bool
+is_process(pid_t pid)
+{
+	char path[64], buf[4096], *t;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	t = strstr(buf, "\nTgid:");
+	return t != NULL && strtol(t + 6, NULL, 10) == (long)pid;
+}
+
+/*
  * The comm field (2) of /proc/<pid>/stat may hold spaces and parentheses, so
- * parsing starts after its last ')'.
+ * parsing starts after its last ')'.  A thread's id is NOT_FOUND: it is not a
+ * process.
  */
 doca_error_t
 sd_xproc_start_time(pid_t pid, uint64_t *start_time)
@@ -73,6 +100,8 @@ sd_xproc_start_time(pid_t pid, uint64_t *start_time)
 	ssize_t n;
 	int fd, field;
 
+	if (!is_process(pid))
+		return DOCA_ERROR_NOT_FOUND;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -9,6 +9,7 @@
  * an exec'd exporter, and an exporter killed in the middle of a copy (the host
  * sees errors within 2 s and stops cleanly).
  */
+#include <dirent.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -188,6 +189,67 @@ TEST(every_single_byte_change_of_the_descriptor_is_refused)
 		}
 	}
 	ASSERT_EQ(accepted, 0);
+	ASSERT_OK(doca_dev_close(host));
+	ASSERT_EQ(write(d.sock, "q?", 2), 2);
+	sd_test_reap(d.pid);
+}
+
+/* Field 22 (start time) of /proc/<id>/stat, for a process or a thread. */
+static uint64_t
+stat_start_time(uint32_t id)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long v = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", id);
+	f = fopen(path, "r");
+	ASSERT_NOT_NULL(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	ASSERT_NOT_NULL(p);
+	for (int field = 2; field < 22; field++) /* p: the space before field 22 */
+		p = strchr(p + 1, ' ');
+	ASSERT(sscanf(p, " %llu", &v) == 1);
+	return v;
+}
+
+/*
+ * A thread of the exporter (its door thread) has its own /proc entry, the same memory and
+ * its own start time: a descriptor forged with the thread's id and start time (both
+ * readable in /proc) must not pass for the exporter.
+ */
+TEST(a_descriptor_naming_a_thread_of_the_exporter_is_refused)
+{
+	struct dpu d = dpu_start();
+	struct doca_dev *host = open_dev(T_HOST_PCI);
+	struct doca_mmap *r = NULL;
+	uint32_t tid = 0;
+	char path[64];
+	struct dirent *e;
+	uint8_t forged[512];
+	uint64_t start;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)d.pid);
+	dir = opendir(path);
+	ASSERT_NOT_NULL(dir);
+	while ((e = readdir(dir)) != NULL)
+		if (e->d_name[0] != '.' && atoi(e->d_name) != d.pid)
+			tid = (uint32_t)atoi(e->d_name);
+	closedir(dir);
+	if (tid == 0)
+		SKIP("the exporter has no thread besides its main one (no door thread)");
+	memcpy(forged, d.desc, d.desc_len);
+	memcpy(forged + 16, &tid, sizeof(tid)); /* the descriptor's pid and start time, little-endian */
+	start = stat_start_time(tid);
+	memcpy(forged + 24, &start, sizeof(start));
+	ASSERT_NE(doca_mmap_create_from_export(NULL, forged, d.desc_len, host, &r), DOCA_SUCCESS);
+	ASSERT_OK(doca_mmap_create_from_export(NULL, d.desc, d.desc_len, host, &r));
+	ASSERT_OK(doca_mmap_destroy(r));
 	ASSERT_OK(doca_dev_close(host));
 	ASSERT_EQ(write(d.sock, "q?", 2), 2);
 	sd_test_reap(d.pid);

@@ -399,7 +399,7 @@ TEST(cross_process_read_then_revoke_then_exit)
 	/* the host exits: the exporter is gone */
 	exporter_quit(&e);
 	ASSERT_ERR(try_import(e.desc, e.desc_len, dpu), DOCA_ERROR_NOT_FOUND);
-	ASSERT_LOG_HAS(fd, "no longer exists");
+	ASSERT_LOG_HAS(fd, "is not a running process");
 	ASSERT_ERR(sd_mmap_pci_validate(r), DOCA_ERROR_NOT_FOUND);
 	ASSERT_OK(doca_mmap_stop(r));
 	ASSERT_OK(doca_mmap_destroy(r));
