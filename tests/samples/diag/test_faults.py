@@ -113,7 +113,9 @@ def test_stats_percentiles_match_injected_delay():
     m = STATS_LAT.search(r.err)
     check(m is not None, "no latency line at destroy", r)
     p50, p99, p999, mx, n = map(int, m.groups())
-    check(2000000 <= p50 <= 2400000 and p50 <= p99 <= p999 <= mx, "percentiles vs 2 ms delay: %s" % (m.groups(),), r)
+    # The delay is a floor; a bucket of the histogram spans ~6 %, so its reported value may sit just
+    # under 2 ms; a loaded machine adds latency on top (p50 up to twice the delay is accepted).
+    check(1880000 <= p50 <= 4000000 and p50 <= p99 <= p999 <= mx, "percentiles vs 2 ms delay: %s" % (m.groups(),), r)
     check(re.search(r"memcpy tasks: %d succeeded, 0 failed" % n, r.err), "task counts do not match", r)
     check(re.search(r"0 AGAIN returns, at most 32 tasks in flight", r.err), "no high-water line", r)
 
