@@ -12,9 +12,7 @@ extern volatile uint32_t eb_sink;
 
 void eb_corpus(uint8_t *p, size_t len);
 size_t eb_peer_deflate(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, int level);
-size_t eb_peer_deflate_zlib(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, int level);
 size_t eb_peer_inflate(const uint8_t *src, size_t len, uint8_t *dst, size_t cap);
-size_t eb_peer_inflate_zlib(const uint8_t *src, size_t len, uint8_t *dst, size_t cap);
 size_t eb_lz4_stream(const uint8_t *src, size_t len, uint8_t *dst, size_t cap);
 size_t eb_peer_lz4(const uint8_t *src, size_t len, uint8_t *dst, size_t cap);
 void eb_peer_sha256(const uint8_t *src, size_t len, uint8_t *digest);

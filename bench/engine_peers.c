@@ -14,7 +14,6 @@
 #include <lz4.h>
 #include <xxhash.h>
 #include <openssl/evp.h>
-#include <zlib.h>
 
 #include "engine_bench.h"
 
@@ -73,25 +72,6 @@ eb_peer_deflate(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, int le
 }
 
 size_t
-eb_peer_deflate_zlib(const uint8_t *src, size_t len, uint8_t *dst, size_t cap, int level)
-{
-	z_stream z;
-	size_t n;
-
-	memset(&z, 0, sizeof(z));
-	deflateInit2(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-	z.next_in = (Bytef *)src;
-	z.avail_in = (uInt)len;
-	z.next_out = dst;
-	z.avail_out = (uInt)cap;
-	deflate(&z, Z_FINISH);
-	n = z.total_out;
-	deflateEnd(&z);
-	eb_sink ^= (uint32_t)crc32(0, src, (uInt)len) ^ (uint32_t)adler32(1, src, (uInt)len);
-	return n;
-}
-
-size_t
 eb_peer_inflate(const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
 {
 	size_t n = 0;
@@ -101,25 +81,6 @@ eb_peer_inflate(const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
 	if (libdeflate_deflate_decompress(ldd, src, len, dst, cap, &n) != LIBDEFLATE_SUCCESS)
 		return 0;
 	eb_sink ^= libdeflate_crc32(0, dst, n) ^ libdeflate_adler32(1, dst, n);
-	return n;
-}
-
-size_t
-eb_peer_inflate_zlib(const uint8_t *src, size_t len, uint8_t *dst, size_t cap)
-{
-	z_stream z;
-	size_t n;
-
-	memset(&z, 0, sizeof(z));
-	inflateInit2(&z, -MAX_WBITS);
-	z.next_in = (Bytef *)src;
-	z.avail_in = (uInt)len;
-	z.next_out = dst;
-	z.avail_out = (uInt)cap;
-	inflate(&z, Z_FINISH);
-	n = z.total_out;
-	inflateEnd(&z);
-	eb_sink ^= (uint32_t)crc32(0, dst, (uInt)n) ^ (uint32_t)adler32(1, dst, (uInt)n);
 	return n;
 }
 
