@@ -3,7 +3,10 @@
  * SOFTDOCA_TRACE=path.json (docs/diagnostics.md "Timelines"): a timeline in
  * the JSON trace-event format Perfetto and chrome://tracing open.  One track
  * (tid) per context; a complete slice per task from submit to the start of its
- * callback; context states and connection events as instants; per context, a
+ * callback (tasks in flight together overlap, and viewers drop slices that
+ * overlap on one thread without nesting, so a context's track has lanes: a
+ * slice goes to the first lane free since its submit; lane k > 0 is tid
+ * track + k * 65536, named "<track> lane k"); context states and connection events as instants; per context, a
  * counter of the PE's progress calls and completions per millisecond
  * (aggregated over windows of at least 1 ms, so a busy loop adds one sample
  * per ms, not one per call).
@@ -26,6 +29,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,8 @@ SD_LOG_REGISTER(core.trace)
 #define WINDOW_NS 1000000ull /* progress counter: one sample per >= 1 ms */
 #define MAX_NAMES 256	     /* distinct task type, state and event names */
 #define POOLS SD_ARRAY_SIZE(((struct doca_ctx *)0)->pools)
+#define LANES 256 /* per track; more tasks in flight at once share the last lane */
+#define LANE_TID(id, lane) ((id) + (uint32_t)(lane)*65536u)
 
 enum rec_kind { REC_SLICE, REC_STATE, REC_EVENT, REC_COUNTER };
 
@@ -60,15 +66,18 @@ struct rec {
 	uint32_t track;
 	uint16_t name;
 	uint8_t kind;
+	uint8_t lane;
 };
 
 /* A context's row in the trace; lives until exit. */
 struct sd_trace_track {
 	uint32_t id;
 	const void *ctx;
-	char name[96];	      /* "dma ctx 0x... (mlx5_0)" */
-	char counter[128];    /* "pe 0x... progress: dma ctx 0x..." */
-	uint16_t pool[POOLS]; /* task type names, by the ctx's pool index */
+	char name[96];		  /* "dma ctx 0x... (mlx5_0)" */
+	char counter[128];	  /* "pe 0x... progress: dma ctx 0x..." */
+	uint16_t pool[POOLS];	  /* task type names, by the ctx's pool index */
+	_Atomic uint32_t lanes;	  /* lanes used (the writer names them) */
+	uint64_t lane_end[LANES]; /* when each lane's last slice ended (PE thread) */
 	/* The progress window (the ctx's PE thread only). */
 	uint64_t win_t0;
 	uint64_t win_calls;
@@ -139,16 +148,27 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A track's lanes: named, and sorted after the tracks before it. */
 static void
 write_meta(FILE *f, const struct sd_trace_track *t)
 {
-	fprintf(f, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32 ",\"name\":\"thread_name\",\"args\":{\"name\":",
-		(int)owner, t->id);
-	json_str(f, t->name);
-	fprintf(f,
-		"}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
-		",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%" PRIu32 "}}",
-		(int)owner, t->id, t->id);
+	uint32_t lanes = atomic_load_explicit(&t->lanes, memory_order_relaxed);
+	char name[sizeof(t->name) + 16];
+
+	for (uint32_t k = 0; k < (lanes != 0 ? lanes : 1); k++) {
+		if (k == 0)
+			snprintf(name, sizeof(name), "%s", t->name);
+		else
+			snprintf(name, sizeof(name), "%s lane %" PRIu32, t->name, k);
+		fprintf(f,
+			",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32 ",\"name\":\"thread_name\",\"args\":{\"name\":",
+			(int)owner, LANE_TID(t->id, k));
+		json_str(f, name);
+		fprintf(f,
+			"}},\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+			",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%" PRIu32 "}}",
+			(int)owner, LANE_TID(t->id, k), t->id * LANES + k);
+	}
 }
 
 static void
@@ -160,8 +180,8 @@ write_rec(FILE *f, const struct rec *r)
 	fprintf(f, ",\n{\"pid\":%d,\"ts\":%.3f,", (int)owner, ts);
 	switch (r->kind) {
 	case REC_SLICE:
-		fprintf(f, "\"ph\":\"X\",\"tid\":%" PRIu32 ",\"dur\":%.3f,\"cat\":\"task\",\"name\":", t->id,
-			(double)r->span / 1e3);
+		fprintf(f, "\"ph\":\"X\",\"tid\":%" PRIu32 ",\"dur\":%.3f,\"cat\":\"task\",\"name\":",
+			LANE_TID(t->id, r->lane), (double)r->span / 1e3);
 		json_str(f, names[r->name]);
 		fprintf(f, ",\"args\":{\"status\":\"%s\",\"ctx\":\"%p\",\"task\":\"0x%" PRIx64 "\"}}",
 			doca_error_get_name((doca_error_t)r->arg), t->ctx, r->obj);
@@ -383,6 +403,22 @@ since_t0(uint64_t ns)
 	return ns > t0 ? ns - t0 : 0;
 }
 
+/* The first lane of t free since start; it is busy until now (reports come in time order). */
+static uint8_t
+lane_for(struct sd_trace_track *t, uint64_t start, uint64_t now)
+{
+	uint32_t lanes = atomic_load_explicit(&t->lanes, memory_order_relaxed), k = 0;
+
+	while (k < lanes && t->lane_end[k] > start)
+		k++;
+	if (k == LANES)
+		k = LANES - 1;
+	else if (k == lanes)
+		atomic_store_explicit(&t->lanes, lanes + 1, memory_order_relaxed);
+	t->lane_end[k] = now;
+	return (uint8_t)k;
+}
+
 void
 sd_trace_report(struct doca_task *task, doca_error_t status)
 {
@@ -399,6 +435,7 @@ sd_trace_report(struct doca_task *task, doca_error_t status)
 	while (p < ctx->num_pools && ctx->pools[p] != task->pool)
 		p++;
 	r.name = p < ctx->num_pools ? ctx->trace->pool[p] : 0;
+	r.lane = lane_for(ctx->trace, start, now);
 	ctx->trace->win_done++;
 	push(&r);
 }
