@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SOFTDOCA_TRACE (docs/diagnostics.md "Timelines") through unchanged programs; prints TAP.
 
-Usage: test_trace.py DOCA_PERF DMA_LOCAL_COPY DOCA_RDMA_SEND DOCA_RDMA_RECEIVE
+Usage: test_trace.py DOCA_PERF DMA_LOCAL_COPY DOCA_RDMA_SEND DOCA_RDMA_RECEIVE TRACE_THREADS
 
 Each run's file must be JSON in the trace-event format: a named track per
 context, exactly one complete slice per task (a known count), never two
@@ -23,7 +23,7 @@ from softdoca_testbed import pairs, tap
 from softdoca_testbed.pairs import Run, Session, Side
 from softdoca_testbed.tap import check
 
-PERF, LOCAL_COPY, SEND, RECEIVE = sys.argv[1:5]
+PERF, LOCAL_COPY, SEND, RECEIVE, THREADS = sys.argv[1:6]
 TIMEOUT = 60
 TRACK = re.compile(r"^(dma|rdma) ctx 0x[0-9a-f]+ \(mlx5_\d+\)$")
 TMP = tempfile.mkdtemp(prefix="sd-trace-")
@@ -150,6 +150,19 @@ def test_rdma_pair_cm_connects_and_disconnects():
         for path, task, r in ((rt, "receive", rr), (st, "send", rs)):
             conn = rdma_checks(path, task, r)
             check(conn == ["connection established", "connection disconnected"], "connection instants %s" % conn, r)
+
+
+def test_pes_on_threads_trace_at_once():
+    # tasks complete on the worker engine's threads; the PEs progress on four others
+    path = os.path.join(TMP, "threads.json")
+    r = run([THREADS, "4", "400"], path, SOFTDOCA_DMA_ENGINE="worker")
+    check(r.code == 0 and "ok 4 x 400" in r.out, "trace_threads failed", r)
+    doc = load(path, r)
+    names = context_tracks(doc)
+    check(len(names) == 4 and all(TRACK.match(n) for n in names), "tracks: %s" % names, r)
+    check_slices(doc, "memcpy", 4 * 400)
+    per_ctx = collections.Counter(e["args"]["ctx"] for e in events(doc, "X"))
+    check(sorted(per_ctx.values()) == [400] * 4, "slices per context %s" % per_ctx, r)
 
 
 def test_ring_rotates_then_drops():
