@@ -3,6 +3,7 @@
 """SOFTDOCA_TRACE (docs/diagnostics.md "Timelines") through unchanged programs; prints TAP.
 
 Usage: test_trace.py DOCA_PERF DMA_LOCAL_COPY DOCA_RDMA_SEND DOCA_RDMA_RECEIVE TRACE_THREADS
+                     [COMCH_CTRL_SERVER COMCH_CTRL_CLIENT]
 
 Each run's file must be JSON in the trace-event format: a named track per
 context, exactly one complete slice per task (a known count), never two
@@ -18,12 +19,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from softdoca_testbed import pairs, tap
-from softdoca_testbed.pairs import Run, Session, Side
-from softdoca_testbed.tap import check
+from softdoca_testbed.pairs import Proc, Run, Session, Side
+from softdoca_testbed.tap import Skip, check
 
 PERF, LOCAL_COPY, SEND, RECEIVE, THREADS = sys.argv[1:6]
+COMCH = sys.argv[6:8]
 TIMEOUT = 60
 TRACK = re.compile(r"^(dma|rdma) ctx 0x[0-9a-f]+ \(mlx5_\d+\)$")
 TMP = tempfile.mkdtemp(prefix="sd-trace-")
@@ -163,6 +166,30 @@ def test_pes_on_threads_trace_at_once():
     check_slices(doc, "memcpy", 4 * 400)
     per_ctx = collections.Counter(e["args"]["ctx"] for e in events(doc, "X"))
     check(sorted(per_ctx.values()) == [400] * 4, "slices per context %s" % per_ctx, r)
+
+
+def test_comch_pair_server_sees_the_client():
+    if not COMCH:
+        raise Skip("the Comch control-path samples are not built")
+    env = dict(os.environ, SOFTDOCA_RUNTIME_DIR=os.path.join(TMP, "rt"))
+    st, ct = os.path.join(TMP, "comch-server.json"), os.path.join(TMP, "comch-client.json")
+    procs = [Proc([COMCH[0], "-p", "03:00.0", "-r", "b1:00.0", "-t", "from the DPU"], dict(env, SOFTDOCA_TRACE=st))]
+    try:
+        time.sleep(0.3)
+        procs.append(Proc([COMCH[1], "-p", "b1:00.0", "-t", "from the host"], dict(env, SOFTDOCA_TRACE=ct)))
+        rc, rs = procs[1].finish(TIMEOUT), procs[0].finish(TIMEOUT)
+    finally:
+        for p in procs:
+            p.kill()
+    check(rc.code == 0 and rs.code == 0, "a Comch sample failed", rc, rs)
+    for path, kind, first, r in ((st, "comch_server ", "RUNNING", rs), (ct, "comch_client ", "STARTING", rc)):
+        doc = load(path, r)
+        names = context_tracks(doc)
+        check(len(names) == 1 and names[0].startswith(kind), "tracks: %s" % names, r)
+        check_slices(doc, "send", 1)
+        check(states(doc)[:1] == [first] and states(doc)[-1:] == ["IDLE"], "state instants %s" % states(doc), r)
+    conn = [e["name"] for e in events(load(st), "i") if e["cat"] == "connection"]
+    check(conn[:1] == ["connection established"], "the server's connection instants: %s" % conn, rs)
 
 
 def test_ring_rotates_then_drops():
