@@ -3,13 +3,15 @@
  * SOFTDOCA_TRACE=path.json (docs/diagnostics.md "Timelines"): a timeline in
  * the JSON trace-event format Perfetto and chrome://tracing open.  One track
  * (tid) per context; a complete slice per task from submit to the start of its
- * callback (tasks in flight together overlap, and viewers drop slices that
- * overlap on one thread without nesting, so a context's track has lanes: a
- * slice goes to the first lane free since its submit; lane k > 0 is tid
- * track + k * 65536, named "<track> lane k"); context states and connection events as instants; per context, a
+ * callback; context states and connection events as instants; per context, a
  * counter of the PE's progress calls and completions per millisecond
  * (aggregated over windows of at least 1 ms, so a busy loop adds one sample
  * per ms, not one per call).
+ *
+ * Lanes: tasks in flight together overlap, and viewers drop slices that
+ * overlap on one thread without nesting, so a context's track has lanes.  A
+ * slice goes to the first lane free since its submit; lane k > 0 is tid
+ * track + k * 65536, named "<track> lane k".
  *
  * Memory is bounded: events are fixed-size binary records in one ring of
  * SOFTDOCA_TRACE_EVENTS slots, formatted to JSON only when a file is written.
@@ -22,8 +24,8 @@
  * destroyed before exit loses nothing.
  *
  * Threads: records are appended under one mutex (several PEs on several
- * threads may trace at once); a track's progress window is touched only by
- * its context's PE thread.
+ * threads may trace at once); a track's lanes and progress window are touched
+ * only by its context's PE thread (the writer reads the lane count, atomic).
  */
 #include <errno.h>
 #include <inttypes.h>
