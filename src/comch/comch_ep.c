@@ -90,10 +90,12 @@ run_event(struct sd_comch_ep *ep, struct sd_comch_event *ev)
 
 	switch (ev->kind) {
 	case SD_COMCH_EV_CONNECT:
+		sd_diag_event(&ep->ctx, "connection established", conn->id);
 		if (server->connect_cb != NULL)
 			server->connect_cb((struct doca_comch_event_connection_status_changed *)ev, conn, 1);
 		break;
 	case SD_COMCH_EV_DISCONNECT:
+		sd_diag_event(&ep->ctx, "connection disconnected", conn->id);
 		conn->release = true;
 		if (server->disconnect_cb != NULL)
 			server->disconnect_cb((struct doca_comch_event_connection_status_changed *)ev, conn, 1);
