@@ -111,7 +111,8 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 			free(c->slots);
 			c->ring = NULL;
 			c->slots = NULL;
-			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring");
+			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring; free memory or ask "
+				     "for fewer");
 			return DOCA_ERROR_NO_MEMORY;
 		}
 		c->ring->cap = cap;
@@ -283,7 +284,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	struct sd_comch_fp *fp;
 
 	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_create: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_create: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
@@ -295,7 +296,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	c = sd_fault_create("comch", "doca_comch_consumer_create") ? NULL : calloc(1, sizeof(*c));
 	if (fp == NULL || c == NULL) {
 		free(c);
-		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->conn = comch_connection;
@@ -314,7 +315,7 @@ doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	doca_error_t err;
 
 	if (consumer == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_destroy: consumer is NULL");
+		DOCA_LOG_ERR("doca_comch_consumer_destroy: consumer is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&consumer->ctx, "doca_comch_consumer_destroy");
@@ -337,7 +338,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
 {
 	if (consumer == NULL || id == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_get_id: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_get_id: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*id = consumer->id;
@@ -363,7 +364,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
 {
 	if (consumer == NULL || imm_data_len == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_get_imm_data_len: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_get_imm_data_len: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*imm_data_len = consumer->imm_data_len;
@@ -397,7 +398,7 @@ doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consum
 	doca_error_t err;
 
 	if (consumer == NULL || task == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument", api);
+		DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(consumer->recv_pool, (union doca_data){.u64 = 0}, api, &t);

@@ -27,7 +27,7 @@ sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, c
 	}
 	ep->rx = malloc(SD_COMCH_MAX_RECORD + 1);
 	if (ep->rx == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", api);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", api);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ep->is_server = is_server;
@@ -306,7 +306,8 @@ sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, 
 	doca_error_t err;
 
 	if (peer == NULL || task_out == NULL || (msg == NULL && len != 0)) {
-		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p)", api, (void *)peer, msg, (void *)task_out);
+		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p); pass non-NULL pointers", api, (void *)peer,
+			     msg, (void *)task_out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (peer->ep != ep) {
@@ -371,7 +372,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_set_user_data: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_set_user_data: connection is NULL; pass the connection a "
+			     "connection callback or doca_comch_client_get_connection() gave");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	connection->user_data = user_data;
@@ -382,7 +384,8 @@ DOCA_EXPERIMENTAL union doca_data
 doca_comch_connection_get_user_data(const struct doca_comch_connection *connection)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_get_user_data: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_get_user_data: connection is NULL; pass the connection a "
+			     "connection callback or doca_comch_client_get_connection() gave");
 		return (union doca_data){.u64 = 0};
 	}
 	return connection->user_data;
@@ -408,7 +411,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_connection_update_info(struct doca_comch_connection *connection)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_update_info: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_update_info: connection is NULL; pass the connection a connection "
+			     "callback or doca_comch_client_get_connection() gave");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* sd:no-effect: the counters and peer limits are always current in software */

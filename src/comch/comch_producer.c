@@ -137,7 +137,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 	struct sd_comch_fp *fp;
 
 	if (comch_connection == NULL || producer == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_create: NULL argument");
+		DOCA_LOG_ERR("doca_comch_producer_create: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
@@ -149,7 +149,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 	p = sd_fault_create("comch", "doca_comch_producer_create") ? NULL : calloc(1, sizeof(*p));
 	if (fp == NULL || p == NULL) {
 		free(p);
-		DOCA_LOG_ERR("doca_comch_producer_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_producer_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	p->conn = comch_connection;
@@ -166,7 +166,7 @@ doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	doca_error_t err;
 
 	if (producer == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_destroy: producer is NULL");
+		DOCA_LOG_ERR("doca_comch_producer_destroy: producer is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&producer->ctx, "doca_comch_producer_destroy");
@@ -187,7 +187,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
 {
 	if (producer == NULL || id == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_get_id: NULL argument");
+		DOCA_LOG_ERR("doca_comch_producer_get_id: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*id = producer->id;
@@ -222,7 +222,7 @@ doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, c
 	doca_error_t err;
 
 	if (producer == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0)) {
-		DOCA_LOG_ERR("%s: NULL argument", api);
+		DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (imm_data_len > SD_COMCH_MAX_IMM) {

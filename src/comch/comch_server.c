@@ -301,7 +301,8 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	doca_error_t err;
 
 	if (dev == NULL || repr == NULL || name == NULL || comch_server == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_create: NULL argument (dev %p, repr %p, name %p, server %p)",
+		DOCA_LOG_ERR("doca_comch_server_create: NULL argument (dev %p, repr %p, name %p, server %p); pass "
+			     "non-NULL pointers",
 			     (void *)dev, (void *)repr, (const void *)name, (void *)comch_server);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -322,7 +323,7 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	}
 	s = sd_fault_create("comch", "doca_comch_server_create") ? NULL : calloc(1, sizeof(*s));
 	if (s == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_server_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	s->rep = repr;
@@ -347,7 +348,8 @@ doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	doca_error_t err;
 
 	if (comch_server == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_destroy: comch_server is NULL");
+		DOCA_LOG_ERR(
+			"doca_comch_server_destroy: comch_server is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&comch_server->ep.ctx, "doca_comch_server_destroy");
@@ -367,7 +369,7 @@ doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
 #define SERVER_NULL_CHECK(s, p, api)                                                                                   \
 	do {                                                                                                           \
 		if ((s) == NULL || (p) == NULL) {                                                                      \
-			DOCA_LOG_ERR("%s: NULL argument", api);                                                        \
+			DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);                                \
 			return DOCA_ERROR_INVALID_VALUE;                                                               \
 		}                                                                                                      \
 	} while (0)

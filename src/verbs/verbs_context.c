@@ -50,8 +50,9 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	bool rdma, verbs;
 
 	if (devinfo == NULL || verbs_context == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_create: NULL argument (devinfo %p, verbs_context %p)", (void *)devinfo,
-			     (void *)verbs_context);
+		DOCA_LOG_ERR("doca_verbs_context_create: NULL argument (devinfo %p, verbs_context %p); pass non-NULL "
+			     "pointers",
+			     (void *)devinfo, (void *)verbs_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (flags != DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE) {
@@ -80,7 +81,7 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_context_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -111,7 +112,8 @@ doca_verbs_context_destroy(struct doca_verbs_context *ctx)
 	uint32_t pds, cqs, qps, srqs, ahs, chans;
 
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_destroy: verbs_context is NULL");
+		DOCA_LOG_ERR(
+			"doca_verbs_context_destroy: verbs_context is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&ctx->lock);
@@ -177,13 +179,14 @@ doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verb
 	doca_error_t err;
 
 	if (ctx == NULL || verbs_pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: NULL argument (verbs_context %p, verbs_pd %p)", (void *)ctx,
-			     (void *)verbs_pd);
+		DOCA_LOG_ERR(
+			"doca_verbs_pd_create: NULL argument (verbs_context %p, verbs_pd %p); pass non-NULL pointers",
+			(void *)ctx, (void *)verbs_pd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	err = sd_verbs_ibv_pd_create(ctx->devinfo, ctx, &pd->ibv_pd);
@@ -206,7 +209,7 @@ doca_verbs_pd_destroy(struct doca_verbs_pd *pd)
 	uint32_t users;
 
 	if (pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_destroy: verbs_pd is NULL");
+		DOCA_LOG_ERR("doca_verbs_pd_destroy: verbs_pd is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = pd->ctx;
@@ -238,7 +241,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_pd_as_doca_dev(struct doca_verbs_pd *pd, struct doca_dev **dev)
 {
 	if (pd == NULL || dev == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_as_doca_dev: NULL argument (verbs_pd %p, dev %p)", (void *)pd, (void *)dev);
+		DOCA_LOG_ERR("doca_verbs_pd_as_doca_dev: NULL argument (verbs_pd %p, dev %p); pass non-NULL pointers",
+			     (void *)pd, (void *)dev);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/*
@@ -279,7 +283,7 @@ sd_verbs_async_event_post(struct doca_verbs_context *ctx, int event_type, void *
 	uint64_t one = 1;
 
 	if (node == NULL) {
-		DOCA_LOG_ERR("Failed to queue async event %d: out of memory", event_type);
+		DOCA_LOG_ERR("Failed to queue async event %d: out of memory; free memory and retry", event_type);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	node->event.event_type = event_type;
@@ -316,7 +320,8 @@ DOCA_EXPERIMENTAL doca_event_handle_t
 doca_verbs_get_async_event_handle(struct doca_verbs_context *ctx)
 {
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_get_async_event_handle: verbs_context is NULL");
+		DOCA_LOG_ERR("doca_verbs_get_async_event_handle: verbs_context is NULL; pass the object its create "
+			     "call returned");
 		return doca_event_invalid_handle;
 	}
 	return ctx->async_fd;
@@ -329,8 +334,9 @@ doca_verbs_get_async_event(struct doca_verbs_context *ctx, struct doca_verbs_asy
 	uint64_t drain;
 
 	if (ctx == NULL || event == NULL) {
-		DOCA_LOG_ERR("doca_verbs_get_async_event: NULL argument (verbs_context %p, event %p)", (void *)ctx,
-			     (void *)event);
+		DOCA_LOG_ERR("doca_verbs_get_async_event: NULL argument (verbs_context %p, event %p); pass non-NULL "
+			     "pointers",
+			     (void *)ctx, (void *)event);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&ctx->lock);

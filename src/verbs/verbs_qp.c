@@ -145,24 +145,25 @@ qp_check_init_attr(const struct doca_verbs_context *ctx, const struct doca_verbs
 	if (ia->pd->ctx != ctx || (ia->send_cq != NULL && ia->send_cq->ctx != ctx) ||
 	    (ia->receive_cq != NULL && ia->receive_cq->ctx != ctx) || (ia->srq != NULL && ia->srq->ctx != ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: the PD, CQs and SRQ must belong to the context the QP is created "
-			     "on");
+			     "on; create them on that context");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->sq_wr > sd_verbs_max_qp_wr(ctx) || ia->rq_wr > sd_verbs_max_qp_wr(ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: sq_wr %u / rq_wr %u exceed the device's max_qp_wr %u "
-			     "(doca_verbs_device_attr_get_max_qp_wr)",
+			     "(doca_verbs_device_attr_get_max_qp_wr); use at most that many",
 			     ia->sq_wr, ia->rq_wr, sd_verbs_max_qp_wr(ctx));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->send_max_sges > sd_verbs_max_sge(ctx) || ia->receive_max_sges > sd_verbs_max_sge(ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: send_max_sges %u / receive_max_sges %u exceed the device's "
-			     "max_sge %u (doca_verbs_device_attr_get_max_sge)",
+			     "max_sge %u (doca_verbs_device_attr_get_max_sge); use at most that many",
 			     ia->send_max_sges, ia->receive_max_sges, sd_verbs_max_sge(ctx));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->max_inline_data > SD_VERBS_MAX_INLINE_DATA) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: max_inline_data %u exceeds softdoca's limit of %u bytes",
-			     ia->max_inline_data, SD_VERBS_MAX_INLINE_DATA);
+		DOCA_LOG_ERR("doca_verbs_qp_create: max_inline_data %u exceeds softdoca's limit of %u bytes; use a "
+			     "value <= %u",
+			     ia->max_inline_data, SD_VERBS_MAX_INLINE_DATA, SD_VERBS_MAX_INLINE_DATA);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->external_datapath_en != 0 || ia->dpa != NULL || ia->send_dpa_comp != NULL ||
@@ -201,7 +202,8 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 	bool full;
 
 	if (ctx == NULL || init_attr == NULL || verbs_qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: NULL argument (verbs_context %p, init_attr %p, verbs_qp %p)",
+		DOCA_LOG_ERR("doca_verbs_qp_create: NULL argument (verbs_context %p, init_attr %p, verbs_qp %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)init_attr, (void *)verbs_qp);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -210,7 +212,7 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 		return err;
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_qp_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	qp->ctx = ctx;
@@ -250,7 +252,7 @@ doca_verbs_qp_destroy(struct doca_verbs_qp *qp)
 	struct doca_verbs_context *ctx;
 
 	if (qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_destroy: verbs_qp is NULL");
+		DOCA_LOG_ERR("doca_verbs_qp_destroy: verbs_qp is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = qp->ctx;
@@ -394,8 +396,9 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 	doca_error_t err;
 
 	if (qp == NULL || a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p)", (void *)qp,
-			     (void *)a);
+		DOCA_LOG_ERR(
+			"doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p); pass non-NULL pointers",
+			(void *)qp, (void *)a);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (attr_mask & ~MASK_ALL) {
@@ -454,7 +457,8 @@ doca_verbs_qp_query(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *qp_attr
 		    struct doca_verbs_qp_init_attr *init_attr, int *attr_mask)
 {
 	if (qp == NULL || qp_attr == NULL || init_attr == NULL || attr_mask == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_query: NULL argument (verbs_qp %p, qp_attr %p, init_attr %p, attr_mask %p)",
+		DOCA_LOG_ERR("doca_verbs_qp_query: NULL argument (verbs_qp %p, qp_attr %p, init_attr %p, attr_mask "
+			     "%p); pass non-NULL pointers",
 			     (void *)qp, (void *)qp_attr, (void *)init_attr, (void *)attr_mask);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -529,6 +533,7 @@ doca_verbs_qp_get_dpa_handle(struct doca_verbs_qp *qp, struct doca_dpa *dpa, doc
 	(void)qp;
 	(void)dpa;
 	(void)handle;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_qp_get_dpa_handle: not supported: softdoca has no DPA");
+	SD_VERBS_REFUSE_ONCE("doca_verbs_qp_get_dpa_handle: not supported: softdoca has no DPA; drive the queue from "
+			     "the host with doca_verbs_bridge_post_*()");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }

@@ -79,12 +79,12 @@ doca_verbs_multi_rail_cfg_create(struct doca_verbs_multi_rail_cfg **cfg)
 	struct doca_verbs_multi_rail_cfg *c;
 
 	if (cfg == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	sd_mr_cfg_defaults(c);
