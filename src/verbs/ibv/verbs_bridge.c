@@ -266,7 +266,7 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((mask & IBV_QP_AV) && verbs_qp_attr->ah_attr == NULL) {
-		DOCA_LOG_ERR("%s: IBV_QP_AV needs an AH attribute object to fill: create one with "
+		DOCA_LOG_ERR("%s: IBV_QP_AV needs an AH attribute object to fill; create one with "
 			     "doca_verbs_ah_attr_create() and doca_verbs_qp_attr_set_ah_attr() first",
 			     __func__);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -275,16 +275,17 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 	t = *verbs_qp_attr;
 	if (mask & IBV_QP_STATE) {
 		if (state_from_ibv(ibv_qp_attr->qp_state) < 0) {
-			DOCA_LOG_ERR("%s: qp_state %d has no DOCA Verbs state (SQD / SQE are not supported)", __func__,
-				     ibv_qp_attr->qp_state);
+			DOCA_LOG_ERR("%s: qp_state %d has no DOCA Verbs state (SQD / SQE are not supported); use "
+				     "RESET, INIT, RTR, RTS or ERR",
+				     __func__, ibv_qp_attr->qp_state);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		t.next_state = (enum doca_verbs_qp_state)state_from_ibv(ibv_qp_attr->qp_state);
 	}
 	if (mask & IBV_QP_CUR_STATE) {
 		if (state_from_ibv(ibv_qp_attr->cur_qp_state) < 0) {
-			DOCA_LOG_ERR("%s: cur_qp_state %d has no DOCA Verbs state", __func__,
-				     ibv_qp_attr->cur_qp_state);
+			DOCA_LOG_ERR("%s: cur_qp_state %d has no DOCA Verbs state; use RESET, INIT, RTR, RTS or ERR",
+				     __func__, ibv_qp_attr->cur_qp_state);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		t.current_state = (enum doca_verbs_qp_state)state_from_ibv(ibv_qp_attr->cur_qp_state);
@@ -302,7 +303,8 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 		t.port_num = ibv_qp_attr->port_num;
 	if (mask & IBV_QP_PATH_MTU) {
 		if (ibv_qp_attr->path_mtu < IBV_MTU_256 || ibv_qp_attr->path_mtu > IBV_MTU_4096) {
-			DOCA_LOG_ERR("%s: path_mtu %d is not an enum ibv_mtu value", __func__, ibv_qp_attr->path_mtu);
+			DOCA_LOG_ERR("%s: path_mtu %d is not an enum ibv_mtu value; use IBV_MTU_256 .. IBV_MTU_4096",
+				     __func__, ibv_qp_attr->path_mtu);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		t.path_mtu = (enum doca_mtu_size)(ibv_qp_attr->path_mtu - IBV_MTU_256 + DOCA_MTU_SIZE_256_BYTES);

@@ -84,8 +84,8 @@ sd_mr_check_rail(const struct doca_verbs_multi_rail *mr, uint32_t rail, const ch
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (rail >= mr->num_rails) {
-		DOCA_LOG_ERR("%s: rail %u does not exist (the object has %u rails, 0 .. %u)", func, rail, mr->num_rails,
-			     mr->num_rails - 1);
+		DOCA_LOG_ERR("%s: rail %u does not exist (the object has %u rails); use a rail number <= %u", func,
+			     rail, mr->num_rails, mr->num_rails - 1);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -146,7 +146,7 @@ doca_verbs_multi_rail_create(uint32_t num_rails, struct doca_verbs_multi_rail **
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	if (pthread_mutex_init(&m->lock, NULL) != 0) {
-		DOCA_LOG_ERR("%s: pthread_mutex_init failed", __func__);
+		DOCA_LOG_ERR("%s: pthread_mutex_init failed; check the process's resource limits", __func__);
 		free(m);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
