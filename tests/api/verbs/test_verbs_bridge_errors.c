@@ -209,28 +209,21 @@ ERR_ROW_N(doca_verbs_multi_rail_error_is_recoverable, INVALID_VALUE, _success, {
 
 	return doca_verbs_multi_rail_error_is_recoverable(NULL, IBV_WC_SUCCESS, &r);
 })
-ERR_NULL(doca_verbs_multi_rail_get_rail_bw, 0, NULL)
-ERR_ROW_N(doca_verbs_multi_rail_get_rail_bw, INVALID_VALUE, _rail, {
-	double bw;
-
-	return doca_verbs_multi_rail_get_rail_bw(mr(2, false), 2, &bw);
-})
-ERR_ROW(doca_verbs_multi_rail_get_rail_bw, BAD_STATE, {
-	double bw;
-
-	return doca_verbs_multi_rail_get_rail_bw(mr(2, true), 0, &bw);
-})
-ERR_NULL(doca_verbs_multi_rail_get_rail_share, 0, NULL)
-ERR_ROW_N(doca_verbs_multi_rail_get_rail_share, INVALID_VALUE, _rail, {
-	double share;
-
-	return doca_verbs_multi_rail_get_rail_share(mr(2, false), 2, &share);
-})
-ERR_ROW(doca_verbs_multi_rail_get_rail_share, BAD_STATE, {
-	double share;
-
-	return doca_verbs_multi_rail_get_rail_share(mr(2, true), 0, &share);
-})
+/* A per-rail query (bandwidth, share): NULL output, a rail past the last, before apply_cfg. */
+#define RAIL_QUERY(fn)                                                                                                 \
+	ERR_NULL(fn, 0, NULL)                                                                                          \
+	ERR_ROW_N(fn, INVALID_VALUE, _rail, {                                                                          \
+		double v;                                                                                              \
+                                                                                                                       \
+		return fn(mr(2, false), 2, &v);                                                                        \
+	})                                                                                                             \
+	ERR_ROW(fn, BAD_STATE, {                                                                                       \
+		double v;                                                                                              \
+                                                                                                                       \
+		return fn(mr(2, true), 0, &v);                                                                         \
+	})
+RAIL_QUERY(doca_verbs_multi_rail_get_rail_bw)
+RAIL_QUERY(doca_verbs_multi_rail_get_rail_share)
 
 TEST(every_function_of_doca_verbs_bridge_h_has_a_row)
 {
