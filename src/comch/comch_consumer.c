@@ -349,11 +349,15 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
 {
 	if (consumer == NULL || imm_data_len > SD_COMCH_MAX_IMM) {
-		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u", SD_COMCH_MAX_IMM);
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u; pass the consumer "
+			     "and a "
+			     "length <= %u",
+			     SD_COMCH_MAX_IMM, SD_COMCH_MAX_IMM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_ctx_state(&consumer->ctx) != DOCA_CTX_STATE_IDLE) {
-		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE");
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE; set it before "
+			     "doca_ctx_start()");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	consumer->imm_data_len = imm_data_len;
@@ -380,7 +384,7 @@ doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer
 	static const char api[] = "doca_comch_consumer_task_post_recv_set_conf";
 
 	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
-		DOCA_LOG_ERR("%s: the consumer and both callbacks are required", api);
+		DOCA_LOG_ERR("%s: the consumer and both callbacks are required; pass all three", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(&consumer->ctx, &consumer->recv_pool, "post_recv",

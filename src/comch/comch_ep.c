@@ -245,8 +245,9 @@ doca_error_t
 sd_comch_set_max_msg(struct sd_comch_ep *ep, uint32_t size, const char *api)
 {
 	if (size == 0 || size > SD_COMCH_MAX_MSG) {
-		DOCA_LOG_ERR("%s: message size must be in [1, %u] (doca_comch_cap_get_max_msg_size), got %u", api,
-			     SD_COMCH_MAX_MSG, size);
+		DOCA_LOG_ERR("%s: message size must be in [1, %u] (doca_comch_cap_get_max_msg_size), got %u; use a "
+			     "size in that range",
+			     api, SD_COMCH_MAX_MSG, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_comch_ep_check_idle(ep, api) != DOCA_SUCCESS)
@@ -260,7 +261,7 @@ sd_comch_set_recv_queue(struct sd_comch_ep *ep, uint32_t size, const char *api)
 {
 	if (size == 0 || size > SD_COMCH_MAX_RECV_QUEUE) {
 		DOCA_LOG_ERR("%s: receive queue size must be in [1, %u] (doca_comch_cap_get_max_recv_queue_size), "
-			     "got %u",
+			     "got %u; use a size in that range",
 			     api, SD_COMCH_MAX_RECV_QUEUE, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -275,7 +276,7 @@ sd_comch_send_set_conf(struct sd_comch_ep *ep, doca_comch_task_send_completion_c
 		       doca_comch_task_send_completion_cb_t err, uint32_t num, const char *api)
 {
 	if (ok == NULL || err == NULL) {
-		DOCA_LOG_ERR("%s: both the completion and the error callback are required", api);
+		DOCA_LOG_ERR("%s: both the completion and the error callback are required; pass both", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(&ep->ctx, &ep->send_pool, "send", sizeof(struct doca_comch_task_send), num,
@@ -287,7 +288,8 @@ sd_comch_consumer_register(struct sd_comch_ep *ep, doca_comch_event_consumer_cb_
 			   doca_comch_event_consumer_cb_t gone_cb, const char *api)
 {
 	if (new_cb == NULL || gone_cb == NULL) {
-		DOCA_LOG_ERR("%s: both the new-consumer and the expired-consumer callbacks are required", api);
+		DOCA_LOG_ERR("%s: both the new-consumer and the expired-consumer callbacks are required; pass both",
+			     api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_comch_ep_check_idle(ep, api) != DOCA_SUCCESS)
@@ -425,7 +427,10 @@ doca_comch_connection_get_counter(struct doca_comch_connection *connection, enum
 {
 	if (connection == NULL || value == NULL || counter < DOCA_COMCH_COUNTER_SENT_MESSAGES ||
 	    counter > DOCA_COMCH_COUNTER_RECV_BYTES) {
-		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d", (int)counter);
+		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d; pass non-NULL "
+			     "pointers "
+			     "and a DOCA_COMCH_COUNTER_* value",
+			     (int)counter);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*value = connection->counters[counter];

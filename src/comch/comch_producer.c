@@ -203,7 +203,7 @@ doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 	static const char api[] = "doca_comch_producer_task_send_set_conf";
 
 	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
-		DOCA_LOG_ERR("%s: the producer and both callbacks are required", api);
+		DOCA_LOG_ERR("%s: the producer and both callbacks are required; pass all three", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(
@@ -226,13 +226,14 @@ doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, c
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (imm_data_len > SD_COMCH_MAX_IMM) {
-		DOCA_LOG_ERR("%s: %u bytes of immediate data, at most %u", api, imm_data_len, SD_COMCH_MAX_IMM);
+		DOCA_LOG_ERR("%s: %u bytes of immediate data, at most %u; send at most %u", api, imm_data_len,
+			     SD_COMCH_MAX_IMM, SD_COMCH_MAX_IMM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (buf != NULL && (doca_buf_get_data_len(buf, &len) != DOCA_SUCCESS || len > SD_COMCH_FP_MAX_BUF)) {
-		DOCA_LOG_ERR(
-			"%s: buffer of %zu bytes is over the maximum %u (doca_comch_producer_cap_get_max_buf_size)",
-			api, len, SD_COMCH_FP_MAX_BUF);
+		DOCA_LOG_ERR("%s: buffer of %zu bytes is over the maximum %u "
+			     "(doca_comch_producer_cap_get_max_buf_size); send a smaller buffer",
+			     api, len, SD_COMCH_FP_MAX_BUF);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(producer->send_pool, (union doca_data){.u64 = 0}, api, &t);

@@ -449,22 +449,28 @@ doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t
+connection_register(struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_cb,
+		    doca_comch_event_connection_status_changed_cb_t disconnect_cb, const char *api)
+{
+	if (comch_server == NULL || connect_cb == NULL || disconnect_cb == NULL) {
+		DOCA_LOG_ERR("%s: the server and both callbacks are required; pass all three", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_comch_ep_check_idle(&comch_server->ep, api) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	comch_server->connect_cb = connect_cb;
+	comch_server->disconnect_cb = disconnect_cb;
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL doca_error_t
 doca_comch_server_event_connection_status_changed_register(
 	struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
 	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
 {
-	static const char api[] = "doca_comch_server_event_connection_status_changed_register";
-
-	if (comch_server == NULL || connect_event_cb == NULL || disconnect_event_cb == NULL) {
-		DOCA_LOG_ERR("%s: the server and both callbacks are required", api);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (sd_comch_ep_check_idle(&comch_server->ep, api) != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	comch_server->connect_cb = connect_event_cb;
-	comch_server->disconnect_cb = disconnect_event_cb;
-	return DOCA_SUCCESS;
+	return connection_register(comch_server, connect_event_cb, disconnect_event_cb,
+				   "doca_comch_server_event_connection_status_changed_register");
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -472,8 +478,8 @@ doca_comch_server_event_connection_register(struct doca_comch_server *comch_serv
 					    doca_comch_event_connection_status_changed_cb_t connect_event_cb,
 					    doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
 {
-	return doca_comch_server_event_connection_status_changed_register(comch_server, connect_event_cb,
-									  disconnect_event_cb);
+	return connection_register(comch_server, connect_event_cb, disconnect_event_cb,
+				   "doca_comch_server_event_connection_register");
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -492,11 +498,13 @@ doca_comch_server_disconnect(struct doca_comch_server *comch_server, struct doca
 	static const char api[] = "doca_comch_server_disconnect";
 
 	if (comch_server == NULL || connection == NULL || connection->ep != &comch_server->ep) {
-		DOCA_LOG_ERR("%s: NULL argument or a connection of another server", api);
+		DOCA_LOG_ERR("%s: NULL argument or a connection of another server; pass a connection of this server",
+			     api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (connection->state != SD_COMCH_CONN_OPEN) {
-		DOCA_LOG_ERR("%s: the connection has already ended", api);
+		DOCA_LOG_ERR("%s: the connection has already ended; disconnect a connection once, while it is open",
+			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (connection->fp_users != 0) {
