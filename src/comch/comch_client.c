@@ -265,8 +265,8 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_HOST) {
-		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function; Comch clients run on the "
-			     "host (open the host PCI function, e.g. b1:00.0); on the DPU create a server with "
+		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function, and Comch clients run on "
+			     "the host; open the host PCI function (e.g. b1:00.0), or on the DPU create a server with "
 			     "doca_comch_server_create()",
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;

@@ -307,9 +307,9 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_DPU) {
-		DOCA_LOG_ERR("doca_comch_server_create: device %s is a host-side function; Comch servers run on the "
-			     "DPU (open a DPU-side device, e.g. 03:00.0, and the representor of the host function); "
-			     "on the host create a client with doca_comch_client_create()",
+		DOCA_LOG_ERR("doca_comch_server_create: device %s is a host-side function, and Comch servers run on "
+			     "the DPU; open a DPU-side device (e.g. 03:00.0) and the representor of the host function, "
+			     "or on the host create a client with doca_comch_client_create()",
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}

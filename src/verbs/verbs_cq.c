@@ -383,7 +383,9 @@ doca_verbs_bridge_poll_cq(struct doca_verbs_cq *cq, int num_entries, struct ibv_
 	uint32_t size, n = 0;
 
 	if (cq == NULL || num_entries < 0 || (wc == NULL && num_entries > 0)) {
-		DOCA_LOG_ERR("doca_verbs_bridge_poll_cq: invalid argument (verbs_cq %p, num_entries %d, ibv_wc %p)",
+		DOCA_LOG_ERR("doca_verbs_bridge_poll_cq: invalid argument (verbs_cq %p, num_entries %d, ibv_wc %p); "
+			     "pass a CQ, "
+			     "num_entries >= 0 and an array of that many ibv_wc",
 			     (void *)cq, num_entries, (void *)wc);
 		return -EINVAL;
 	}

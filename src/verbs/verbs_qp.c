@@ -136,9 +136,9 @@ qp_check_init_attr(const struct doca_verbs_context *ctx, const struct doca_verbs
 		missing = "receive_cq (doca_verbs_qp_init_attr_set_receive_cq)";
 	if (missing != NULL) {
 		DOCA_LOG_ERR(
-			"doca_verbs_qp_create: %s is not set; a QP needs a PD, and a CQ for each work queue it "
+			"doca_verbs_qp_create: %s is not set; set it (a QP needs a PD, and a CQ for each work queue it "
 			"has (send: sq_wr > 0, receive: rq_wr > 0; an SRQ's completions go to the receive CQ, else the "
-			"send CQ)",
+			"send CQ))",
 			missing);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -288,7 +288,8 @@ qp_check_values(const struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((mask & M(PORT_NUM)) && a->port_num != SD_VERBS_PORT) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: port_num %u does not exist; softdoca devices have port 1",
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: port_num %u does not exist; use port 1 (softdoca devices "
+			     "have one)",
 			     qp->qpn, a->port_num);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -408,8 +409,8 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!(attr_mask & M(NEXT_STATE))) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; every modify "
-			     "names the state to move to",
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; add it, with "
+			     "the state to move to",
 			     qp->qpn);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -249,8 +249,9 @@ doca_verbs_bridge_post_send(struct doca_verbs_qp *qp, struct ibv_send_wr *wr, st
 	int ret = 0;
 
 	if (qp == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_send: NULL argument (verbs_qp %p, wr %p, bad_wr %p)", (void *)qp,
-			     (void *)wr, (void *)bad_wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_post_send: NULL argument (verbs_qp %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
+			     (void *)qp, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return EINVAL;
@@ -348,8 +349,9 @@ doca_verbs_bridge_post_recv(struct doca_verbs_qp *qp, struct ibv_recv_wr *wr, st
 	int ret = 0;
 
 	if (qp == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: NULL argument (verbs_qp %p, wr %p, bad_wr %p)", (void *)qp,
-			     (void *)wr, (void *)bad_wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: NULL argument (verbs_qp %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
+			     (void *)qp, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return EINVAL;
@@ -409,7 +411,8 @@ doca_verbs_bridge_post_srq_recv(struct doca_verbs_srq *srq, struct ibv_recv_wr *
 	int ret = 0;
 
 	if (srq == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_srq_recv: NULL argument (verbs_srq %p, wr %p, bad_wr %p)",
+		DOCA_LOG_ERR("doca_verbs_bridge_post_srq_recv: NULL argument (verbs_srq %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
 			     (void *)srq, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -450,8 +453,9 @@ DOCA_EXPERIMENTAL int
 doca_verbs_bridge_set_wait_cq_pi_wr(struct doca_verbs_cq *cq, uint32_t wait_pi, struct ibv_send_wr *wr)
 {
 	if (cq == NULL || wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_set_wait_cq_pi_wr: NULL argument (verbs_cq %p, wr %p)", (void *)cq,
-			     (void *)wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_set_wait_cq_pi_wr: NULL argument (verbs_cq %p, wr %p); pass non-NULL "
+			     "pointers",
+			     (void *)cq, (void *)wr);
 		return EINVAL;
 	}
 	wr->opcode = IBV_WR_DRIVER1;

@@ -111,7 +111,8 @@ modify(struct doca_verbs_qp_attr *a, int mask)
 	return doca_verbs_qp_modify(qp(), a, mask);
 }
 
-#define NO_MEM(fn) ERR_NOT_PROVOKED(fn, NO_MEMORY, "needs an allocation to fail (SOFTDOCA_FAULTS *.create=nomem)")
+/* doca_verbs has no SOFTDOCA_FAULTS create hook (docs/diagnostics.md): its out-of-memory paths need malloc to fail. */
+#define NO_MEM(fn) ERR_NOT_PROVOKED(fn, NO_MEMORY, "needs an allocation to fail (no verbs.create fault hook)")
 
 /* Context and PD */
 ERR_NULL(doca_verbs_context_create, 0, NULL)
@@ -124,9 +125,19 @@ ERR_ROW_N(doca_verbs_context_create, INVALID_VALUE, _flags, {
 	ASSERT(n > 0);
 	return doca_verbs_context_create(list[0], 0x80, &c);
 })
-ERR_NOT_PROVOKED(doca_verbs_context_create, NOT_SUPPORTED,
-		 "needs a device without RDMA in the topology "
-		 "(tests/api/verbs/test_verbs_objects.c covers it)")
+/* A device without RDMA (a topology of one such device). */
+ERR_ROW(doca_verbs_context_create, NOT_SUPPORTED, {
+	struct doca_verbs_context *c;
+	struct doca_devinfo **list;
+	uint32_t n;
+
+	use_topology_text("{\"version\": 1, \"devices\": [{\"name\": \"bf0\", \"netdev\": \"lo\", \"caps\": "
+			  "{\"rdma\": false}, \"functions\": [{\"side\": \"host\", \"pci_addr\": \"0000:b1:00.0\", "
+			  "\"ibdev\": \"mlx5_0\", \"iface\": \"ens1f0np0\"}]}]}\n");
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	ASSERT(n >= 1);
+	return doca_verbs_context_create(list[0], 0, &c);
+})
 NO_MEM(doca_verbs_context_create)
 ERR_NOT_PROVOKED(doca_verbs_context_create, OPERATING_SYSTEM, "needs eventfd() or the soft NIC to fail")
 ERR_NULL(doca_verbs_context_destroy)
