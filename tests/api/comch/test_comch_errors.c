@@ -123,11 +123,59 @@ consumer(void)
 	return c;
 }
 
+static void no_fp_send(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud);
+static void no_fp_recv(struct doca_comch_consumer_task_post_recv *t, union doca_data tud, union doca_data cud);
+
+/* Start a producer's or consumer's context on the server's PE (its tasks configured first). */
+static void
+start_fp(struct doca_ctx *ctx)
+{
+	doca_error_t err;
+
+	ASSERT_OK(doca_pe_connect_ctx(srv.pe, ctx));
+	err = doca_ctx_start(ctx);
+	ASSERT(err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS);
+}
+
+static struct doca_comch_consumer *
+started_consumer(void)
+{
+	struct doca_comch_consumer *c = consumer();
+
+	ASSERT_OK(doca_comch_consumer_task_post_recv_set_conf(c, no_fp_recv, no_fp_recv, 4));
+	start_fp(doca_comch_consumer_as_ctx(c));
+	return c;
+}
+
+static struct doca_comch_producer *
+started_producer(void)
+{
+	struct doca_comch_producer *p = producer();
+
+	ASSERT_OK(doca_comch_producer_task_send_set_conf(p, no_fp_send, no_fp_send, 4));
+	start_fp(doca_comch_producer_as_ctx(p));
+	return p;
+}
+
 static bool
 client_left(void *arg)
 {
 	(void)arg;
 	return cli.state != DOCA_CTX_STATE_RUNNING;
+}
+
+/* The client's end of a connection the server ended (the client keeps its connection object). */
+static struct doca_comch_connection *
+ended_conn(void)
+{
+	struct side *both[2] = {&srv, &cli};
+	struct doca_comch_connection *c;
+
+	ASSERT_OK(doca_comch_server_disconnect(server(), conn()));
+	ASSERT_OK(doca_comch_client_get_connection(client(), &c));
+	progress_until(both, 2, client_left, NULL, 5000);
+	errwalk_mark(); /* the client's report of the disconnection */
+	return c;
 }
 
 static void
@@ -370,17 +418,10 @@ ERR_ROW(doca_comch_client_destroy, BAD_STATE, {
 
 /* Producers */
 ERR_NULL(doca_comch_producer_create, NULL)
-/* The client's end of a connection the server ended (the client keeps its connection object). */
 ERR_ROW(doca_comch_producer_create, BAD_STATE, {
-	struct side *both[2] = {&srv, &cli};
 	struct doca_comch_producer *p;
-	struct doca_comch_connection *c;
 
-	ASSERT_OK(doca_comch_server_disconnect(server(), conn()));
-	ASSERT_OK(doca_comch_client_get_connection(client(), &c));
-	progress_until(both, 2, client_left, NULL, 5000);
-	errwalk_mark(); /* the client's report of the disconnection */
-	return doca_comch_producer_create(c, &p);
+	return doca_comch_producer_create(ended_conn(), &p);
 })
 NOMEM_ROW(doca_comch_producer_create, 2, {
 	struct doca_comch_producer *p;
@@ -388,12 +429,27 @@ NOMEM_ROW(doca_comch_producer_create, 2, {
 	return doca_comch_producer_create(conn(), &p);
 })
 ERR_NULL(doca_comch_producer_destroy)
+ERR_ROW(doca_comch_producer_destroy, BAD_STATE, { return doca_comch_producer_destroy(started_producer()); })
 ERR_NULL(doca_comch_producer_get_id, NULL)
 ERR_ROW_N(doca_comch_producer_get_id, INVALID_VALUE, _out, { return doca_comch_producer_get_id(producer(), NULL); })
 ERR_NULL(doca_comch_producer_task_send_set_conf, no_fp_send, no_fp_send, 4)
 ERR_ROW_N(doca_comch_producer_task_send_set_conf, INVALID_VALUE, _num,
 	  { return doca_comch_producer_task_send_set_conf(producer(), no_fp_send, no_fp_send, 0); })
 ERR_NULL(doca_comch_producer_task_send_alloc_init, NULL, NULL, 0, 1, NULL)
+ERR_ROW(doca_comch_producer_task_send_alloc_init, BAD_STATE, {
+	struct doca_comch_producer_task_send *t;
+
+	return doca_comch_producer_task_send_alloc_init(producer(), NULL, NULL, 0, 1, &t);
+})
+/* Every task allocated: flow control, logged at DBG only (free one or raise num_tasks). */
+ERR_ANSWER(doca_comch_producer_task_send_alloc_init, NO_MEMORY, {
+	struct doca_comch_producer *p = producer();
+	struct doca_comch_producer_task_send *t;
+
+	ASSERT_OK(doca_comch_producer_task_send_set_conf(p, no_fp_send, no_fp_send, 1));
+	ASSERT_OK(doca_comch_producer_task_send_alloc_init(p, NULL, NULL, 0, 1, &t));
+	return doca_comch_producer_task_send_alloc_init(p, NULL, NULL, 0, 1, &t);
+})
 ERR_ROW_N(doca_comch_producer_task_send_alloc_init, INVALID_VALUE, _imm, {
 	static uint8_t imm[1024];
 	struct doca_comch_producer_task_send *t;
@@ -410,15 +466,36 @@ NOMEM_ROW(doca_comch_consumer_create, 2, {
 	return doca_comch_consumer_create(cn, rx_mmap(), &c);
 })
 ERR_NULL(doca_comch_consumer_destroy)
+ERR_ROW(doca_comch_consumer_destroy, BAD_STATE, { return doca_comch_consumer_destroy(started_consumer()); })
+ERR_ROW(doca_comch_consumer_create, BAD_STATE, {
+	struct doca_comch_consumer *c;
+
+	return doca_comch_consumer_create(ended_conn(), rx_mmap(), &c);
+})
 ERR_NULL(doca_comch_consumer_get_id, NULL)
 ERR_NULL(doca_comch_consumer_set_imm_data_len, 0)
 ERR_ROW_N(doca_comch_consumer_set_imm_data_len, INVALID_VALUE, _len,
 	  { return doca_comch_consumer_set_imm_data_len(consumer(), 1u << 20); })
+ERR_ROW(doca_comch_consumer_set_imm_data_len, BAD_STATE,
+	{ return doca_comch_consumer_set_imm_data_len(started_consumer(), 8); })
 ERR_NULL(doca_comch_consumer_get_imm_data_len, NULL)
 ERR_NULL(doca_comch_consumer_task_post_recv_set_conf, no_fp_recv, no_fp_recv, 4)
 ERR_ROW_N(doca_comch_consumer_task_post_recv_set_conf, INVALID_VALUE, _num,
 	  { return doca_comch_consumer_task_post_recv_set_conf(consumer(), no_fp_recv, no_fp_recv, 0); })
 ERR_NULL(doca_comch_consumer_task_post_recv_alloc_init, NULL, NULL)
+ERR_ROW(doca_comch_consumer_task_post_recv_alloc_init, BAD_STATE, {
+	struct doca_comch_consumer_task_post_recv *t;
+
+	return doca_comch_consumer_task_post_recv_alloc_init(consumer(), NULL, &t);
+})
+ERR_ANSWER(doca_comch_consumer_task_post_recv_alloc_init, NO_MEMORY, {
+	struct doca_comch_consumer *c = consumer();
+	struct doca_comch_consumer_task_post_recv *t;
+
+	ASSERT_OK(doca_comch_consumer_task_post_recv_set_conf(c, no_fp_recv, no_fp_recv, 1));
+	ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(c, NULL, &t));
+	return doca_comch_consumer_task_post_recv_alloc_init(c, NULL, &t);
+})
 
 TEST(every_function_of_the_comch_headers_has_a_row)
 {
