@@ -34,7 +34,8 @@ doca_umem_create(const struct doca_dev *dev, void *address, size_t size, uint32_
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (size == 0 || size > UINT32_MAX) {
-		DOCA_LOG_ERR("%s: size %zu is out of range (1 .. 2^32 - 1: doca_umem_get_size reports 32 bits)",
+		DOCA_LOG_ERR("%s: size %zu is out of range (1 .. 2^32 - 1: doca_umem_get_size reports 32 bits); "
+			     "register at most 4 GiB - 1 per umem",
 			     __func__, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The error walk (tests/harness/sd_errwalk.h) of doca_verbs_bridge.h and
- * doca_verbs_multi_rail.h: a row per (function, error), each checking the
+ * The error walk (tests/harness/sd_errwalk.h) of doca_verbs_bridge.h,
+ * doca_verbs_multi_rail.h and the Verbs library's doca_uar.h / doca_umem.h:
+ * a row per (function, error), each checking the
  * status and the one explained line ("<function>: <rule>; <fix>").  The last
  * cases fail when either header declares a function that has no row.
  */
 #include <infiniband/verbs.h>
 
+#include <doca_uar.h>
+#include <doca_umem.h>
 #include <doca_verbs_bridge.h>
 #include <doca_verbs_multi_rail.h>
 
@@ -51,6 +54,20 @@ mr(uint32_t n, bool raw)
 	if (!raw)
 		ASSERT_OK(doca_verbs_multi_rail_apply_cfg(m, cfg()));
 	return m;
+}
+
+/* The first device of the topology. */
+static struct doca_dev *
+dev(void)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *d;
+	uint32_t n;
+
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	ASSERT(n > 0);
+	ASSERT_OK(doca_dev_open(list[0], &d));
+	return d;
 }
 
 /* apply_cfg of the default configuration with one field changed by set. */
@@ -224,6 +241,65 @@ ERR_ROW_N(doca_verbs_multi_rail_error_is_recoverable, INVALID_VALUE, _success, {
 	})
 RAIL_QUERY(doca_verbs_multi_rail_get_rail_bw)
 RAIL_QUERY(doca_verbs_multi_rail_get_rail_share)
+
+/* doca_uar.h: software queues have no doorbells to map */
+ERR_NULL(doca_uar_create, DOCA_UAR_ALLOCATION_TYPE_NONCACHE, NULL)
+ERR_ROW_N(doca_uar_create, INVALID_VALUE, _type, {
+	struct doca_uar *u;
+
+	return doca_uar_create(dev(), (enum doca_uar_allocation_type)77, &u);
+})
+ERR_NOT_PROVOKED(doca_uar_create, NO_MEMORY, "needs an allocation to fail")
+ERR_ROW(doca_uar_dpa_create, NOT_SUPPORTED, {
+	struct doca_uar *u;
+
+	return doca_uar_dpa_create(NULL, &u);
+})
+ERR_NULL(doca_uar_destroy)
+ERR_NULL(doca_uar_id_get, NULL)
+ERR_ROW(doca_uar_page_get, NOT_SUPPORTED, {
+	void *page;
+
+	return doca_uar_page_get(NULL, &page);
+})
+ERR_ROW(doca_uar_reg_addr_get, NOT_SUPPORTED, {
+	void *reg;
+
+	return doca_uar_reg_addr_get(NULL, &reg);
+})
+
+/* doca_umem.h */
+ERR_NULL(doca_umem_create, NULL, 0, 0, NULL)
+ERR_ROW_N(doca_umem_create, INVALID_VALUE, _size, {
+	static char mem[64];
+	struct doca_umem *u;
+
+	return doca_umem_create(dev(), mem, 0, 0, &u);
+})
+ERR_NOT_PROVOKED(doca_umem_create, NO_MEMORY, "needs an allocation to fail")
+ERR_ROW(doca_umem_dpa_create, NOT_SUPPORTED, {
+	struct doca_umem *u;
+
+	return doca_umem_dpa_create(NULL, 0, 64, 0, &u);
+})
+ERR_ROW(doca_umem_gpu_create, NOT_SUPPORTED, {
+	static char mem[64];
+	struct doca_umem *u;
+
+	return doca_umem_gpu_create(NULL, dev(), mem, sizeof(mem), 0, &u);
+})
+ERR_NULL(doca_umem_destroy)
+ERR_NULL(doca_umem_get_id, NULL)
+ERR_NULL(doca_umem_get_size, NULL)
+ERR_NULL(doca_umem_get_address, NULL)
+
+TEST(every_function_of_doca_uar_h_and_doca_umem_h_has_a_row)
+{
+	unsigned int uar = errwalk_check_header(SD_INCLUDE_DIR "/doca_uar.h");
+
+	printf("# doca_uar.h: %u, doca_umem.h: %u functions return a doca_error_t, all walked\n", uar,
+	       errwalk_check_header(SD_INCLUDE_DIR "/doca_umem.h"));
+}
 
 TEST(every_function_of_doca_verbs_bridge_h_has_a_row)
 {
