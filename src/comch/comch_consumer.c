@@ -61,7 +61,8 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 			sd_xproc_revoke(&c->ring_grant);
 	}
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_ctx_start: cannot grant the peer the consumer's ring and buffers: %s",
+		DOCA_LOG_ERR("doca_ctx_start: cannot grant the peer the consumer's ring and buffers: %s; give the "
+			     "consumer a started mmap with a memory range (doca_mmap_set_memrange, doca_mmap_start)",
 			     doca_error_get_descr(err));
 		return err;
 	}
@@ -122,7 +123,8 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 		return err;
 	err = sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s",
+		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s; start consumers while "
+			     "the connection is open",
 			     doca_error_get_descr(err));
 		consumer_ungrant(c);
 		return err;

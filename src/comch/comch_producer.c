@@ -36,7 +36,8 @@ producer_start(struct doca_ctx *ctx, bool *running)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (p->conn->state != SD_COMCH_CONN_OPEN) {
-		DOCA_LOG_ERR("doca_ctx_start: the producer's connection has ended");
+		DOCA_LOG_ERR(
+			"doca_ctx_start: the producer's connection has ended; create producers on a live connection");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	*running = true;
@@ -57,7 +58,8 @@ producer_submit(struct doca_task *task)
 	doca_error_t err;
 
 	if (t->buf == NULL) {
-		DOCA_LOG_ERR("doca_task_submit: producer send task has no buffer");
+		DOCA_LOG_ERR("doca_task_submit: producer send task has no buffer; give it one in "
+			     "doca_comch_producer_task_send_alloc_init()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (p->conn->state != SD_COMCH_CONN_OPEN) {
@@ -84,8 +86,10 @@ producer_submit(struct doca_task *task)
 	if (err == DOCA_SUCCESS)
 		err = sd_comch_fp_slot_check(rc, &view, len, &reason);
 	if (err == DOCA_ERROR_INVALID_VALUE) {
-		DOCA_LOG_ERR("doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes)", len,
-			     (unsigned long long)view.slot.len);
+		DOCA_LOG_ERR(
+			"doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes); send less "
+			"or post larger receive buffers",
+			len, (unsigned long long)view.slot.len);
 		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
 	}

@@ -249,7 +249,9 @@ server_start(struct doca_ctx *ctx, bool *running)
 		return err;
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epoll_fd < 0) {
-		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot create an epoll set: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot create an epoll set: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	err = sd_comch_listen(s->path, &s->listen_fd, &s->lock_fd);
