@@ -34,13 +34,17 @@ doca_verbs_comp_channel_create(struct doca_verbs_context *ctx, struct doca_verbs
 	}
 	ch->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ch->fd < 0) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the event fd: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the event fd: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		free(ch);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	ch->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ch->epfd < 0 || epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->fd, &(struct epoll_event){.events = EPOLLIN}) != 0) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the epoll handle: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the epoll handle: %s; raise the "
+			     "process's open-file limit",
+			     strerror(errno));
 		if (ch->epfd >= 0)
 			close(ch->epfd);
 		close(ch->fd);

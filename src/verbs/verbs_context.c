@@ -86,14 +86,17 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	}
 	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctx->async_fd < 0) {
-		DOCA_LOG_ERR("doca_verbs_context_create: failed to create the async event fd: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_context_create: failed to create the async event fd: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		free(ctx);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	/* the soft NIC of the device's netdev: QPs and registered memory live on it */
 	err = sd_fabric_dev_open(sd_devinfo_netdev(devinfo), &ctx->fdev);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s",
+		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s; check the "
+			     "netdev exists and is up (docs/devices.md)",
 			     sd_devinfo_ibdev_name(devinfo), sd_devinfo_netdev(devinfo), doca_error_get_descr(err));
 		close(ctx->async_fd);
 		free(ctx);
@@ -191,7 +194,8 @@ doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verb
 	}
 	err = sd_verbs_ibv_pd_create(ctx->devinfo, ctx, &pd->ibv_pd);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: failed to make the PD's ibv_pd: %s", doca_error_get_descr(err));
+		DOCA_LOG_ERR("doca_verbs_pd_create: failed to make the PD's ibv_pd: %s; free memory and retry",
+			     doca_error_get_descr(err));
 		free(pd);
 		return err;
 	}

@@ -302,7 +302,7 @@ qp_check_values(const struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr 
 	if (((mask & M(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > SD_VERBS_MAX_RD_ATOM) ||
 	    ((mask & M(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > SD_VERBS_MAX_RD_ATOM)) {
 		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: max_rd_atomic %u / max_dest_rd_atomic %u exceed %u "
-			     "(doca_verbs_device_attr_get_max_qp_rd_atom)",
+			     "(doca_verbs_device_attr_get_max_qp_rd_atom); use at most that many",
 			     qp->qpn, a->max_rd_atomic, a->max_dest_rd_atomic, SD_VERBS_MAX_RD_ATOM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -171,7 +171,8 @@ doca_verbs_srq_create(struct doca_verbs_context *ctx, struct doca_verbs_srq_init
 	/* messages for the SRQ's QPs wait here when it is empty: room for every QP's send queue */
 	err = srq->pool == NULL ? DOCA_ERROR_NO_MEMORY : sd_verbs_domain_init(&srq->dom, ctx->fdev, SD_VERBS_MAX_CQE);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_srq_create: cannot set up the SRQ's receive queue: %s",
+		DOCA_LOG_ERR("doca_verbs_srq_create: cannot set up the SRQ's receive queue: %s; free memory or use a "
+			     "smaller srq_wr",
 			     doca_error_get_descr(err));
 		free(srq->pool);
 		free(srq);
