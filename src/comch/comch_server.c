@@ -258,6 +258,9 @@ server_start(struct doca_ctx *ctx, bool *running)
 	if (err != DOCA_SUCCESS)
 		goto close_epoll;
 	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->listen_fd, &ev) != 0) {
+		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot watch its socket: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto shutdown;
 	}
