@@ -352,6 +352,11 @@ ERR_ROW_N(doca_comch_client_task_send_alloc_init, INVALID_VALUE, _other, {
 
 	return doca_comch_client_task_send_alloc_init(client(), conn(), "x", 1, &t);
 })
+ERR_ROW(doca_comch_client_task_send_alloc_init, BAD_STATE, {
+	struct doca_comch_task_send *t;
+
+	return doca_comch_client_task_send_alloc_init(client(), ended_conn(), "x", 1, &t);
+})
 ERR_ROW_N(doca_comch_client_task_send_alloc_init, INVALID_VALUE, _null,
 	  { return doca_comch_client_task_send_alloc_init(NULL, NULL, NULL, 0, NULL); })
 ERR_NOT_PROVOKED(doca_comch_server_task_send_alloc_init, BAD_STATE,
