@@ -16,13 +16,18 @@
  *
  * Rows:
  *   ERR_ROW(doca_x, INVALID_VALUE, { return doca_x(NULL); })
- *   ERR_ROW_N(doca_x, INVALID_VALUE, range, { ... })   second case of one error
+ *   ERR_ROW_N(doca_x, INVALID_VALUE, _range, { ... })  second case of one error
+ *   ERR_NULL(doca_x_set_y, 0)                           doca_x_set_y(NULL, 0): INVALID_VALUE
  *   ERR_ANSWER(doca_x_cap_is_supported, NOT_SUPPORTED, { ... })   an answer, not a
  *                   refusal: the status, and no line at WARNING or worse
  *   ERR_NOT_PROVOKED(doca_x, NO_MEMORY, "why a unit test cannot provoke it")
  * A case body may build objects first (the setup must log nothing at WARNING
  * or worse, or call errwalk_mark() after it); it returns the status of the
  * one call under test.
+ *
+ * A [softdoca-fault] line (an injected fault, SOFTDOCA_FAULTS) is not counted.
+ * The including test defines errwalk_setup() and is built with tests/api/dev
+ * on its include path (dev_test.h: the SDK log capture).
  *
  * Coverage: every row notes its function; errwalk_check_header(path) fails
  * unless every function the header declares as returning doca_error_t has a
