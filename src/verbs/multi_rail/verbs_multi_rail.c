@@ -226,7 +226,7 @@ doca_verbs_multi_rail_error_is_recoverable(const struct doca_verbs_multi_rail *m
 	if (mr == NULL)
 		return SD_VERBS_NULL_OBJ(__func__, "multi_rail");
 	if (recoverable == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (wc_status <= IBV_WC_SUCCESS) {
@@ -245,7 +245,7 @@ doca_verbs_multi_rail_get_rail_bw(struct doca_verbs_multi_rail *mr, uint32_t rai
 	doca_error_t err;
 
 	if (bytes_per_s == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (mr != NULL)
