@@ -84,8 +84,8 @@ doca_uar_page_get(const struct doca_uar *uar, void **page)
 {
 	(void)uar;
 	(void)page;
-	SD_VERBS_REFUSE_ONCE("doca_uar_page_get: not supported: softdoca queues have no doorbell page to map; ring "
-			     "no doorbell: doca_verbs_bridge_post_*() starts the work");
+	SD_VERBS_REFUSE_ONCE("doca_uar_page_get: not supported: softdoca queues have no doorbell page to map; post "
+			     "work with doca_verbs_bridge_post_*(), which rings none");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -95,6 +95,6 @@ doca_uar_reg_addr_get(const struct doca_uar *uar, void **reg)
 	(void)uar;
 	(void)reg;
 	SD_VERBS_REFUSE_ONCE("doca_uar_reg_addr_get: not supported: softdoca queues have no doorbell register; "
-			     "ring no doorbell: doca_verbs_bridge_post_*() starts the work");
+			     "post work with doca_verbs_bridge_post_*(), which rings none");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
