@@ -11,6 +11,7 @@
 #include "mmap_core.h"
 #include "mmap_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.buf_inventory);
 
@@ -87,6 +88,9 @@ doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 			     inventory->num_elements - inventory->num_free, inventory->num_elements);
 		return DOCA_ERROR_IN_USE;
 	}
+	/* Strict mode only: a released buf a task still uses would be freed under it. */
+	if (sd_unlikely(sd_strict_on) && sd_strict_inventory_in_use(inventory, SD_STRICT_CALLER()))
+		return DOCA_ERROR_IN_USE;
 	inventory_free(inventory);
 	return DOCA_SUCCESS;
 }

@@ -237,6 +237,21 @@ sd_strict_buf_release(const struct doca_buf *buf, const void *caller)
 				 (const void *)buf, (const void *)buf->mmap, buf->strict_uses);
 }
 
+bool
+sd_strict_inventory_in_use(const struct doca_buf_inventory *inv, const void *caller)
+{
+	for (const struct doca_buf *b = inv->free_list; b != NULL; b = b->free_next) {
+		if (b->strict_uses == 0)
+			continue;
+		sd_strict_report(SD_STRICT_BUF_RELEASED_IN_FLIGHT, caller,
+				 "doca_buf_inventory_destroy of inventory %p while its buf %p, released, is used by %u "
+				 "submitted task(s) (refused in strict mode)",
+				 (const void *)inv, (const void *)b, b->strict_uses);
+		return true;
+	}
+	return false;
+}
+
 void
 sd_strict_mmap_in_use(const struct doca_mmap *mmap, const char *api, const void *caller)
 {

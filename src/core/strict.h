@@ -21,6 +21,7 @@
 
 #include "ctx_internal.h"
 
+struct doca_buf_inventory;
 struct doca_mmap;
 struct doca_pe;
 
@@ -59,6 +60,11 @@ void sd_strict_untrack(struct doca_task *task);
 
 /* doca_buf_dec_refcount() brought buf to 0 (sd_strict_on). */
 void sd_strict_buf_release(const struct doca_buf *buf, const void *caller);
+/*
+ * doca_buf_inventory_destroy() with every buf free: true (reported, the destroy is refused) when a
+ * released buf is still used by a submitted task, which the default would free under the task.
+ */
+bool sd_strict_inventory_in_use(const struct doca_buf_inventory *inv, const void *caller);
 /* doca_mmap_destroy/stop() found bufs alive (refused, as by default). */
 void sd_strict_mmap_in_use(const struct doca_mmap *mmap, const char *api, const void *caller);
 

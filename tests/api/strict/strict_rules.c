@@ -73,6 +73,7 @@ open_pci(const char *pci)
 /* Exported (the strict lines name them): one per rule, plus the legal two-thread use. */
 void scenario_task_freed_in_flight(void);
 void scenario_buf_released_in_flight(void);
+void scenario_inventory_destroyed_under_task(void);
 void scenario_mmap_destroyed_under_bufs(void);
 void scenario_buf_cross_device(void);
 void scenario_copy_overlap(void);
@@ -201,18 +202,39 @@ scenario_task_freed_in_flight(void)
 	CHECK(memcmp(e.mem[0] + 2048, e.mem[0], 64) == 0);
 }
 
-/* Rule 2: the destination goes back to its inventory before the copy; the bytes land all the same. */
+/*
+ * Rule 2: released before the copy ran, the bufs are back in their inventory and the bytes land all
+ * the same.  With destroy, strict mode only (the default would free the bufs under the task): both
+ * released, then their inventory destroyed - refused (IN_USE) in strict mode.  Inlined: the call
+ * sites are the scenarios'.
+ */
+static inline __attribute__((always_inline)) void
+release_under_task(bool destroy)
+{
+	struct doca_buf *src, *dst;
+
+	CHECK_OK(doca_task_submit(plain_copy(&src, &dst)));
+	CHECK_OK(doca_buf_dec_refcount(dst, NULL));
+	if (destroy) {
+		CHECK_OK(doca_buf_dec_refcount(src, NULL));
+		CHECK(doca_buf_inventory_destroy(e.inv) == DOCA_ERROR_IN_USE);
+	}
+	progress_until(1);
+	CHECK(memcmp(e.mem[0] + 2048, e.mem[0], 64) == 0);
+	if (!destroy)
+		CHECK_OK(doca_buf_dec_refcount(src, NULL));
+}
+
 __attribute__((noinline)) void
 scenario_buf_released_in_flight(void)
 {
-	struct doca_buf *src, *dst;
-	struct doca_task *t = plain_copy(&src, &dst);
+	release_under_task(false);
+}
 
-	CHECK_OK(doca_task_submit(t));
-	CHECK_OK(doca_buf_dec_refcount(dst, NULL));
-	progress_until(1);
-	CHECK(memcmp(e.mem[0] + 2048, e.mem[0], 64) == 0);
-	CHECK_OK(doca_buf_dec_refcount(src, NULL));
+__attribute__((noinline)) void
+scenario_inventory_destroyed_under_task(void)
+{
+	release_under_task(true);
 }
 
 /* Rule 3: stop and destroy refused (NOT_PERMITTED, as by default) while a buf is alive. */
@@ -361,6 +383,7 @@ main(int argc, char **argv)
 	} scenarios[] = {
 		{"task-freed-in-flight", scenario_task_freed_in_flight},
 		{"buf-released-in-flight", scenario_buf_released_in_flight},
+		{"inventory-destroyed-under-task", scenario_inventory_destroyed_under_task},
 		{"mmap-destroyed-under-bufs", scenario_mmap_destroyed_under_bufs},
 		{"buf-cross-device", scenario_buf_cross_device},
 		{"copy-overlap", scenario_copy_overlap},
