@@ -399,8 +399,10 @@ def sc_argv(dpu, size, num):
     return [SC_HOST, "-s", str(size), "-n", str(num), "-p", "b1:00.0"]
 
 
-def sc_pair(size, num, dpu_first=True, host_size=None):
+def sc_pair(size, num, dpu_first=True, host_size=None, strict=False):
     c = Case()
+    if strict:
+        c.env["SOFTDOCA_STRICT"] = "1"
     first = c.start(sc_argv(dpu_first, size, num))
     first.wait_for(r"Server waiting on a client to connect" if dpu_first else r"Connecting to the DPU's server")
     second = c.start(sc_argv(not dpu_first, size if host_size is None or not dpu_first else host_size, num))
@@ -434,6 +436,22 @@ def test_secure_channel_more_messages_than_buffers():
     """4 KiB x 5000 (64 buffers reposted) and 1 MiB x 40 (16 buffers: the 16 MiB budget)."""
     sc_ok(4096, 5000)
     sc_ok(1 << 20, 40)
+
+
+def test_secure_channel_strict():
+    """SOFTDOCA_STRICT=1 (docs/diagnostics.md "Strict mode"): the application's teardown frees its posted
+    receives before it stops the consumer - rule 1 on each side, and no other rule; still a clean run."""
+    d, h = sc_pair(256, 100, strict=True)
+    for r in (d, h):
+        check(r.code == 0, "expected exit code 0", d, h)
+        rules = re.findall(r"\[softdoca-strict\] ([a-z-]+): (\S+ \S+ task) 0x[0-9a-f]+ freed while in flight "
+                           r"[^;]*: dropped, it never completes;", r.both)
+        check(rules and set(rules) == {("task-freed-in-flight", "comch_consumer post_recv task")},
+              "expected the freed posted receives as rule 1 only: %s" % rules[:3], r)
+        m = re.search(r"\[softdoca-strict\] (\d+) violations: (.*)", r.both)
+        check(m is not None and m.group(2) == "task-freed-in-flight=%d" % len(rules) and int(m.group(1)) == len(rules),
+              "the count at exit does not match the lines", r)
+        check(r.both.count("[softdoca-strict]") == len(rules) + 1, "another strict line was printed", r)
 
 
 def test_secure_channel_bad_flags():
