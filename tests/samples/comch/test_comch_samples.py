@@ -439,19 +439,13 @@ def test_secure_channel_more_messages_than_buffers():
 
 
 def test_secure_channel_strict():
-    """SOFTDOCA_STRICT=1 (docs/diagnostics.md "Strict mode"): the application's teardown frees its posted
-    receives before it stops the consumer - rule 1 on each side, and no other rule; still a clean run."""
+    """SOFTDOCA_STRICT=1 (docs/diagnostics.md "Strict mode") finds nothing in this Secure Channel: it posts
+    no more receives than messages, so none is freed posted (NVIDIA's teardown, which frees them, is
+    test_comch_free_posted's strict case); both sides run as without it."""
     d, h = sc_pair(256, 100, strict=True)
     for r in (d, h):
         check(r.code == 0, "expected exit code 0", d, h)
-        rules = re.findall(r"\[softdoca-strict\] ([a-z-]+): (\S+ \S+ task) 0x[0-9a-f]+ freed while in flight "
-                           r"[^;]*: dropped, it never completes;", r.both)
-        check(rules and set(rules) == {("task-freed-in-flight", "comch_consumer post_recv task")},
-              "expected the freed posted receives as rule 1 only: %s" % rules[:3], r)
-        m = re.search(r"\[softdoca-strict\] (\d+) violations: (.*)", r.both)
-        check(m is not None and m.group(2) == "task-freed-in-flight=%d" % len(rules) and int(m.group(1)) == len(rules),
-              "the count at exit does not match the lines", r)
-        check(r.both.count("[softdoca-strict]") == len(rules) + 1, "another strict line was printed", r)
+        check("[softdoca-strict]" not in r.both and "[ERR]" not in r.both, "strict mode reported something", r)
 
 
 def test_secure_channel_bad_flags():
