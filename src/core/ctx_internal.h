@@ -193,7 +193,7 @@ struct doca_ctx {
 		refusals_logged); /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
 	uint32_t SD_CORE_PRIVATE(graph_refs); /* graphs with a node of this ctx: sd_ctx_fini refuses IN_USE */
 	/*
-	 * Diagnostics (diag.h): SD_DIAG_* bits set at start from SOFTDOCA_FAULTS/TRACE/STATS; 0 when every
+	 * Diagnostics (diag.h): SD_DIAG_* bits set at start from SOFTDOCA_FAULTS/TRACE/STATS/STRICT; 0 when every
 	 * knob is off, and the hot path's only cost is the test of this byte.  lib names the library in
 	 * fault rules ("dma", "comch", "sha"); delayed holds completions an injected delay postpones.
 	 */
