@@ -11,6 +11,7 @@
 #include "mmap_core.h"
 #include "mmap_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.buf);
 
@@ -67,6 +68,8 @@ doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 		*refcount = buf->refcount;
 	if (--buf->refcount > 0)
 		return DOCA_SUCCESS;
+	if (sd_unlikely(sd_strict_on))
+		sd_strict_buf_release(buf, SD_STRICT_CALLER());
 	/* The head reached 0: the whole list goes back, element by element. */
 	for (; buf != NULL; buf = next) {
 		next = buf->next;

@@ -11,6 +11,7 @@
 #include "mmap_core.h"
 #include "mmap_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.buf_inventory);
 
@@ -87,6 +88,9 @@ doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 			     inventory->num_elements - inventory->num_free, inventory->num_elements);
 		return DOCA_ERROR_IN_USE;
 	}
+	/* Strict mode only: a released buf a task still uses would be freed under it. */
+	if (sd_unlikely(sd_strict_on) && sd_strict_inventory_in_use(inventory, SD_STRICT_CALLER()))
+		return DOCA_ERROR_IN_USE;
 	inventory_free(inventory);
 	return DOCA_SUCCESS;
 }
@@ -155,8 +159,12 @@ sd_buf_inventory_put(struct doca_buf *buf)
 {
 	struct doca_buf_inventory *inv = buf->inv;
 
+	/*
+	 * buf->mmap stays: a task still in flight on a buf released too early (strict mode's
+	 * buf-released-in-flight) reads it when it runs (the cross-process engine asks it for the
+	 * exporter), and the running context's pin keeps that mmap alive.
+	 */
 	atomic_fetch_sub(&buf->mmap->num_bufs, 1);
-	buf->mmap = NULL;
 	buf->refcount = 0;
 	buf->next = NULL;
 	buf->last = NULL;
@@ -227,7 +235,7 @@ buf_reuse(struct doca_buf *buf, uint8_t *addr, size_t len, size_t data_len, cons
 		DOCA_LOG_ERR("%s: NULL argument (buf %p, address %p)", api, (void *)buf, (void *)addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (buf->refcount == 0 || buf->mmap == NULL) {
+	if (buf->refcount == 0) {
 		DOCA_LOG_ERR("%s: buf %p is free (back in its inventory); reuse a buf you hold", api, (void *)buf);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -9,6 +9,7 @@
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.ctx)
 
@@ -71,6 +72,11 @@ default_drop(struct doca_task *task)
 	return false;
 }
 
+static void
+default_bufs(const struct doca_task *task, struct sd_task_bufs *bufs)
+{
+}
+
 void
 sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev *dev)
 {
@@ -94,6 +100,8 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 		ctx->run_ops.arm = default_arm;
 	if (ctx->run_ops.drop == NULL)
 		ctx->run_ops.drop = default_drop;
+	if (ctx->run_ops.bufs == NULL)
+		ctx->run_ops.bufs = default_bufs;
 	ctx->dev = dev;
 	ctx->pe = NULL;
 	sd_list_init(&ctx->pe_link);
@@ -234,8 +242,11 @@ sd_ctx_report(struct doca_ctx *ctx)
 		task->in_flight = false;
 		ctx->num_inflight--;
 		/* A graph's task completes into its instance, never into its pool's callbacks. */
-		if (sd_unlikely(ctx->diag != 0))
+		if (sd_unlikely(ctx->diag != 0)) {
+			if ((ctx->diag & SD_DIAG_STRICT) != 0)
+				sd_strict_untrack(task);
 			sd_diag_report(task, status);
+		}
 		if (sd_unlikely(task->graph_slot != NULL))
 			sd_graph_task_done(task, status);
 		else

@@ -49,6 +49,7 @@
 #include "../util/sd_util.h"
 
 struct sd_task_pool;
+struct doca_buf;
 struct sd_graph_slot;
 struct sd_diag_stats;
 struct sd_trace_track;
@@ -73,6 +74,8 @@ struct doca_task {
 	/* Diagnostics (diag.h), read only while ctx->diag != 0: submit time; a delayed completion's due time. */
 	uint64_t SD_CORE_PRIVATE(diag_t0);
 	uint64_t SD_CORE_PRIVATE(diag_due);
+	/* Strict mode (strict.h), while in flight: the bufs whose in-flight uses this task counts. */
+	struct doca_buf *SD_CORE_PRIVATE(strict_bufs)[2];
 };
 
 /* One pool per task type of a context (DMA memcpy, RDMA send, ...). */
@@ -88,11 +91,18 @@ struct sd_task_pool {
 	const char *SD_CORE_PRIVATE(name); /* "memcpy", "send", ... for log lines */
 };
 
+/* What a task reads and writes, for strict mode's buf rules (strict.h); heads of lists, NULL: none. */
+struct sd_task_bufs {
+	const struct doca_buf *src;
+	const struct doca_buf *dst;
+	bool copy; /* src's data is copied into dst's tail room: the overlap rule applies */
+};
+
 /*
  * Every slot may be NULL: sd_ctx_init() copies the table into ctx->run_ops with
  * core's defaults in the empty slots (start: straight to RUNNING; flush, stopped:
  * nothing; progress: 0; submit: NOT_SUPPORTED, logged; validate: SUCCESS; arm,
- * drop: false), so no call site tests for NULL.
+ * drop: false; bufs: none), so no call site tests for NULL.
  */
 struct sd_ctx_ops {
 	const char *name; /* "dma", "rdma", ... */
@@ -140,6 +150,8 @@ struct sd_ctx_ops {
 	 * receives before they stop the consumer (docs/comch.md).
 	 */
 	bool (*drop)(struct doca_task *task);
+	/* Strict mode only (SOFTDOCA_STRICT=1, strict.h): fill what the task reads and writes. */
+	void (*bufs)(const struct doca_task *task, struct sd_task_bufs *bufs);
 	/*
 	 * A SUCCESS from this backend is final even once the ctx is STOPPING: its tasks
 	 * finish when handed over (a Comch message is in the peer's queue at submit), so a
@@ -182,7 +194,7 @@ struct doca_ctx {
 		refusals_logged); /* bit per refusal reason logged at ERR this run (refusal.h); cleared at start */
 	uint32_t SD_CORE_PRIVATE(graph_refs); /* graphs with a node of this ctx: sd_ctx_fini refuses IN_USE */
 	/*
-	 * Diagnostics (diag.h): SD_DIAG_* bits set at start from SOFTDOCA_FAULTS/TRACE/STATS; 0 when every
+	 * Diagnostics (diag.h): SD_DIAG_* bits set at start from SOFTDOCA_FAULTS/TRACE/STATS/STRICT; 0 when every
 	 * knob is off, and the hot path's only cost is the test of this byte.  lib names the library in
 	 * fault rules ("dma", "comch", "sha"); delayed holds completions an injected delay postpones.
 	 */

@@ -11,6 +11,7 @@
 #include "../util/sd_time.h"
 #include "diag.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.diag)
 
@@ -35,6 +36,9 @@ config_load(void)
 	}
 	config.trace_path = sd_env_str("SOFTDOCA_TRACE");
 	config.stats_on = sd_env_bool("SOFTDOCA_STATS", false);
+	config.strict_on = sd_env_bool("SOFTDOCA_STRICT", false);
+	if (config.strict_on)
+		sd_strict_enable();
 }
 
 const struct sd_diag_config *
@@ -64,6 +68,8 @@ sd_diag_ctx_start(struct doca_ctx *ctx)
 		sd_trace_ctx_start(ctx);
 	if (c->stats_on)
 		sd_stats_ctx_start(ctx);
+	if (c->strict_on)
+		ctx->diag |= SD_DIAG_STRICT;
 	return DOCA_SUCCESS;
 }
 

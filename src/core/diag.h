@@ -26,6 +26,7 @@
 #define SD_DIAG_FAULT 0x1u
 #define SD_DIAG_TRACE 0x2u
 #define SD_DIAG_STATS 0x4u
+#define SD_DIAG_STRICT 0x8u /* SOFTDOCA_STRICT=1 (strict.h) */
 
 /* The process's knobs, read once (diag.c). */
 struct sd_diag_config {
@@ -34,6 +35,7 @@ struct sd_diag_config {
 	uint64_t t0_ns; /* when the plan was loaded: origin of @<time> */
 	const char *trace_path;
 	bool stats_on;
+	bool strict_on;
 };
 
 const struct sd_diag_config *sd_diag_config(void);

@@ -9,11 +9,13 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
+#include "diag.h"
 #include "dev_internal.h"
 #include "mmap_core.h"
 #include "mmap_internal.h"
 #include "mmap_pci_proto.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.mmap);
 
@@ -110,6 +112,7 @@ mmap_alloc(void)
 {
 	struct doca_mmap *mmap = calloc(1, sizeof(*mmap));
 
+	(void)sd_diag_config(); /* the knobs before the first buf: strict mode's rules (strict.h) */
 	if (mmap == NULL)
 		return NULL;
 	mmap->kind = SD_MMAP_LOCAL;
@@ -169,8 +172,11 @@ doca_mmap_destroy(struct doca_mmap *mmap)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = check_unused(mmap, "doca_mmap_destroy", false);
-	if (err != DOCA_SUCCESS)
+	if (err != DOCA_SUCCESS) {
+		if (sd_unlikely(sd_strict_on) && err == DOCA_ERROR_NOT_PERMITTED)
+			sd_strict_mmap_in_use(mmap, "doca_mmap_destroy", SD_STRICT_CALLER());
 		return err;
+	}
 	mmap_stop(mmap);
 	/* The free callback owns the memrange only for local mmaps: imports describe someone else's memory. */
 	if (mmap->free_cb != NULL && mmap->kind == SD_MMAP_LOCAL && mmap->memrange_set)
@@ -220,8 +226,11 @@ doca_mmap_stop(struct doca_mmap *mmap)
 	 * stopping them is allowed (it revokes the export / drops the import).
 	 */
 	err = check_unused(mmap, "doca_mmap_stop", true);
-	if (err != DOCA_SUCCESS)
+	if (err != DOCA_SUCCESS) {
+		if (sd_unlikely(sd_strict_on) && err == DOCA_ERROR_NOT_PERMITTED)
+			sd_strict_mmap_in_use(mmap, "doca_mmap_stop", SD_STRICT_CALLER());
 		return err;
+	}
 	mmap_stop(mmap);
 	return DOCA_SUCCESS;
 }

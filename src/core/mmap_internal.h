@@ -89,6 +89,7 @@ struct doca_buf {
 	uint8_t *SD_CORE_PRIVATE(data); /* data window: [data, data + data_len) inside [head, head + len) */
 	size_t SD_CORE_PRIVATE(data_len);
 	uint16_t SD_CORE_PRIVATE(refcount);	     /* 0: free, in the inventory */
+	uint16_t SD_CORE_PRIVATE(strict_uses);	     /* strict mode: submitted tasks using it (strict.h) */
 	struct doca_buf *SD_CORE_PRIVATE(next);	     /* next segment of the list this buf heads or belongs to */
 	struct doca_buf *SD_CORE_PRIVATE(last);	     /* head only: last segment */
 	uint32_t SD_CORE_PRIVATE(list_len);	     /* head only: number of segments */

@@ -17,6 +17,7 @@
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.pe)
 
@@ -31,6 +32,7 @@ doca_pe_create(struct doca_pe **pe)
 		DOCA_LOG_ERR("doca_pe_create: pe is NULL; pass the address of a struct doca_pe pointer");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	(void)sd_diag_config(); /* the knobs before the first progress: strict mode's PE rules (strict.h) */
 	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
 		DOCA_LOG_ERR("doca_pe_create: out of memory");
@@ -101,6 +103,7 @@ doca_pe_progress(struct doca_pe *pe)
 {
 	struct sd_list *elem;
 	unsigned events = 0;
+	bool took = false;
 
 	if (sd_unlikely(pe == NULL)) {
 		DOCA_LOG_ERR("doca_pe_progress: pe is NULL");
@@ -109,8 +112,14 @@ doca_pe_progress(struct doca_pe *pe)
 	if (sd_unlikely(pe->in_progress)) {
 		DOCA_LOG_ERR("doca_pe_progress: called from a callback of the same PE; return from the callback and "
 			     "progress from the main loop");
+		if (sd_strict_on)
+			sd_strict_report(SD_STRICT_PROGRESS_REENTRY, SD_STRICT_CALLER(),
+					 "doca_pe_progress(pe %p) inside a callback of the same PE (ignored)",
+					 (void *)pe);
 		return 0;
 	}
+	if (sd_unlikely(sd_strict_on))
+		took = sd_strict_pe_enter(pe, "doca_pe_progress", SD_STRICT_CALLER());
 	pe->in_progress = true;
 	pe->generation++;
 	/*
@@ -138,6 +147,8 @@ doca_pe_progress(struct doca_pe *pe)
 	if (sd_unlikely(!sd_list_empty(&pe->graph_work)))
 		events += sd_graph_progress(pe);
 	pe->in_progress = false;
+	if (sd_unlikely(took))
+		sd_strict_pe_leave(pe);
 	return events != 0;
 }
 

@@ -26,6 +26,9 @@ struct doca_pe {
 	atomic_uint SD_CORE_PRIVATE(armed);	    /* 1: request_notification called, not yet woken/cleared */
 	struct sd_list SD_CORE_PRIVATE(graph_work); /* graph slots to run, instances to report (graph_internal.h) */
 	size_t SD_CORE_PRIVATE(num_graphs);	    /* graphs bound to the PE: destroy refuses IN_USE */
+	/* Strict mode (strict.h): the thread inside its progress or a submit (0: none), and which call. */
+	atomic_uint SD_CORE_PRIVATE(strict_owner);
+	_Atomic(const char *) SD_CORE_PRIVATE(strict_api);
 };
 
 /* "IDLE", "STARTING", ... for log lines. */

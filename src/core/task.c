@@ -12,6 +12,7 @@
 #include "graph_internal.h"
 #include "pe_internal.h"
 #include "sd_log.h"
+#include "strict.h"
 
 SD_LOG_REGISTER(core.task)
 
@@ -273,15 +274,13 @@ submit_check(const struct doca_task *task, const char *api)
 	return DOCA_SUCCESS;
 }
 
+/* Hand a checked task to the backend. */
 static inline doca_error_t
-submit_checked(struct doca_task *task, const char *api)
+submit_backend(struct doca_task *task, const char *api)
 {
 	struct doca_ctx *ctx = task->ctx;
 	doca_error_t err;
 
-	/* Diagnostics off: this test is their whole cost (diag.h).  An injected AGAIN queues nothing. */
-	if (sd_unlikely(ctx->diag != 0) && sd_diag_submit(task, api))
-		return DOCA_ERROR_AGAIN;
 	/* In flight before the backend sees it: it may complete the task inside submit. */
 	task->in_flight = true;
 	task->seq = ctx->next_seq++;
@@ -299,6 +298,36 @@ submit_checked(struct doca_task *task, const char *api)
 			     err == DOCA_ERROR_AGAIN ? " (queue full; progress, then retry)" : "");
 	}
 	return err;
+}
+
+/* Submit with diagnostics on: strict mode's rules around it, an injected AGAIN queues nothing. */
+static __attribute__((noinline, cold)) doca_error_t
+submit_diag(struct doca_task *task, const char *api, const void *caller)
+{
+	struct doca_ctx *ctx = task->ctx;
+	bool strict = (ctx->diag & SD_DIAG_STRICT) != 0, took = false;
+	doca_error_t err;
+
+	if (strict) {
+		took = sd_strict_pe_enter(ctx->pe, api, caller);
+		sd_strict_submit_check(task, caller);
+	}
+	err = sd_diag_submit(task, api) ? DOCA_ERROR_AGAIN : submit_backend(task, api);
+	if (strict && err == DOCA_SUCCESS)
+		sd_strict_track(task);
+	if (took)
+		sd_strict_pe_leave(ctx->pe);
+	return err;
+}
+
+/* Inlined into each public submit, so the caller is the application's call site. */
+static inline __attribute__((always_inline)) doca_error_t
+submit_checked(struct doca_task *task, const char *api)
+{
+	/* Diagnostics off: this test is their whole cost (diag.h). */
+	if (sd_unlikely(task->ctx->diag != 0))
+		return submit_diag(task, api, SD_STRICT_CALLER());
+	return submit_backend(task, api);
 }
 
 doca_error_t
@@ -379,8 +408,11 @@ doca_task_free(struct doca_task *task)
 	}
 	if (sd_unlikely(task->in_flight)) {
 		struct doca_ctx *ctx = task->ctx;
+		bool dropped = ctx->run_ops.drop(task);
 
-		if (!ctx->run_ops.drop(task)) {
+		if ((ctx->diag & SD_DIAG_STRICT) != 0)
+			sd_strict_task_freed(task, dropped, SD_STRICT_CALLER());
+		if (!dropped) {
 			DOCA_LOG_ERR("doca_task_free: %s task %p is in flight; free it in its completion or error "
 				     "callback",
 				     pool->name, (void *)task);

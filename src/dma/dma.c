@@ -122,6 +122,7 @@ static const struct sd_ctx_ops dma_ctx_ops = {
 	.progress = dma_progress,
 	.submit = sd_dma_task_submit,
 	.validate = sd_dma_task_validate,
+	.bufs = sd_dma_task_bufs,
 	.arm = dma_arm,
 };
 

@@ -77,6 +77,8 @@ sd_dma_task_from_job(struct sd_dma_job *job)
 /* ctx ops implemented by dma_task_memcpy.c */
 doca_error_t sd_dma_task_submit(struct doca_task *task);
 doca_error_t sd_dma_task_validate(struct doca_task *task);
+/* Strict mode (SOFTDOCA_STRICT): a memcpy reads its source and copies it into its destination's tail room. */
+void sd_dma_task_bufs(const struct doca_task *task, struct sd_task_bufs *bufs);
 
 /* dma_task_memcpy.c: release every pin taken while running (ctx reached IDLE, destroy). */
 void sd_dma_unpin_all(struct doca_dma *dma);

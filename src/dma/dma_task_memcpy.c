@@ -439,6 +439,16 @@ sd_dma_task_validate(struct doca_task *task)
 	return err;
 }
 
+void
+sd_dma_task_bufs(const struct doca_task *task, struct sd_task_bufs *bufs)
+{
+	const struct doca_dma_task_memcpy *t = (const struct doca_dma_task_memcpy *)task;
+
+	bufs->src = t->job.src;
+	bufs->dst = t->job.dst;
+	bufs->copy = true;
+}
+
 /* ---- task API ------------------------------------------------------------------- */
 
 DOCA_STABLE doca_error_t

@@ -457,6 +457,34 @@ TEST(other_in_flight_frees_are_refused)
 	ASSERT_EQ(count(captured_log(f.log_fd), DROP_LINE), 0);
 }
 
+/*
+ * SOFTDOCA_STRICT=1 (docs/diagnostics.md "Strict mode"): the same teardown is rule 1, a task freed in
+ * flight - one [softdoca-strict] line per freed receive, naming the consumer's task and this program
+ * as the call site; the receives are still dropped as by default and nothing else is reported.
+ */
+TEST(strict_names_freed_posted_receives)
+{
+	struct fixture f;
+	struct doca_comch_consumer_task_post_recv *t[2];
+	const char *log;
+
+	ASSERT_EQ(setenv("SOFTDOCA_STRICT", "1", 1), 0);
+	fixture_init(&f, 2);
+	for (int i = 0; i < 2; i++)
+		t[i] = post(&f, i, 100 + (uint64_t)i);
+	free_posted(t[0]);
+	free_posted(t[1]);
+	ASSERT_EQ(inflight(&f.cons_side), 0);
+	ASSERT_OK(stop_idle(&f, &f.cons_side));
+	fixture_fini(&f);
+	log = captured_log(f.log_fd);
+	ASSERT_EQ(count(log, "[softdoca-strict] task-freed-in-flight: comch_consumer post_recv task 0x"), 2);
+	ASSERT_EQ(count(log, "dropped, it never completes"), 2);
+	ASSERT_EQ(count(log, "called from test_comch_free_posted("), 2);
+	ASSERT_EQ(count(log, "[softdoca-strict]"), 2);
+	ASSERT_EQ(count(log, DROP_LINE), 1);
+}
+
 /* The peer may write into the consumer's mmap while the consumer is announced: the mmap cannot go before. */
 TEST(consumer_pins_its_mmap)
 {

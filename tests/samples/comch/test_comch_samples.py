@@ -399,8 +399,10 @@ def sc_argv(dpu, size, num):
     return [SC_HOST, "-s", str(size), "-n", str(num), "-p", "b1:00.0"]
 
 
-def sc_pair(size, num, dpu_first=True, host_size=None):
+def sc_pair(size, num, dpu_first=True, host_size=None, strict=False):
     c = Case()
+    if strict:
+        c.env["SOFTDOCA_STRICT"] = "1"
     first = c.start(sc_argv(dpu_first, size, num))
     first.wait_for(r"Server waiting on a client to connect" if dpu_first else r"Connecting to the DPU's server")
     second = c.start(sc_argv(not dpu_first, size if host_size is None or not dpu_first else host_size, num))
@@ -434,6 +436,16 @@ def test_secure_channel_more_messages_than_buffers():
     """4 KiB x 5000 (64 buffers reposted) and 1 MiB x 40 (16 buffers: the 16 MiB budget)."""
     sc_ok(4096, 5000)
     sc_ok(1 << 20, 40)
+
+
+def test_secure_channel_strict():
+    """SOFTDOCA_STRICT=1 (docs/diagnostics.md "Strict mode") finds nothing in this Secure Channel: it posts
+    no more receives than messages, so none is freed posted (NVIDIA's teardown, which frees them, is
+    test_comch_free_posted's strict case); both sides run as without it."""
+    d, h = sc_pair(256, 100, strict=True)
+    for r in (d, h):
+        check(r.code == 0, "expected exit code 0", d, h)
+        check("[softdoca-strict]" not in r.both and "[ERR]" not in r.both, "strict mode reported something", r)
 
 
 def test_secure_channel_bad_flags():

@@ -230,6 +230,35 @@ TEST(dma_copy_dpu_teardown_order)
 	host_stop(&h);
 }
 
+/*
+ * A source released while its copy is in flight (strict mode's buf-released-in-flight,
+ * docs/diagnostics.md): by default the copy still runs from the same exported range, as on
+ * hardware - the cross-process engine still finds the exporter through the buf's mmap.
+ */
+TEST(remote_source_released_in_flight_still_copies)
+{
+	struct host h = host_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	struct doca_dma_task_memcpy *t;
+	union doca_data ud = {.u64 = 0};
+	struct doca_buf *src, *dst;
+	struct doca_mmap *remote;
+	struct env e;
+
+	remote = dpu_open(&e, &h);
+	ASSERT_OK(doca_buf_inventory_buf_get_by_data(e.inv, remote, h.addr, 4096, &src));
+	dst = dst_buf(&e, 0, 4096);
+	ASSERT_OK(doca_dma_task_memcpy_alloc_init(e.dma, src, dst, ud, &t));
+	ASSERT_OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+	progress_until(e.pe, &results.n, 1);
+	ASSERT_ERR(results.last_status, DOCA_SUCCESS);
+	for (size_t i = 0; i < 4096; i++)
+		ASSERT_EQ(e.mem[i], pattern(i));
+	ASSERT_OK(doca_mmap_destroy(remote));
+	env_close(&e);
+	host_stop(&h);
+}
+
 /* Write-back into a PCI_READ_WRITE export (the destination lives in the other process). */
 TEST(dpu_writes_back_to_host)
 {
