@@ -43,6 +43,7 @@ import report  # noqa: E402
 import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
 from results import (KIB, LARGEST, MIB, OURS, UCX_VETH_PEERS, Results, Target,  # noqa: E402
                      fmt_ratio, human_size, perf_vals, ratio)
+from results import LARGE_WRITE, P4_TITLE, P9_TITLE, small_copy  # noqa: E402
 from runner import Bench, last_line, run  # noqa: E402
 
 PLUGINS = (verbs_rows, multi_rail, engine_rows)
@@ -196,26 +197,28 @@ def _rdma_ours(b, res, workload, argv, r, env):
 
 def ucx_rows(b, res, smoke):
     """ucx_perftest on loopback (shm and tcp) beside doca_perf rdma on the same sizes."""
-    sizes = [4 * KIB, 64 * KIB, MIB] if not smoke else [MIB]
+    sizes = [4 * KIB, 64 * KIB, MIB] if not smoke else [4 * KIB, MIB]
     if not b.ucx:
         res.skip("ucx", "ucx_perftest not installed (package ucx-utils)")
     for tls in (["shm", "tcp"] if not smoke else ["shm"]):
         env = {"UCX_TLS": "tcp"} if tls == "tcp" else None
         for op, test in (("write", "ucp_put_bw"), ("read", "ucp_get")):
             workload = "rdma-%s-%s" % (op, tls)
-            for r in range(b.rounds):
+            for r in range(b.pipeline_rounds if tls == "shm" else b.rounds):
                 # --buffers 1: one buffer a side, as ucx_perftest (same working set).
                 _rdma_ours(b, res, workload, ["rdma", op, "-s", ",".join(map(str, sizes)), "-t", "16",
                                               "--buffers", "1"], r, env)
                 if b.ucx:
                     for s in sizes:
                         b.ucx_peer(res, workload, test, s, tls, r, lat=("avg",))
+                if tls == "shm":  # P4, P9, P10: private-memory and mapped peers
+                    b.private_peers(res, workload, op, sizes if op == "write" else [4 * KIB], r)
             if tls == "tcp" and b.ucx:
                 for r in range(b.rounds):
                     b.ucx_peer(res, "rdma-write-tcp", "ucp_am_bw", MIB, tls, r, group="rdma-write-tcp/am_bw")
         # Latency: 8-byte send/recv ping-pong against ucp_am_lat.
         workload = "rdma-send-lat-%s" % tls
-        for r in range(b.rounds):
+        for r in range(b.pipeline_rounds if tls == "shm" else b.rounds):
             _rdma_ours(b, res, workload, ["rdma", "send", "--lat", "-s", "8"], r, env)
             if b.ucx:
                 b.ucx_peer(res, workload, "ucp_am_lat", 8, tls, r, lat=("avg", "p50"))
@@ -361,12 +364,13 @@ TARGETS = (
     Target("P2", "DMA 64 B >= 20 M tasks/s", "dma-local", 64, metric="rate", goal=20e6),
     Target("P3", "DMA host<->DPU >= 64 KiB >= 0.9x process_vm_readv (worst size)", "dma-host-dpu", 64 * KIB,
            peer="process_vm_readv", goal=0.9, measure=host_dpu_worst),
-    Target("P4", "RDMA write 1 MiB, two local processes >= 1.0x ucp_put_bw (shm)", "rdma-write-shm", MIB,
-           peer="ucx_perftest ucp_put_bw", goal=1.0),
+    Target("P4", P4_TITLE % "RDMA", "rdma-write-shm", MIB, measure=LARGE_WRITE),
     Target("P5", "RDMA 8 B send/recv latency <= 1.3x ucp_am_lat (shm, avg)", "rdma-send-lat-shm", 8,
            metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.3),
     Target("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
+    Target("P9", P9_TITLE % ("RDMA write", "writev", "put"), "rdma-write-shm", 4 * KIB, measure=small_copy("write")),
+    Target("P10", P9_TITLE % ("RDMA read", "readv", "get"), "rdma-read-shm", 4 * KIB, measure=small_copy("read")),
 ) + verbs_rows.TARGETS + (
     Target("P23", "Comch control path 64 B round trip <= 1.5x a Unix-socket ping-pong (same two processes)",
            "comch-ctrl-lat", 64, metric="lat_avg", peer="unix socket ping-pong", op="<=", goal=1.5),
@@ -407,11 +411,15 @@ def main():
     ap.add_argument("--page", help="also write the results page (README.md + plots) into this directory")
     ap.add_argument("--smoke", action="store_true", help="tiny run: every number produced, speed not judged")
     ap.add_argument("--rounds", type=int, help="alternating rounds per row (default 3; smoke 1)")
+    ap.add_argument("--pipeline-rounds", type=int,
+                    help="alternating rounds of the two-process shm rows (RDMA and Verbs write/read/latency; "
+                         "their runs are bimodal): default max(5, --rounds); smoke 1")
     ap.add_argument("--slice", type=float, help="seconds per slice (default 0.5; smoke 0.05)")
     ap.add_argument("--idle", type=float, default=None, help="seconds of idle CPU sampling for P8")
     ap.add_argument("--only", help="comma-separated steps (%s)" % ", ".join(name for name, _ in STEPS))
     args = ap.parse_args()
     args.rounds = args.rounds or (1 if args.smoke else 3)
+    args.pipeline_rounds = args.pipeline_rounds or (1 if args.smoke else max(5, args.rounds))
     args.slice = args.slice or (0.05 if args.smoke else 0.5)
     out = args.out or os.path.join(args.build, "bench", "results")
     b = Bench(args)

@@ -25,46 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "peer_common.h"
 
 #define SIDE_BUDGET (256u << 20)
 
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double
-cpu_now(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-	       (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-/* The source pattern doca_perf uses too. */
 /* Page-aligned, as doca_perf's perf_page_alloc (aligned_alloc wants a multiple of the alignment). */
 static void *
 page_alloc(size_t n)
 {
 	return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
-}
-
-static void
-fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(i * 7 + 3);
 }
 
 /* Keeps the compiler from dropping the copies. */
@@ -98,6 +71,7 @@ main(int argc, char **argv)
 	size_t size, slots, side, buffers;
 	unsigned depth;
 	double seconds, t0, t, cpu0;
+	char config[64];
 	uint64_t ops = 0;
 	uint8_t *src, *dst;
 	pid_t holder = 0;
@@ -143,7 +117,7 @@ main(int argc, char **argv)
 			src = page_alloc(side);
 			if (src == NULL)
 				_exit(1);
-			fill(src, side);
+			peer_fill(src, side);
 			if (write(up[1], &src, sizeof(src)) != sizeof(src))
 				_exit(1);
 			while (read(down[0], &c, 1) > 0)
@@ -171,19 +145,19 @@ main(int argc, char **argv)
 		src = page_alloc(2 * side);
 		if (src == NULL)
 			return 1;
-		fill(src, 2 * side);
+		peer_fill(src, 2 * side);
 		dst = src + side;
 	}
 	/* One untimed pass first, as doca_perf runs warm-up tasks before measuring. */
 	if (copy_pass(pvr, holder, src, dst, size, slots, depth) != 0)
 		return 1;
-	cpu0 = cpu_now();
-	t0 = now();
+	cpu0 = peer_cpu_now();
+	t0 = peer_now();
 	do {
 		if (copy_pass(pvr, holder, src, dst, size, slots, depth) != 0)
 			return 1;
 		ops += depth;
-		t = now();
+		t = peer_now();
 	} while (t - t0 < seconds);
 	sink = dst[side - 1];
 	for (size_t i = 0; i < size; i++)
@@ -195,11 +169,7 @@ main(int argc, char **argv)
 		kill(holder, SIGKILL);
 		waitpid(holder, NULL, 0);
 	}
-	printf("{\"tool\":\"peer_copy\",\"test\":\"%s\",\"config\":{\"depth\":%u,\"buffers\":%zu},"
-	       "\"results\":[{\"size\":%zu,"
-	       "\"tasks\":%llu,\"seconds\":%.6f,\"bytes_per_sec\":%.1f,\"tasks_per_sec\":%.1f,\"cpu_percent\":%.1f,"
-	       "\"lat_ns\":{\"avg\":%.1f}}]}\n",
-	       argv[1], depth, slots, size, (unsigned long long)ops, t - t0, (double)ops * (double)size / (t - t0),
-	       (double)ops / (t - t0), 100.0 * (cpu_now() - cpu0) / (t - t0), (t - t0) * 1e9 / (double)ops);
+	snprintf(config, sizeof(config), "\"depth\":%u,\"buffers\":%zu", depth, slots);
+	peer_print("peer_copy", argv[1], config, size, ops, t - t0, peer_cpu_now() - cpu0);
 	return 0;
 }

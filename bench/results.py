@@ -15,6 +15,12 @@ KIB, MIB = 1 << 10, 1 << 20
 OURS = "softdoca"
 # The peers Bench.ucx_over_veth() records (a target takes the better of them).
 UCX_VETH_PEERS = ("ucx_perftest ucp_put_bw (tcp)", "ucx_perftest ucp_am_bw (tcp)")
+# Same-host baselines of the two-process rows (issue 22; Bench.private_peers, bench/peer_put.c,
+# bench/peer_ucp.c): the kernel's limit and UCP for memory nobody remapped, and the mapped peer.
+UCP_PUT_BW = "ucx_perftest ucp_put_bw"
+UCP_PRIVATE = {"write": "UCP put, private memory", "read": "UCP get, private memory"}
+CMA_LIMIT = {"write": "process_vm_writev x16, private memory", "read": "process_vm_readv x16, private memory"}
+MAPPED = "memcpy into a MAP_SHARED memfd"
 
 
 def human_size(n):
@@ -60,6 +66,23 @@ def perf_vals(row, cpu=False):
     return vals
 
 
+def loadavg():
+    """The 1-, 5- and 15-minute load averages now, as /proc/loadavg says them ("?" if unreadable)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def load1():
+    """The 1-minute load average now (None where /proc/loadavg cannot be read)."""
+    try:
+        return float(loadavg().split()[0])
+    except ValueError:
+        return None
+
+
 def _med(rows, key):
     vals = [r[key] for r in rows if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -74,9 +97,11 @@ class Results:
         self.skips = {}         # row group ("netns", "rdma-write-tcp/ucx", ...) -> reason
         self.timelines = {}     # (who, label) -> [(seconds, MB/s)], drawn by a plugin's plot
         self.started = time.time()
+        self.load_at_start = loadavg()
 
     def add(self, workload, size, who, **vals):
-        self.raw.append(dict(workload=workload, size=size, who=who, **vals))
+        """One slice's numbers; the 1-minute load average at its end is recorded beside them."""
+        self.raw.append(dict(workload=workload, size=size, who=who, load1=load1(), **vals))
 
     def skip(self, group, reason):
         self.skips[group] = reason
@@ -145,6 +170,10 @@ class Results:
         vals = [self.value(workload, size, p, key) for p in ((peers,) if isinstance(peers, str) else peers)]
         return max((v for v in vals if v), default=None)
 
+    def load(self, workload, size):
+        """The median 1-minute load average over the slices of (workload, size), ours and peers'."""
+        return _med(self.rows(workload, size=size), "load1")
+
     def cpu_ratio(self, workload, size, peer):
         """ours/peer in bytes per CPU-second (None unless both sides reported their CPU)."""
         return ratio(self.value(workload, size, OURS, "bps_per_cpu"), self.value(workload, size, peer, "bps_per_cpu"))
@@ -204,6 +233,35 @@ def _standard(res, t):
     return shown, t.judge(x)
 
 
+def all_of(*goals):
+    """measure= for a target with several peers at once: goals are (peer, goal) pairs judged with
+    the target's op, all of which must hold; a goal None is a reference, shown and not judged."""
+    def measure(res, t):
+        ours = res.value(t.workload, t.size, OURS, t.metric)
+        parts, met = [], True
+        for peer, goal in goals:
+            x = ratio(ours, res.value(t.workload, t.size, peer, t.metric))
+            parts.append("%s vs %s%s" % (fmt_ratio(x), peer, " (reference)" if goal is None else
+                                         " (%s %g)" % (t.op, goal)))
+            if goal is not None:
+                met = None if x is None or met is None else met and _OPS[t.op](x, goal)
+        return "; ".join(parts) + " (ours %s)" % FORMAT[t.metric](ours), met
+    return measure
+
+
 def evaluate(res, table):
     """[(id, title, value shown, met True/False/None)] for every target of the table, in order."""
     return [(t.id, t.title) + tuple((t.measure or _standard)(res, t)) for t in table]
+
+
+# Issue 22's same-host targets, shared by the RDMA rows (P4, P9, P10) and the Verbs rows (P19, P20).
+P4_TITLE = ("%s write 1 MiB, two local processes >= 1.0x UCP put into private memory and >= 0.95x the "
+            "process_vm_writev limit (ucp_put_bw, mapped memory: reference; its 0.6x goal is for huge-page "
+            "registrations, not built yet)")
+P9_TITLE = "%s 4 KiB, two local processes >= 0.9x the batched process_vm_%s limit and >= 1.0x UCP %s into private memory"
+LARGE_WRITE = all_of((UCP_PRIVATE["write"], 1.0), (CMA_LIMIT["write"], 0.95), (UCP_PUT_BW, None))
+
+
+def small_copy(op):
+    """P9, P10, P20: 4 KiB against the batched kernel copy (0.9x) and UCP into private memory (1.0x)."""
+    return all_of((CMA_LIMIT[op], 0.9), (UCP_PRIVATE[op], 1.0))

@@ -15,7 +15,7 @@ import time
 
 from softdoca_testbed.netns import HOST_FUNCTION, TCP_ENV, TwoHosts
 
-from results import MIB, OURS, perf_vals
+from results import CMA_LIMIT, MAPPED, MIB, OURS, UCP_PRIVATE, perf_vals
 
 # The doca_perf function each side of a namespace pair opens, on its veth end.
 NETNS_FUNCTION = dict(HOST_FUNCTION, vhca_id=0)
@@ -62,6 +62,8 @@ class Bench:
         self.build = os.path.abspath(args.build)
         self.perf = os.path.join(self.build, "tools", "doca_perf", "doca_perf")
         self.peer = os.path.join(self.build, "bench", "peer_copy")
+        self.put = os.path.join(self.build, "bench", "peer_put")
+        self.ucp = os.path.join(self.build, "bench", "peer_ucp")
         self.comch = os.path.join(self.build, "bench", "comch_bench")
         self.dma_copy = {side: os.path.join(self.build, "applications", "dma_copy", side, "doca_dma_copy")
                          for side in ("host", "dpu")}
@@ -71,6 +73,8 @@ class Bench:
                     "DOCA_LOG_LEVEL": os.environ.get("DOCA_LOG_LEVEL", "30")}
         self.slice = args.slice
         self.rounds = args.rounds
+        # Two-process pipelines are bimodal from run to run: their rows take more rounds.
+        self.pipeline_rounds = args.pipeline_rounds
         self.rdma_ok, self.rdma_why = self.probe_rdma()
         self.ucx = shutil.which("ucx_perftest")
 
@@ -145,6 +149,29 @@ class Bench:
             raise RuntimeError("ucx_perftest %s %s: %s" % (test, tls, last[-300:]))
         finally:
             _reap(srv, 10)
+
+    def private_peers(self, res, workload, op, sizes, r, batch=16):
+        """The same-host baselines of a two-process write/read row, one run each per size in round r:
+        the batched process_vm_writev/readv loop (the kernel's limit for private memory), UCP
+        put/get into a forked peer's private buffer (UCX_TLS=shm), and for writes the memcpy into a
+        MAP_SHARED memfd mapping (memory that is shareable).  A failure skips workload/peer."""
+        kind = "pvw" if op == "write" else "pvr"
+        runs = [(CMA_LIMIT[op], [self.put, kind]), (UCP_PRIVATE[op], [self.ucp, "put" if op == "write" else "get"])]
+        if op == "write":
+            runs.append((MAPPED, [self.put, "memfd"]))
+        for who, argv in runs:
+            for s in sizes:
+                if not os.access(argv[0], os.X_OK):
+                    res.skip(workload + "/" + who, "%s is not built" % os.path.basename(argv[0]))
+                    break
+                try:
+                    row = json.loads(run(argv + [str(s), str(self.slice), str(batch)], env={"UCX_TLS": "shm"},
+                                         timeout=60 + 20 * self.slice))["results"][0]
+                except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+                    res.skip(workload + "/" + who, "peer failed: " + last_line(e))
+                    break
+                res.add(workload, s, who, round=r, bps=row["bytes_per_sec"], rate=row["tasks_per_sec"],
+                        lat_avg_ns=row["lat_ns"]["avg"], cpu=row.get("cpu_percent"))
 
     # ---- two network namespaces ---------------------------------------------------
 

@@ -2,7 +2,8 @@
 """DOCA Verbs rows of compare.py (issue 13): `doca_perf verbs` beside ucx_perftest and beside
 `doca_perf rdma` (DOCA RDMA) on the same sizes, alternating in every round, and targets P19-P22.
 
-  verbs-write-shm     4 KiB, 64 KiB, 1 MiB  write VWIN --buffers 1    vs ucp_put_bw (shm)   P19 (1 MiB), P20 (4 KiB)
+  verbs-write-shm     4 KiB, 64 KiB, 1 MiB  write VWIN --buffers 1    vs UCP put / process_vm_writev into private
+                      memory, memcpy into a memfd mapping, ucp_put_bw (shm)   P19 (1 MiB), P20 (4 KiB)
   verbs-read-shm      1 MiB                 read VWIN --buffers 1     vs ucp_get (shm)      row only
   verbs-send-lat-shm  8 B                   send --lat                vs ucp_am_lat (shm)   P21 (average latency)
   verbs-write-netns   1 MiB, two namespaces over TCP (Bench.hosts(), UCX_TLS=tcp SOFTDOCA_FABRIC_CMA=0,
@@ -19,7 +20,7 @@ import subprocess
 
 from softdoca_testbed.tap import Skip
 
-from results import KIB, MIB, OURS, UCX_VETH_PEERS, Target, perf_vals
+from results import KIB, LARGE_WRITE, MIB, OURS, P4_TITLE, P9_TITLE, UCX_VETH_PEERS, Target, perf_vals, small_copy
 
 STEP = "verbs"
 RDMA_PEER = "doca_perf rdma (DOCA RDMA)"
@@ -59,12 +60,13 @@ def shm_rows(b, res, smoke):
     wsizes = [4 * KIB, MIB] if smoke else [4 * KIB, 64 * KIB, MIB]
     wlist = ",".join(map(str, wsizes))
     sl = str(b.slice)
-    for r in range(b.rounds):
+    for r in range(b.pipeline_rounds):
         # --buffers 1: one buffer a side, as ucx_perftest (same working set).
         _ours(b, res, "verbs-write-shm", ["verbs", "write", "-s", wlist, "--buffers", "1", "-D", sl] + VWIN, r)
         _ours(b, res, "verbs-write-shm", ["rdma", "write", "-s", wlist, "--buffers", "1", "-D", sl] + DEPTH, r,
               who=RDMA_PEER)
         _ucx(b, res, "verbs-write-shm", "ucp_put_bw", wsizes, r)
+        b.private_peers(res, "verbs-write-shm", "write", wsizes, r)  # P19, P20
         if not smoke:
             _ours(b, res, "verbs-read-shm", ["verbs", "read", "-s", str(MIB), "--buffers", "1", "-D", sl] + VWIN, r)
             _ours(b, res, "verbs-read-shm", ["rdma", "read", "-s", str(MIB), "--buffers", "1", "-D", sl] + DEPTH, r,
@@ -128,10 +130,9 @@ def run(b, res, smoke):
 
 
 TARGETS = (
-    Target("P19", "Verbs RDMA write 1 MiB, two local processes >= 1.0x ucp_put_bw (shm)", "verbs-write-shm", MIB,
-           peer="ucx_perftest ucp_put_bw", goal=1.0, show_values=True),
-    Target("P20", "Verbs RDMA write 4 KiB, two local processes >= 0.8x ucp_put_bw (shm)", "verbs-write-shm", 4 * KIB,
-           peer="ucx_perftest ucp_put_bw", goal=0.8, show_values=True),
+    Target("P19", P4_TITLE % "Verbs RDMA", "verbs-write-shm", MIB, measure=LARGE_WRITE),
+    Target("P20", P9_TITLE % ("Verbs RDMA write", "writev", "put"), "verbs-write-shm", 4 * KIB,
+           measure=small_copy("write")),
     Target("P21", "Verbs 8 B send/recv ping-pong latency <= 1.2x ucp_am_lat (shm, avg)", "verbs-send-lat-shm", 8,
            metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.2, show_values=True),
     Target("P22", "Verbs RDMA write 1 MiB across namespaces over TCP >= 0.9x best ucx_perftest tcp",

@@ -265,11 +265,11 @@ sd_verbs_cq_push(struct doca_verbs_cq *cq, const struct ibv_wc *wc)
 	overrun = cq->pi - cq->ci >= size;
 	if (!overrun) {
 		cq->ring[cq->pi % size] = *wc;
-		cq->pi++;
+		__atomic_store_n(&cq->pi, cq->pi + 1, __ATOMIC_RELEASE); /* read unlocked by poll's fast path */
 	} else if (cq->attr.cq_overrun != 0) {
 		/* overrun allowed: the oldest entry is overwritten, as the hardware ring would (poll skips it) */
 		cq->ring[cq->pi % size] = *wc;
-		cq->pi++;
+		__atomic_store_n(&cq->pi, cq->pi + 1, __ATOMIC_RELEASE);
 		overrun = false;
 	}
 	if (overrun && !cq->overrun) {
@@ -390,14 +390,21 @@ doca_verbs_bridge_poll_cq(struct doca_verbs_cq *cq, int num_entries, struct ibv_
 		return -EINVAL;
 	}
 	size = cq->attr.cq_size;
-	if (__atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - cq->ci < (uint32_t)num_entries)
+	if (__atomic_load_n(&cq->pi, __ATOMIC_RELAXED) - __atomic_load_n(&cq->ci, __ATOMIC_RELAXED) <
+	    (uint32_t)num_entries)
 		cq_progress(cq);
+	/*
+	 * Nothing to return (most calls of a spinning poller): no lock.  An entry pushed after this
+	 * load is the next call's, as if this call had come a moment earlier.
+	 */
+	if (__atomic_load_n(&cq->pi, __ATOMIC_ACQUIRE) == __atomic_load_n(&cq->ci, __ATOMIC_RELAXED))
+		return 0;
 	pthread_mutex_lock(&cq->lock);
 	if (cq->pi - cq->ci > size)
-		cq->ci = cq->pi - size; /* overwritten (cq_overrun): consumed unseen */
+		__atomic_store_n(&cq->ci, cq->pi - size, __ATOMIC_RELAXED); /* overwritten (cq_overrun): unseen */
 	while (n < (uint32_t)num_entries && cq->ci != cq->pi) {
 		wc[n++] = cq->ring[cq->ci % size];
-		cq->ci++;
+		__atomic_store_n(&cq->ci, cq->ci + 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&cq->lock);
 	return (int)n;
