@@ -51,6 +51,8 @@ usage(FILE *out)
 		     "      --engine NAME      softdoca copy engine auto|inline|worker (SOFTDOCA_DMA_ENGINE)\n"
 		     "      --event            sleep on the PE's notification handle (epoll) between progress\n"
 		     "                         calls instead of busy-polling\n"
+		     "      --lat-every N      time one task in N for the latency columns (default: every task\n"
+		     "                         from 4 KiB, one in 16 below: a clock read costs a small task)\n"
 		     "\n"
 		     "RDMA:\n"
 		     "      --server           run the responder only\n"
@@ -145,6 +147,7 @@ enum {
 	OPT_MAX_SIZE = 256,
 	OPT_SGE,
 	OPT_WARMUP,
+	OPT_LAT_EVERY,
 	OPT_GBITS,
 	OPT_JSON,
 	OPT_PROGRESS,
@@ -177,6 +180,7 @@ static const struct option long_opts[] = {
 	{"qp", required_argument, NULL, 'q'},
 	{"ib-dev", required_argument, NULL, 'd'},
 	{"warmup", required_argument, NULL, OPT_WARMUP},
+	{"lat-every", required_argument, NULL, OPT_LAT_EVERY},
 	{"report_gbits", no_argument, NULL, OPT_GBITS},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
@@ -288,6 +292,11 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 			if (!parse_u64(optarg, 0, 1u << 30, &v))
 				return bad("--warmup: '%s' is not a task count", optarg);
 			o->warmup = (uint32_t)v;
+			break;
+		case OPT_LAT_EVERY:
+			if (!parse_u64(optarg, 1, 1u << 20, &v))
+				return bad("--lat-every: '%s' is not a count from 1 to 1048576", optarg);
+			o->lat_every = (uint32_t)v;
 			break;
 		case OPT_GBITS:
 			o->gbits = true;
@@ -514,6 +523,8 @@ main(int argc, char **argv)
 		return bad("--event is a dma option");
 	if (o.cq_mod != 0 && !(t->takes & TAKES_CQ_MOD))
 		return bad("--cq-mod is a verbs option");
+	if (o.lat_every != 0 && !(t->takes & TAKES_EVENT))
+		return bad("--lat-every is a dma option");
 	perf_clock_init();
 	return t->run(&o);
 }

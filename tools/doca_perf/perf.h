@@ -58,8 +58,9 @@ struct perf_opts {
 	uint32_t warmup; /* tasks per size not measured */
 	/* dma */
 	enum perf_dma_mode dma_mode;
-	bool dma_write; /* remote: local -> exporter (else exporter -> local) */
-	bool dma_event; /* sleep on the PE's notification handle instead of busy-polling */
+	bool dma_write;	    /* remote: local -> exporter (else exporter -> local) */
+	bool dma_event;	    /* sleep on the PE's notification handle instead of busy-polling */
+	uint32_t lat_every; /* time one task in this many, 0: perf_lat_every() chooses */
 	/* rdma and verbs */
 	int role; /* 0 both (fork), 1 server, 2 client */
 	const char *oob_dir;
@@ -130,6 +131,13 @@ double perf_hist_quantile(const struct perf_hist *h, double q);
  * task in flight, within a 256 MiB budget; task k uses buffer k % slots.
  */
 size_t perf_slots(const struct perf_opts *o, size_t size, size_t depth);
+
+/*
+ * One task in how many has its latency timed: --lat-every, else every task from 4 KiB and one in
+ * 16 below, where two reads of the TSC (20 ns each on an AMD EPYC guest) would cost as much as
+ * the 64-byte copy they time (docs/benchmarks.md, "doca_perf").
+ */
+uint32_t perf_lat_every(const struct perf_opts *o, size_t size);
 
 /* Page-aligned memory of at least n bytes (aligned_alloc wants a multiple of the alignment). */
 void *perf_page_alloc(size_t n);

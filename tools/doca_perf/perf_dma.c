@@ -35,7 +35,9 @@ struct dma_run {
 	struct doca_buf_inventory *inv;
 	struct doca_buf **src; /* per task: head of the source list */
 	struct doca_buf **dst;
-	uint64_t *stamp; /* per task: TSC at its last submit */
+	uint64_t *stamp;    /* per task: TSC at its last submit, 0: this submit is not timed */
+	uint32_t lat_every; /* time one submit in this many (the clock read costs as much as a small task) */
+	uint32_t untimed;   /* submits since the last timed one */
 	/* Tasks whose submit returned AGAIN (nothing queued): the main loop submits them again. */
 	struct doca_dma_task_memcpy **parked;
 	uint32_t nparked;
@@ -83,6 +85,16 @@ submit_or_park(struct dma_run *S, struct doca_dma_task_memcpy *task)
 	return true;
 }
 
+/* The stamp of a submit: now (t, else read the clock) for one submit in lat_every, else 0 (untimed). */
+static inline uint64_t
+stamp_next(struct dma_run *S, uint64_t t)
+{
+	if (++S->untimed < S->lat_every)
+		return 0;
+	S->untimed = 0;
+	return t != 0 ? t : perf_ticks();
+}
+
 /* After a progress call: submit the parked tasks again (a task parked anew moves down, never past i). */
 static void
 retry_parked(struct dma_run *S)
@@ -92,8 +104,10 @@ retry_parked(struct dma_run *S)
 	S->nparked = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct doca_dma_task_memcpy *task = S->parked[i];
+		uint64_t *stamp = &S->stamp[doca_task_get_user_data(doca_dma_task_memcpy_as_task(task)).u64];
 
-		S->stamp[doca_task_get_user_data(doca_dma_task_memcpy_as_task(task)).u64] = perf_ticks();
+		if (*stamp != 0)
+			*stamp = perf_ticks();
 		if (!submit_or_park(S, task)) {
 			S->failed++;
 			doca_task_free(doca_dma_task_memcpy_as_task(task));
@@ -105,16 +119,19 @@ static void
 task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
 {
 	struct dma_run *S = ctx_ud.ptr;
-	uint64_t t = perf_ticks();
+	uint64_t t = 0;
 
-	if (S->measuring)
-		perf_hist_add(S->lat, t - S->stamp[ud.u64]);
-	else if (S->done + 1 == S->warmup)
+	if (S->stamp[ud.u64] != 0) {
+		t = perf_ticks();
+		if (S->measuring)
+			perf_hist_add(S->lat, t - S->stamp[ud.u64]);
+	}
+	if (!S->measuring && S->done + 1 == S->warmup)
 		measure_start(S, S->warmup);
 	S->done++;
 	doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
 	if (S->running && (S->limit == 0 || S->submitted < S->limit)) {
-		S->stamp[ud.u64] = t;
+		S->stamp[ud.u64] = stamp_next(S, t);
 		if (submit_or_park(S, task))
 			return;
 		S->failed++;
@@ -473,6 +490,7 @@ run_size(const struct perf_opts *o, struct doca_dev *dev, struct exporter *x, si
 	double t, cpu1;
 
 	S->lat = &r->lat;
+	S->lat_every = perf_lat_every(o, size);
 	perf_hist_reset(&r->lat);
 	run_setup(S, o, dev, x, size);
 	t = run_loop(S, o, size);

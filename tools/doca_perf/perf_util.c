@@ -291,6 +291,14 @@ perf_slots(const struct perf_opts *o, size_t size, size_t depth)
 	return s < 1 ? 1 : s;
 }
 
+uint32_t
+perf_lat_every(const struct perf_opts *o, size_t size)
+{
+	if (o->lat_every != 0)
+		return o->lat_every;
+	return size < 4096 ? 16 : 1;
+}
+
 void *
 perf_page_alloc(size_t n)
 {
