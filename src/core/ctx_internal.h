@@ -147,6 +147,13 @@ struct sd_ctx_ops {
 	 * task reported while STOPPING, as DOCA does for engines with work in flight.
 	 */
 	bool success_survives_stop;
+	/*
+	 * SOFTDOCA_FAULTS <lib>.peer=vanish (optional, docs/diagnostics.md): every
+	 * connection of the ctx loses its peer through the backend's own path for a
+	 * peer process that died (its callbacks and errors follow from progress).
+	 * Called once per ctx.  Without it the ctx fails (sd_ctx_fail()).
+	 */
+	void (*vanish)(struct doca_ctx *ctx);
 };
 
 struct doca_ctx {

@@ -3,8 +3,9 @@
  * Fault injection (SOFTDOCA_FAULTS, docs/diagnostics.md): the rules of the
  * plan (fault_parse.c) applied where every library's tasks pass through Core -
  * submit (AGAIN, nothing queued), completion (an error status, which stops the
- * ctx as a hardware error does; a delay), progress (a device going down, a
- * peer vanishing: the ctx fails and flushes) - and in the libraries' *_create
+ * ctx as a hardware error does; a delay), progress (a device going down: the
+ * ctx fails and flushes; a peer vanishing: the backend's path for a peer
+ * process that died, or a failed ctx) - and in the libraries' *_create
  * (NO_MEMORY).  Whether the k-th operation a rule matches is hit depends only
  * on the seed, the rule's position and k, so a run is replayed exactly by
  * giving the same value again; every hit logs one "[softdoca-fault]" line.
@@ -321,12 +322,19 @@ sd_fault_progress(struct doca_ctx *ctx)
 		    (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING) ||
 		    !moment_came(c, i, dev_name(ctx), ctx->lib, ctx_who(ctx, who, sizeof(who))))
 			continue;
-		DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s ctx %p fails; its tasks are "
-			      "flushed with %s",
-			      c->plan.seed, i + 1, (int)r->text_len, r->text, ctx->lib, (void *)ctx,
-			      doca_error_get_name(SD_TASK_FLUSH_STATUS));
-		sd_ctx_fail(ctx);
 		events++;
+		if (r->kind == SD_FAULT_VANISH && ctx->run_ops.vanish != NULL) {
+			DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s: its peers vanish, as "
+				      "processes that died",
+				      c->plan.seed, i + 1, (int)r->text_len, r->text, who);
+			ctx->diag_rules &= ~(1u << i); /* once: its later peers are left alone */
+			ctx->run_ops.vanish(ctx);
+			continue;
+		}
+		DOCA_LOG_WARN(
+			"[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s fails; its tasks are flushed with %s",
+			c->plan.seed, i + 1, (int)r->text_len, r->text, who, doca_error_get_name(SD_TASK_FLUSH_STATUS));
+		sd_ctx_fail(ctx);
 	}
 	return events;
 }

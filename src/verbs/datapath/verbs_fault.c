@@ -5,7 +5,8 @@
  * queue: ENOMEM, nothing queued), where the soft NIC completes it (an error
  * status, after which the QP goes to ERR and flushes as on hardware; a
  * delay, kept in post order by the retire loop) and when a QP is visited (its
- * device went down or its peer vanished: the QP fails as when its peer dies).
+ * device went down: ERR, flushed, a fatal QP event; its peer vanished: the
+ * soft NIC's path for a peer process that died, which ends the same way).
  * A QP takes its rules once (qp->fault_rules, at create); with none, the post,
  * completion and poll paths test that word and nothing else.
  */
@@ -154,6 +155,7 @@ sd_verbs_fault_visit(struct doca_verbs_qp *qp)
 {
 	struct doca_verbs_cq *kick[2] = {NULL, NULL};
 	doca_error_t lost = DOCA_SUCCESS;
+	struct fabric_ep *ep;
 	char who[32];
 
 	pthread_mutex_lock(&qp->lock);
@@ -161,15 +163,19 @@ sd_verbs_fault_visit(struct doca_verbs_qp *qp)
 		snprintf(who, sizeof(who), "verbs QP %u", qp->qpn);
 		lost = sd_fault_lost(qp->fault_rules, qp->ctx->devinfo, "verbs", who);
 	}
-	/* as when the soft NIC finds the peer gone: ERR, flushed, a fatal QP event (verbs_wq.c's qp_ep_error) */
-	if (lost != DOCA_SUCCESS)
-		sd_verbs_qp_fail(qp, lost == DOCA_ERROR_DRIVER ? "[softdoca-fault] its device went down"
-							       : "[softdoca-fault] its peer vanished");
+	if (lost == DOCA_ERROR_DRIVER)
+		sd_verbs_qp_fail(qp, "[softdoca-fault] its device went down");
 	if (qp->state != DOCA_VERBS_QP_STATE_RST)
 		sd_verbs_wq_retire(qp, kick); /* and the delayed completions now due */
+	ep = qp->ep;
 	pthread_mutex_unlock(&qp->lock);
-	if (lost != DOCA_SUCCESS)
+	if (lost == DOCA_ERROR_DRIVER)
 		sd_verbs_async_event_post(qp->ctx, DOCA_VERBS_EVENT_QP_FATAL, qp);
+	if (lost == DOCA_ERROR_CONNECTION_RESET && ep != NULL) {
+		/* the soft NIC's own path for a dead peer: the QP fails from its ep's error (qp_ep_error) */
+		sd_fabric_ep_vanish(ep);
+		sd_verbs_domain_drain(qp->dom);
+	}
 	if (kick[0] != NULL)
 		sd_verbs_cq_kick(kick[0]);
 	if (kick[1] != NULL && kick[1] != kick[0])
