@@ -159,7 +159,8 @@ sd_verbs_fault_visit(struct doca_verbs_qp *qp)
 	char who[32];
 
 	pthread_mutex_lock(&qp->lock);
-	if (qp->state != DOCA_VERBS_QP_STATE_RST && qp->state != DOCA_VERBS_QP_STATE_ERR) {
+	/* a QP that has (or is getting) a peer: RTR or RTS */
+	if (qp->state == DOCA_VERBS_QP_STATE_RTR || qp->state == DOCA_VERBS_QP_STATE_RTS) {
 		snprintf(who, sizeof(who), "verbs QP %u", qp->qpn);
 		lost = sd_fault_lost(qp->fault_rules, qp->ctx->devinfo, "verbs", who);
 	}
