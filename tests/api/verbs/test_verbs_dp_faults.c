@@ -12,44 +12,17 @@
 
 #include "dp_test.h"
 
-struct pair {
-	struct dp d;
-	struct doca_verbs_qp *a, *b;
-	uint8_t *abuf, *bbuf; /* 4 KiB each */
-	struct ibv_mr *amr, *bmr;
-};
-
 static void
-pair_open(struct pair *p, const char *faults)
+pair_open(struct dp_pair *p, const char *faults)
 {
 	ASSERT_EQ(setenv("SOFTDOCA_FAULTS", faults, 1), 0);
-	dp_open(&p->d);
-	p->a = dp_qp(&p->d, NULL);
-	p->b = dp_qp(&p->d, NULL);
-	dp_connect(&p->d, p->a, p->b, 7);
-	p->abuf = calloc(1, 4096);
-	p->bbuf = calloc(1, 4096);
-	ASSERT(p->abuf != NULL && p->bbuf != NULL);
-	p->amr = dp_mr(&p->d, p->abuf, 4096, DP_ALL);
-	p->bmr = dp_mr(&p->d, p->bbuf, 4096, DP_ALL);
+	dp_pair_open(p, NULL, DP_ALL);
 	dp_fill(p->abuf, 4096, 3);
-}
-
-static void
-pair_close(struct pair *p)
-{
-	ASSERT_OK(doca_verbs_qp_destroy(p->a));
-	ASSERT_OK(doca_verbs_qp_destroy(p->b));
-	ASSERT_EQ(ibv_dereg_mr(p->amr), 0);
-	ASSERT_EQ(ibv_dereg_mr(p->bmr), 0);
-	free(p->abuf);
-	free(p->bbuf);
-	dp_close(&p->d);
 }
 
 /* n signaled 64-byte writes from a to b, chained, wr_id 0 .. n-1, slot i at offset 64 i. */
 static int
-post_writes(struct pair *p, struct ibv_send_wr *wrs, struct ibv_sge *sges, int n, struct ibv_send_wr **bad)
+post_writes(struct dp_pair *p, struct ibv_send_wr *wrs, struct ibv_sge *sges, int n, struct ibv_send_wr **bad)
 {
 	for (int i = 0; i < n; i++) {
 		sges[i] = (struct ibv_sge){.addr = (uintptr_t)(p->abuf + 64 * i), .length = 64, .lkey = p->amr->lkey};
@@ -68,7 +41,7 @@ post_writes(struct pair *p, struct ibv_send_wr *wrs, struct ibv_sge *sges, int n
 
 TEST(full_queue_refuses_from_the_hit_request_on)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_send_wr wrs[4], *bad;
 	struct ibv_sge sges[4];
 	struct ibv_wc wc[4];
@@ -89,13 +62,13 @@ TEST(full_queue_refuses_from_the_hit_request_on)
 	ASSERT_EQ(wc[1].wr_id, 3);
 	ASSERT_MEM_EQ(p.bbuf, p.abuf, 256);
 	ASSERT_EQ(dp_state(p.a), DOCA_VERBS_QP_STATE_RTS);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 static void
 error_case(const char *faults, enum ibv_wc_status want)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_send_wr wrs[4], *bad;
 	struct ibv_sge sges[4];
 	struct ibv_wc wc[4];
@@ -109,7 +82,7 @@ error_case(const char *faults, enum ibv_wc_status want)
 	ASSERT_EQ(wc[2].status, IBV_WC_WR_FLUSH_ERR);
 	ASSERT_EQ(wc[3].status, IBV_WC_WR_FLUSH_ERR);
 	ASSERT_EQ(dp_state(p.a), DOCA_VERBS_QP_STATE_ERR);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(completion_error_moves_the_qp_to_err_and_flushes)
@@ -129,7 +102,7 @@ TEST(remote_access_error)
 
 TEST(receive_error_on_the_responder)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc;
 
 	pair_open(&p, "verbs.recv=error:1");
@@ -144,12 +117,12 @@ TEST(receive_error_on_the_responder)
 		}
 	}
 	ASSERT_EQ(dp_state(p.b), DOCA_VERBS_QP_STATE_ERR);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(delay_keeps_post_order)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_send_wr wrs[4], *bad;
 	struct ibv_sge sges[4];
 	struct ibv_wc wc[4];
@@ -165,12 +138,12 @@ TEST(delay_keeps_post_order)
 		ASSERT_EQ(wc[i].wr_id, (uint64_t)i);
 		ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS);
 	}
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(device_down_fails_the_qp_with_a_fatal_event)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_send_wr wrs[4], *bad;
 	struct ibv_sge sges[4];
 	struct ibv_wc wc[4];
@@ -188,13 +161,13 @@ TEST(device_down_fails_the_qp_with_a_fatal_event)
 	while (!fatal && dp_async_event(p.d.ctx, &ev, 1000))
 		fatal = ev.event_type == DOCA_VERBS_EVENT_QP_FATAL;
 	ASSERT(fatal);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 /* The soft NIC's path for a peer process that died: ERR, flushes, QP_FATAL (as test_verbs_dp_proc's killed peer). */
 TEST(vanished_peer_fails_the_qp_as_a_dead_one)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_send_wr wrs[1], *bad;
 	struct ibv_sge sges[1];
 	struct ibv_wc wc[1];
@@ -211,7 +184,7 @@ TEST(vanished_peer_fails_the_qp_as_a_dead_one)
 	while (!fatal && dp_async_event(p.d.ctx, &ev, 1000))
 		fatal = ev.event_type == DOCA_VERBS_EVENT_QP_FATAL;
 	ASSERT(fatal);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(create_nomem)
