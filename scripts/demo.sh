@@ -391,7 +391,7 @@ else
 	skip "File Integrity" "applications/file_integrity is not built"
 fi
 
-step "13. Fault injection (SOFTDOCA_FAULTS): an AGAIN storm and a failed task, replayable by seed"
+step "13. Fault injection (SOFTDOCA_FAULTS): an AGAIN storm and a failed task, replayable by seed; a timeline (SOFTDOCA_TRACE)"
 perf=$build/tools/doca_perf/doca_perf
 if [ -x "$perf" ]; then
 	SOFTDOCA_FAULTS='seed=7;dma.submit=again:0.2' SOFTDOCA_STATS=1 "$perf" dma -s 64 -n 5000 \
@@ -408,6 +408,20 @@ if [ -x "$perf" ]; then
 		fail "Fault injection" "exit codes $again_rc/$err_rc"
 	fi
 	echo "  (grammar and SOFTDOCA_STATS: docs/diagnostics.md; replay a run by giving the same SOFTDOCA_FAULTS)"
+	# The same storm with 1 ms delays, timed: kept after the demo (outside $tmp) for a viewer.
+	trace=$build/softdoca-demo-trace.json
+	SOFTDOCA_FAULTS='seed=7;dma.submit=again:0.2;dma.complete=delay:1ms' SOFTDOCA_TRACE=$trace \
+		"$perf" dma -s 64 -n 2000 --warmup 0 >"$tmp/fault_trace.out" 2>&1
+	trace_rc=$?
+	slices=$(python3 -c 'import json, sys; print(sum(e["ph"] == "X" for e in json.load(open(sys.argv[1]))["traceEvents"]))' \
+		"$trace" 2>/dev/null)
+	if [ "$trace_rc" = 0 ] && [ "$slices" = 2000 ]; then
+		pass "Fault injection traced (SOFTDOCA_TRACE: 2000 task slices under AGAIN and 1 ms delays)"
+	else
+		fail "Fault injection traced" "exit code $trace_rc, ${slices:-no} slices in $trace"
+	fi
+	echo "  trace: $trace"
+	echo "  view it: open https://ui.perfetto.dev and drop the file on it, or load it in chrome://tracing"
 else
 	skip "Fault injection" "tools/doca_perf is not built"
 fi

@@ -13,7 +13,8 @@ static doca_error_t
 cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *api)
 {
 	if (devinfo == NULL || out == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (devinfo %p, output %p)", api, (const void *)devinfo, (void *)out);
+		DOCA_LOG_ERR("%s: NULL argument (devinfo %p, output %p); pass non-NULL pointers", api,
+			     (const void *)devinfo, (void *)out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*out = value;
@@ -54,7 +55,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
 {
 	if (devinfo == NULL) {
-		DOCA_LOG_ERR("doca_comch_cap_server_is_supported: devinfo is NULL");
+		DOCA_LOG_ERR("doca_comch_cap_server_is_supported: devinfo is NULL; pass a devinfo from "
+			     "doca_devinfo_create_list()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* A device-filter answer: not logged. */
@@ -65,7 +67,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 {
 	if (devinfo == NULL) {
-		DOCA_LOG_ERR("doca_comch_cap_client_is_supported: devinfo is NULL");
+		DOCA_LOG_ERR("doca_comch_cap_client_is_supported: devinfo is NULL; pass a devinfo from "
+			     "doca_devinfo_create_list()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_devinfo_side(devinfo) == SD_DEV_SIDE_HOST ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
@@ -77,7 +80,7 @@ static doca_error_t
 cap_fp_supported(const struct doca_devinfo *devinfo, const char *api)
 {
 	if (devinfo == NULL) {
-		DOCA_LOG_ERR("%s: devinfo is NULL", api);
+		DOCA_LOG_ERR("%s: devinfo is NULL; pass a devinfo from doca_devinfo_create_list()", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;

@@ -267,20 +267,21 @@ doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_com
 	doca_error_t err;
 
 	if (dev == NULL || name == NULL || comch_client == NULL) {
-		DOCA_LOG_ERR("doca_comch_client_create: NULL argument (dev %p, name %p, client %p)", (void *)dev,
-			     (const void *)name, (void *)comch_client);
+		DOCA_LOG_ERR(
+			"doca_comch_client_create: NULL argument (dev %p, name %p, client %p); pass non-NULL pointers",
+			(void *)dev, (const void *)name, (void *)comch_client);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_HOST) {
-		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function; Comch clients run on the "
-			     "host (open the host PCI function, e.g. b1:00.0); on the DPU create a server with "
+		DOCA_LOG_ERR("doca_comch_client_create: device %s is a DPU-side function, and Comch clients run on "
+			     "the host; open the host PCI function (e.g. b1:00.0), or on the DPU create a server with "
 			     "doca_comch_server_create()",
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	c = sd_fault_create("comch", "doca_comch_client_create") ? NULL : calloc(1, sizeof(*c));
 	if (c == NULL) {
-		DOCA_LOG_ERR("doca_comch_client_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_client_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->inotify_fd = -1;
@@ -307,7 +308,8 @@ doca_comch_client_destroy(struct doca_comch_client *comch_client)
 	doca_error_t err;
 
 	if (comch_client == NULL) {
-		DOCA_LOG_ERR("doca_comch_client_destroy: comch_client is NULL");
+		DOCA_LOG_ERR(
+			"doca_comch_client_destroy: comch_client is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&comch_client->ep.ctx, "doca_comch_client_destroy");
@@ -328,7 +330,7 @@ doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
 #define CLIENT_NULL_CHECK(c, p, api)                                                                                   \
 	do {                                                                                                           \
 		if ((c) == NULL || (p) == NULL) {                                                                      \
-			DOCA_LOG_ERR("%s: NULL argument", api);                                                        \
+			DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);                                \
 			return DOCA_ERROR_INVALID_VALUE;                                                               \
 		}                                                                                                      \
 	} while (0)

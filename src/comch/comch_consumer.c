@@ -61,7 +61,8 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 			sd_xproc_revoke(&c->ring_grant);
 	}
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_ctx_start: cannot grant the peer the consumer's ring and buffers: %s",
+		DOCA_LOG_ERR("doca_ctx_start: cannot grant the peer the consumer's ring and buffers: %s; give the "
+			     "consumer a started mmap with a memory range (doca_mmap_set_memrange, doca_mmap_start)",
 			     doca_error_get_descr(err));
 		return err;
 	}
@@ -111,7 +112,8 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 			free(c->slots);
 			c->ring = NULL;
 			c->slots = NULL;
-			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring");
+			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring; free memory or ask "
+				     "for fewer");
 			return DOCA_ERROR_NO_MEMORY;
 		}
 		c->ring->cap = cap;
@@ -121,7 +123,8 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 		return err;
 	err = sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s",
+		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s; start consumers while "
+			     "the connection is open",
 			     doca_error_get_descr(err));
 		consumer_ungrant(c);
 		return err;
@@ -291,7 +294,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	struct sd_comch_fp *fp;
 
 	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_create: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_create: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
@@ -303,7 +306,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	c = sd_fault_create("comch", "doca_comch_consumer_create") ? NULL : calloc(1, sizeof(*c));
 	if (fp == NULL || c == NULL) {
 		free(c);
-		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_consumer_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->conn = comch_connection;
@@ -322,7 +325,7 @@ doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	doca_error_t err;
 
 	if (consumer == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_destroy: consumer is NULL");
+		DOCA_LOG_ERR("doca_comch_consumer_destroy: consumer is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&consumer->ctx, "doca_comch_consumer_destroy");
@@ -345,7 +348,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
 {
 	if (consumer == NULL || id == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_get_id: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_get_id: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*id = consumer->id;
@@ -356,11 +359,15 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
 {
 	if (consumer == NULL || imm_data_len > SD_COMCH_MAX_IMM) {
-		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u", SD_COMCH_MAX_IMM);
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: NULL consumer or length over %u; pass the consumer "
+			     "and a "
+			     "length <= %u",
+			     SD_COMCH_MAX_IMM, SD_COMCH_MAX_IMM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_ctx_state(&consumer->ctx) != DOCA_CTX_STATE_IDLE) {
-		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE");
+		DOCA_LOG_ERR("doca_comch_consumer_set_imm_data_len: allowed only while IDLE; set it before "
+			     "doca_ctx_start()");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	consumer->imm_data_len = imm_data_len;
@@ -371,7 +378,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
 {
 	if (consumer == NULL || imm_data_len == NULL) {
-		DOCA_LOG_ERR("doca_comch_consumer_get_imm_data_len: NULL argument");
+		DOCA_LOG_ERR("doca_comch_consumer_get_imm_data_len: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*imm_data_len = consumer->imm_data_len;
@@ -387,7 +394,7 @@ doca_comch_consumer_task_post_recv_set_conf(struct doca_comch_consumer *consumer
 	static const char api[] = "doca_comch_consumer_task_post_recv_set_conf";
 
 	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
-		DOCA_LOG_ERR("%s: the consumer and both callbacks are required", api);
+		DOCA_LOG_ERR("%s: the consumer and both callbacks are required; pass all three", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(&consumer->ctx, &consumer->recv_pool, "post_recv",
@@ -405,7 +412,7 @@ doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consum
 	doca_error_t err;
 
 	if (consumer == NULL || task == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument", api);
+		DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(consumer->recv_pool, (union doca_data){.u64 = 0}, api, &t);

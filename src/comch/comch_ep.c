@@ -27,7 +27,7 @@ sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, c
 	}
 	ep->rx = malloc(SD_COMCH_MAX_RECORD + 1);
 	if (ep->rx == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", api);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", api);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ep->is_server = is_server;
@@ -90,10 +90,12 @@ run_event(struct sd_comch_ep *ep, struct sd_comch_event *ev)
 
 	switch (ev->kind) {
 	case SD_COMCH_EV_CONNECT:
+		sd_diag_event(&ep->ctx, "connection established", conn->id);
 		if (server->connect_cb != NULL)
 			server->connect_cb((struct doca_comch_event_connection_status_changed *)ev, conn, 1);
 		break;
 	case SD_COMCH_EV_DISCONNECT:
+		sd_diag_event(&ep->ctx, "connection disconnected", conn->id);
 		conn->release = true;
 		if (server->disconnect_cb != NULL)
 			server->disconnect_cb((struct doca_comch_event_connection_status_changed *)ev, conn, 1);
@@ -245,8 +247,9 @@ doca_error_t
 sd_comch_set_max_msg(struct sd_comch_ep *ep, uint32_t size, const char *api)
 {
 	if (size == 0 || size > SD_COMCH_MAX_MSG) {
-		DOCA_LOG_ERR("%s: message size must be in [1, %u] (doca_comch_cap_get_max_msg_size), got %u", api,
-			     SD_COMCH_MAX_MSG, size);
+		DOCA_LOG_ERR("%s: message size must be in [1, %u] (doca_comch_cap_get_max_msg_size), got %u; use a "
+			     "size in that range",
+			     api, SD_COMCH_MAX_MSG, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_comch_ep_check_idle(ep, api) != DOCA_SUCCESS)
@@ -260,7 +263,7 @@ sd_comch_set_recv_queue(struct sd_comch_ep *ep, uint32_t size, const char *api)
 {
 	if (size == 0 || size > SD_COMCH_MAX_RECV_QUEUE) {
 		DOCA_LOG_ERR("%s: receive queue size must be in [1, %u] (doca_comch_cap_get_max_recv_queue_size), "
-			     "got %u",
+			     "got %u; use a size in that range",
 			     api, SD_COMCH_MAX_RECV_QUEUE, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -275,7 +278,7 @@ sd_comch_send_set_conf(struct sd_comch_ep *ep, doca_comch_task_send_completion_c
 		       doca_comch_task_send_completion_cb_t err, uint32_t num, const char *api)
 {
 	if (ok == NULL || err == NULL) {
-		DOCA_LOG_ERR("%s: both the completion and the error callback are required", api);
+		DOCA_LOG_ERR("%s: both the completion and the error callback are required; pass both", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(&ep->ctx, &ep->send_pool, "send", sizeof(struct doca_comch_task_send), num,
@@ -287,7 +290,8 @@ sd_comch_consumer_register(struct sd_comch_ep *ep, doca_comch_event_consumer_cb_
 			   doca_comch_event_consumer_cb_t gone_cb, const char *api)
 {
 	if (new_cb == NULL || gone_cb == NULL) {
-		DOCA_LOG_ERR("%s: both the new-consumer and the expired-consumer callbacks are required", api);
+		DOCA_LOG_ERR("%s: both the new-consumer and the expired-consumer callbacks are required; pass both",
+			     api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_comch_ep_check_idle(ep, api) != DOCA_SUCCESS)
@@ -306,7 +310,8 @@ sd_comch_send_alloc(struct sd_comch_ep *ep, struct doca_comch_connection *peer, 
 	doca_error_t err;
 
 	if (peer == NULL || task_out == NULL || (msg == NULL && len != 0)) {
-		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p)", api, (void *)peer, msg, (void *)task_out);
+		DOCA_LOG_ERR("%s: NULL argument (peer %p, msg %p, task %p); pass non-NULL pointers", api, (void *)peer,
+			     msg, (void *)task_out);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (peer->ep != ep) {
@@ -371,7 +376,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_set_user_data: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_set_user_data: connection is NULL; pass the connection a "
+			     "connection callback or doca_comch_client_get_connection() gave");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	connection->user_data = user_data;
@@ -382,7 +388,8 @@ DOCA_EXPERIMENTAL union doca_data
 doca_comch_connection_get_user_data(const struct doca_comch_connection *connection)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_get_user_data: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_get_user_data: connection is NULL; pass the connection a "
+			     "connection callback or doca_comch_client_get_connection() gave");
 		return (union doca_data){.u64 = 0};
 	}
 	return connection->user_data;
@@ -408,7 +415,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_connection_update_info(struct doca_comch_connection *connection)
 {
 	if (connection == NULL) {
-		DOCA_LOG_ERR("doca_comch_connection_update_info: connection is NULL");
+		DOCA_LOG_ERR("doca_comch_connection_update_info: connection is NULL; pass the connection a connection "
+			     "callback or doca_comch_client_get_connection() gave");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* sd:no-effect: the counters and peer limits are always current in software */
@@ -421,7 +429,10 @@ doca_comch_connection_get_counter(struct doca_comch_connection *connection, enum
 {
 	if (connection == NULL || value == NULL || counter < DOCA_COMCH_COUNTER_SENT_MESSAGES ||
 	    counter > DOCA_COMCH_COUNTER_RECV_BYTES) {
-		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d", (int)counter);
+		DOCA_LOG_ERR("doca_comch_connection_get_counter: NULL argument or unknown counter %d; pass non-NULL "
+			     "pointers "
+			     "and a DOCA_COMCH_COUNTER_* value",
+			     (int)counter);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*value = connection->counters[counter];

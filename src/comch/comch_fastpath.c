@@ -22,7 +22,7 @@ sd_comch_fp_get(struct doca_comch_connection *conn)
 	if (conn->fp == NULL) {
 		conn->fp = calloc(1, sizeof(*conn->fp));
 		if (conn->fp == NULL) {
-			DOCA_LOG_ERR("Comch fast path: out of memory");
+			DOCA_LOG_ERR("Comch fast path: out of memory; free memory and retry");
 			return NULL;
 		}
 		sd_list_init(&conn->fp->local_consumers);

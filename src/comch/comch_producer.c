@@ -36,7 +36,8 @@ producer_start(struct doca_ctx *ctx, bool *running)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (p->conn->state != SD_COMCH_CONN_OPEN) {
-		DOCA_LOG_ERR("doca_ctx_start: the producer's connection has ended");
+		DOCA_LOG_ERR(
+			"doca_ctx_start: the producer's connection has ended; create producers on a live connection");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	*running = true;
@@ -57,7 +58,8 @@ producer_submit(struct doca_task *task)
 	doca_error_t err;
 
 	if (t->buf == NULL) {
-		DOCA_LOG_ERR("doca_task_submit: producer send task has no buffer");
+		DOCA_LOG_ERR("doca_task_submit: producer send task has no buffer; give it one in "
+			     "doca_comch_producer_task_send_alloc_init()");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (p->conn->state != SD_COMCH_CONN_OPEN) {
@@ -84,8 +86,10 @@ producer_submit(struct doca_task *task)
 	if (err == DOCA_SUCCESS)
 		err = sd_comch_fp_slot_check(rc, &view, len, &reason);
 	if (err == DOCA_ERROR_INVALID_VALUE) {
-		DOCA_LOG_ERR("doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes)", len,
-			     (unsigned long long)view.slot.len);
+		DOCA_LOG_ERR(
+			"doca_task_submit: %zu bytes do not fit the consumer's posted buffer (%llu bytes); send less "
+			"or post larger receive buffers",
+			len, (unsigned long long)view.slot.len);
 		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
 	}
@@ -145,7 +149,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 	struct sd_comch_fp *fp;
 
 	if (comch_connection == NULL || producer == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_create: NULL argument");
+		DOCA_LOG_ERR("doca_comch_producer_create: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (comch_connection->state != SD_COMCH_CONN_OPEN) {
@@ -157,7 +161,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 	p = sd_fault_create("comch", "doca_comch_producer_create") ? NULL : calloc(1, sizeof(*p));
 	if (fp == NULL || p == NULL) {
 		free(p);
-		DOCA_LOG_ERR("doca_comch_producer_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_producer_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	p->conn = comch_connection;
@@ -174,7 +178,7 @@ doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	doca_error_t err;
 
 	if (producer == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_destroy: producer is NULL");
+		DOCA_LOG_ERR("doca_comch_producer_destroy: producer is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&producer->ctx, "doca_comch_producer_destroy");
@@ -195,7 +199,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
 {
 	if (producer == NULL || id == NULL) {
-		DOCA_LOG_ERR("doca_comch_producer_get_id: NULL argument");
+		DOCA_LOG_ERR("doca_comch_producer_get_id: NULL argument; pass non-NULL pointers");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*id = producer->id;
@@ -211,7 +215,7 @@ doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 	static const char api[] = "doca_comch_producer_task_send_set_conf";
 
 	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
-		DOCA_LOG_ERR("%s: the producer and both callbacks are required", api);
+		DOCA_LOG_ERR("%s: the producer and both callbacks are required; pass all three", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return sd_task_pool_configure(
@@ -230,17 +234,18 @@ doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer, c
 	doca_error_t err;
 
 	if (producer == NULL || task == NULL || (imm_data == NULL && imm_data_len != 0)) {
-		DOCA_LOG_ERR("%s: NULL argument", api);
+		DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (imm_data_len > SD_COMCH_MAX_IMM) {
-		DOCA_LOG_ERR("%s: %u bytes of immediate data, at most %u", api, imm_data_len, SD_COMCH_MAX_IMM);
+		DOCA_LOG_ERR("%s: %u bytes of immediate data, at most %u; send at most %u", api, imm_data_len,
+			     SD_COMCH_MAX_IMM, SD_COMCH_MAX_IMM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (buf != NULL && (doca_buf_get_data_len(buf, &len) != DOCA_SUCCESS || len > SD_COMCH_FP_MAX_BUF)) {
-		DOCA_LOG_ERR(
-			"%s: buffer of %zu bytes is over the maximum %u (doca_comch_producer_cap_get_max_buf_size)",
-			api, len, SD_COMCH_FP_MAX_BUF);
+		DOCA_LOG_ERR("%s: buffer of %zu bytes is over the maximum %u "
+			     "(doca_comch_producer_cap_get_max_buf_size); send a smaller buffer",
+			     api, len, SD_COMCH_FP_MAX_BUF);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_task_alloc(producer->send_pool, (union doca_data){.u64 = 0}, api, &t);

@@ -249,13 +249,18 @@ server_start(struct doca_ctx *ctx, bool *running)
 		return err;
 	s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epoll_fd < 0) {
-		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot create an epoll set: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot create an epoll set: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	err = sd_comch_listen(s->path, &s->listen_fd, &s->lock_fd);
 	if (err != DOCA_SUCCESS)
 		goto close_epoll;
 	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, s->listen_fd, &ev) != 0) {
+		DOCA_LOG_ERR("doca_ctx_start: Comch server cannot watch its socket: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto shutdown;
 	}
@@ -312,14 +317,15 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	doca_error_t err;
 
 	if (dev == NULL || repr == NULL || name == NULL || comch_server == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_create: NULL argument (dev %p, repr %p, name %p, server %p)",
+		DOCA_LOG_ERR("doca_comch_server_create: NULL argument (dev %p, repr %p, name %p, server %p); pass "
+			     "non-NULL pointers",
 			     (void *)dev, (void *)repr, (const void *)name, (void *)comch_server);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sd_devinfo_side(sd_dev_devinfo(dev)) != SD_DEV_SIDE_DPU) {
-		DOCA_LOG_ERR("doca_comch_server_create: device %s is a host-side function; Comch servers run on the "
-			     "DPU (open a DPU-side device, e.g. 03:00.0, and the representor of the host function); "
-			     "on the host create a client with doca_comch_client_create()",
+		DOCA_LOG_ERR("doca_comch_server_create: device %s is a host-side function, and Comch servers run on "
+			     "the DPU; open a DPU-side device (e.g. 03:00.0) and the representor of the host function, "
+			     "or on the host create a client with doca_comch_client_create()",
 			     sd_devinfo_pci_addr(sd_dev_devinfo(dev)));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -333,7 +339,7 @@ doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const 
 	}
 	s = sd_fault_create("comch", "doca_comch_server_create") ? NULL : calloc(1, sizeof(*s));
 	if (s == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_create: out of memory");
+		DOCA_LOG_ERR("doca_comch_server_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	s->rep = repr;
@@ -358,7 +364,8 @@ doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	doca_error_t err;
 
 	if (comch_server == NULL) {
-		DOCA_LOG_ERR("doca_comch_server_destroy: comch_server is NULL");
+		DOCA_LOG_ERR(
+			"doca_comch_server_destroy: comch_server is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	err = sd_ctx_fini(&comch_server->ep.ctx, "doca_comch_server_destroy");
@@ -378,7 +385,7 @@ doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
 #define SERVER_NULL_CHECK(s, p, api)                                                                                   \
 	do {                                                                                                           \
 		if ((s) == NULL || (p) == NULL) {                                                                      \
-			DOCA_LOG_ERR("%s: NULL argument", api);                                                        \
+			DOCA_LOG_ERR("%s: NULL argument; pass non-NULL pointers", api);                                \
 			return DOCA_ERROR_INVALID_VALUE;                                                               \
 		}                                                                                                      \
 	} while (0)
@@ -458,22 +465,28 @@ doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t
+connection_register(struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_cb,
+		    doca_comch_event_connection_status_changed_cb_t disconnect_cb, const char *api)
+{
+	if (comch_server == NULL || connect_cb == NULL || disconnect_cb == NULL) {
+		DOCA_LOG_ERR("%s: the server and both callbacks are required; pass all three", api);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sd_comch_ep_check_idle(&comch_server->ep, api) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	comch_server->connect_cb = connect_cb;
+	comch_server->disconnect_cb = disconnect_cb;
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL doca_error_t
 doca_comch_server_event_connection_status_changed_register(
 	struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
 	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
 {
-	static const char api[] = "doca_comch_server_event_connection_status_changed_register";
-
-	if (comch_server == NULL || connect_event_cb == NULL || disconnect_event_cb == NULL) {
-		DOCA_LOG_ERR("%s: the server and both callbacks are required", api);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (sd_comch_ep_check_idle(&comch_server->ep, api) != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	comch_server->connect_cb = connect_event_cb;
-	comch_server->disconnect_cb = disconnect_event_cb;
-	return DOCA_SUCCESS;
+	return connection_register(comch_server, connect_event_cb, disconnect_event_cb,
+				   "doca_comch_server_event_connection_status_changed_register");
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -481,8 +494,8 @@ doca_comch_server_event_connection_register(struct doca_comch_server *comch_serv
 					    doca_comch_event_connection_status_changed_cb_t connect_event_cb,
 					    doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
 {
-	return doca_comch_server_event_connection_status_changed_register(comch_server, connect_event_cb,
-									  disconnect_event_cb);
+	return connection_register(comch_server, connect_event_cb, disconnect_event_cb,
+				   "doca_comch_server_event_connection_register");
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -501,11 +514,13 @@ doca_comch_server_disconnect(struct doca_comch_server *comch_server, struct doca
 	static const char api[] = "doca_comch_server_disconnect";
 
 	if (comch_server == NULL || connection == NULL || connection->ep != &comch_server->ep) {
-		DOCA_LOG_ERR("%s: NULL argument or a connection of another server", api);
+		DOCA_LOG_ERR("%s: NULL argument or a connection of another server; pass a connection of this server",
+			     api);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (connection->state != SD_COMCH_CONN_OPEN) {
-		DOCA_LOG_ERR("%s: the connection has already ended", api);
+		DOCA_LOG_ERR("%s: the connection has already ended; disconnect a connection once, while it is open",
+			     api);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (connection->fp_users != 0) {

@@ -69,7 +69,9 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 	snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
 	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (lfd < 0) {
-		DOCA_LOG_ERR("Failed to open the Comch server lock %s: %s", lock_path, strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: cannot open the Comch server lock %s: %s; make SOFTDOCA_RUNTIME_DIR "
+			     "writable",
+			     lock_path, strerror(errno));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
@@ -85,7 +87,9 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to create the Comch server socket: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: cannot create the Comch server socket: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto close_lock;
 	}
@@ -93,13 +97,16 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 	(void)unlink(tmp);
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", tmp);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, SOMAXCONN) != 0) {
-		DOCA_LOG_ERR("Failed to listen on %s: %s", tmp, strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: cannot listen on %s: %s; make SOFTDOCA_RUNTIME_DIR writable", tmp,
+			     strerror(errno));
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto close_sock;
 	}
 	/* Only this user may connect (the directory says so too); then it appears under its final name. */
 	if (chmod(tmp, 0600) != 0 || rename(tmp, path) != 0) {
-		DOCA_LOG_ERR("Failed to publish the Comch server socket %s: %s", path, strerror(errno));
+		DOCA_LOG_ERR("doca_ctx_start: cannot publish the Comch server socket %s: %s; make "
+			     "SOFTDOCA_RUNTIME_DIR writable",
+			     path, strerror(errno));
 		(void)unlink(tmp);
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto close_sock;
@@ -123,7 +130,8 @@ sd_comch_connect(const char *path, int *fd_out)
 
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to create a Comch client socket: %s", strerror(errno));
+		DOCA_LOG_ERR("Comch client: cannot create a socket: %s; raise the process's open-file limit",
+			     strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
@@ -137,7 +145,9 @@ sd_comch_connect(const char *path, int *fd_out)
 		return DOCA_ERROR_AGAIN;
 	if (e == ENOENT || e == ECONNREFUSED)
 		return DOCA_ERROR_NOT_FOUND;
-	DOCA_LOG_ERR("Failed to connect to the Comch server socket %s: %s", path, strerror(e));
+	DOCA_LOG_ERR("Comch client: cannot connect to the server socket %s: %s; check the server runs with "
+		     "the same SOFTDOCA_RUNTIME_DIR",
+		     path, strerror(e));
 	return DOCA_ERROR_OPERATING_SYSTEM;
 }
 

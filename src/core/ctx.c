@@ -115,6 +115,7 @@ sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, struct doca_dev 
 	ctx->diag_rules = 0;
 	sd_list_init(&ctx->delayed);
 	ctx->stats = NULL;
+	ctx->trace = NULL;
 	ctx->stop_generation = 0;
 	ctx->failed = false;
 	ctx->refusals_logged = 0;

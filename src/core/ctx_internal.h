@@ -52,6 +52,7 @@
 struct sd_task_pool;
 struct sd_graph_slot;
 struct sd_diag_stats;
+struct sd_trace_track;
 
 /* ctx->hold_seq when no failed task waits for earlier ones. */
 #define SD_NO_HOLD UINT64_MAX
@@ -198,6 +199,7 @@ struct doca_ctx {
 	uint32_t SD_CORE_PRIVATE(diag_rules); /* bit per fault rule whose library matches */
 	struct sd_list SD_CORE_PRIVATE(delayed);
 	struct sd_diag_stats *SD_CORE_PRIVATE(stats);
+	struct sd_trace_track *SD_CORE_PRIVATE(trace); /* its SOFTDOCA_TRACE track (trace.c), from the first start */
 };
 
 /*
@@ -257,6 +259,13 @@ SD_EXPORT void sd_ctx_set_running(struct doca_ctx *ctx);
  * IDLE and STOPPING.
  */
 SD_EXPORT void sd_ctx_fail(struct doca_ctx *ctx);
+
+/*
+ * Backend: a connection event of ctx ("connection established", "disconnected", ...;
+ * id names the connection) for SOFTDOCA_TRACE's timeline (docs/diagnostics.md).
+ * Only a test of ctx's diagnostics byte when no trace is written.
+ */
+SD_EXPORT void sd_diag_event(struct doca_ctx *ctx, const char *what, uint64_t id);
 
 /* Wake the PE's notification handle (thread-safe; no-op when nobody waits). */
 SD_EXPORT void sd_pe_wake(struct doca_pe *pe);

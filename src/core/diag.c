@@ -60,9 +60,10 @@ sd_diag_ctx_start(struct doca_ctx *ctx)
 				return err;
 		}
 	}
-	if (c->stats_on) {
+	if (c->trace_path != NULL)
+		sd_trace_ctx_start(ctx);
+	if (c->stats_on)
 		sd_stats_ctx_start(ctx);
-	}
 	return DOCA_SUCCESS;
 }
 
@@ -71,6 +72,8 @@ sd_diag_ctx_fini(struct doca_ctx *ctx)
 {
 	if (ctx->stats != NULL)
 		sd_stats_print(ctx);
+	if (ctx->trace != NULL)
+		sd_trace_ctx_fini(ctx);
 }
 
 bool
@@ -82,6 +85,9 @@ sd_diag_submit(struct doca_task *task, const char *api)
 			sd_stats_again(task->ctx);
 		return true;
 	}
+	/* The start of the task's trace slice and of its latency sample. */
+	if ((task->ctx->diag & (SD_DIAG_TRACE | SD_DIAG_STATS)) != 0)
+		task->diag_t0 = sd_now_ns();
 	if ((task->ctx->diag & SD_DIAG_STATS) != 0)
 		sd_stats_submit(task);
 	return false;
@@ -103,6 +109,8 @@ sd_diag_complete(struct doca_task *task, doca_error_t *status)
 unsigned
 sd_diag_progress(struct doca_ctx *ctx)
 {
+	if ((ctx->diag & SD_DIAG_TRACE) != 0)
+		sd_trace_progress(ctx);
 	return (ctx->diag & SD_DIAG_FAULT) != 0 ? sd_fault_progress(ctx) : 0;
 }
 
@@ -111,12 +119,20 @@ sd_diag_report(struct doca_task *task, doca_error_t status)
 {
 	if ((task->ctx->diag & SD_DIAG_STATS) != 0)
 		sd_stats_report(task, status);
+	if ((task->ctx->diag & SD_DIAG_TRACE) != 0)
+		sd_trace_report(task, status);
 }
 
 void
 sd_diag_state(struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next)
 {
-	(void)ctx;
-	(void)prev;
-	(void)next;
+	if ((ctx->diag & SD_DIAG_TRACE) != 0)
+		sd_trace_state(ctx, prev, next);
+}
+
+void
+sd_diag_event(struct doca_ctx *ctx, const char *what, uint64_t id)
+{
+	if (sd_unlikely((ctx->diag & SD_DIAG_TRACE) != 0))
+		sd_trace_event(ctx, what, id);
 }

@@ -68,6 +68,14 @@ bool sd_fault_submit(struct doca_task *task);
 bool sd_fault_complete(struct doca_task *task, doca_error_t *status);
 unsigned sd_fault_progress(struct doca_ctx *ctx);
 
+/* trace.c */
+void sd_trace_ctx_start(struct doca_ctx *ctx);
+void sd_trace_ctx_fini(struct doca_ctx *ctx);
+void sd_trace_report(struct doca_task *task, doca_error_t status);
+void sd_trace_progress(struct doca_ctx *ctx);
+void sd_trace_state(struct doca_ctx *ctx, enum doca_ctx_states prev, enum doca_ctx_states next);
+void sd_trace_event(struct doca_ctx *ctx, const char *what, uint64_t id);
+
 /* stats.c */
 void sd_stats_ctx_start(struct doca_ctx *ctx);
 void sd_stats_submit(struct doca_task *task);

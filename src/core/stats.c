@@ -87,7 +87,6 @@ sd_stats_submit(struct doca_task *task)
 {
 	struct doca_ctx *ctx = task->ctx;
 
-	task->diag_t0 = sd_now_ns();
 	if (ctx->num_inflight + 1 > ctx->stats->max_inflight)
 		ctx->stats->max_inflight = ctx->num_inflight + 1;
 }

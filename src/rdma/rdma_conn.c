@@ -189,6 +189,7 @@ sd_rdma_conn_established(struct doca_rdma_connection *conn, bool notify)
 		return;
 	conn->state = SD_RDMA_CONN_ESTABLISHED;
 	DOCA_LOG_TRC("Connection %u established", conn->id);
+	sd_diag_event(&rdma->ctx, "connection established", conn->id);
 	if (notify && rdma->established_cb != NULL)
 		rdma->established_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }
@@ -219,6 +220,7 @@ sd_rdma_conn_fail(struct doca_rdma_connection *conn, doca_error_t err, bool noti
 	conn_drop_ep(conn);
 	conn_release_slot(conn);
 	DOCA_LOG_DBG("Connection %u failed: %s", conn->id, doca_error_get_name(conn->err));
+	sd_diag_event(&rdma->ctx, "connection failed", conn->id);
 	if (notify && rdma->failure_cb != NULL)
 		rdma->failure_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }
@@ -236,6 +238,7 @@ sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify)
 	conn_drop_ep(conn);
 	conn_release_slot(conn);
 	DOCA_LOG_DBG("Connection %u disconnected", conn->id);
+	sd_diag_event(&rdma->ctx, "connection disconnected", conn->id);
 	if (notify && rdma->disconnect_cb != NULL)
 		rdma->disconnect_cb(conn, conn->user_data, sd_ctx_user_data(&rdma->ctx));
 }

@@ -15,13 +15,14 @@ doca_verbs_ah_attr_create(struct doca_verbs_context *ctx, struct doca_verbs_ah_a
 	struct doca_verbs_ah_attr *a;
 
 	if (ctx == NULL || verbs_ah_attr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_ah_attr_create: NULL argument (verbs_context %p, verbs_ah_attr %p)",
+		DOCA_LOG_ERR("doca_verbs_ah_attr_create: NULL argument (verbs_context %p, verbs_ah_attr %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)verbs_ah_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	a = calloc(1, sizeof(*a));
 	if (a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_ah_attr_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_ah_attr_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	a->ctx = ctx;

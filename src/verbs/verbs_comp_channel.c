@@ -22,24 +22,29 @@ doca_verbs_comp_channel_create(struct doca_verbs_context *ctx, struct doca_verbs
 	struct doca_verbs_comp_channel *ch;
 
 	if (ctx == NULL || comp_channel == NULL) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: NULL argument (verbs_context %p, comp_channel %p)",
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: NULL argument (verbs_context %p, comp_channel %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)comp_channel);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ch = sd_fault_create("verbs", "doca_verbs_comp_channel_create") ? NULL : calloc(1, sizeof(*ch));
 	if (ch == NULL) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ch->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ch->fd < 0) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the event fd: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the event fd: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		free(ch);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	ch->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ch->epfd < 0 || epoll_ctl(ch->epfd, EPOLL_CTL_ADD, ch->fd, &(struct epoll_event){.events = EPOLLIN}) != 0) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the epoll handle: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_comp_channel_create: failed to create the epoll handle: %s; raise the "
+			     "process's open-file limit",
+			     strerror(errno));
 		if (ch->epfd >= 0)
 			close(ch->epfd);
 		close(ch->fd);
@@ -60,7 +65,8 @@ doca_verbs_comp_channel_destroy(struct doca_verbs_comp_channel *ch)
 	uint32_t users;
 
 	if (ch == NULL) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_destroy: comp_channel is NULL");
+		DOCA_LOG_ERR("doca_verbs_comp_channel_destroy: comp_channel is NULL; pass the object its create call "
+			     "returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = ch->ctx;
@@ -84,7 +90,8 @@ DOCA_EXPERIMENTAL doca_event_handle_t
 doca_verbs_comp_channel_get_handle(struct doca_verbs_comp_channel *ch)
 {
 	if (ch == NULL) {
-		DOCA_LOG_ERR("doca_verbs_comp_channel_get_handle: comp_channel is NULL");
+		DOCA_LOG_ERR("doca_verbs_comp_channel_get_handle: comp_channel is NULL; pass the object its create "
+			     "call returned");
 		return doca_event_invalid_handle;
 	}
 	return ch->epfd;
@@ -118,7 +125,8 @@ doca_verbs_get_cq_event(struct doca_verbs_comp_channel *ch, struct doca_verbs_cq
 	uint64_t drain;
 
 	if (ch == NULL || verbs_cq == NULL || cq_context == NULL) {
-		DOCA_LOG_ERR("doca_verbs_get_cq_event: NULL argument (comp_channel %p, verbs_cq %p, cq_context %p)",
+		DOCA_LOG_ERR("doca_verbs_get_cq_event: NULL argument (comp_channel %p, verbs_cq %p, cq_context %p); "
+			     "pass non-NULL pointers",
 			     (void *)ch, (void *)verbs_cq, (void *)cq_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -50,8 +50,9 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	bool rdma, verbs;
 
 	if (devinfo == NULL || verbs_context == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_create: NULL argument (devinfo %p, verbs_context %p)", (void *)devinfo,
-			     (void *)verbs_context);
+		DOCA_LOG_ERR("doca_verbs_context_create: NULL argument (devinfo %p, verbs_context %p); pass non-NULL "
+			     "pointers",
+			     (void *)devinfo, (void *)verbs_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (flags != DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE) {
@@ -80,19 +81,22 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 	}
 	ctx = sd_fault_create("verbs", "doca_verbs_context_create") ? NULL : calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_context_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->async_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctx->async_fd < 0) {
-		DOCA_LOG_ERR("doca_verbs_context_create: failed to create the async event fd: %s", strerror(errno));
+		DOCA_LOG_ERR("doca_verbs_context_create: failed to create the async event fd: %s; raise the process's "
+			     "open-file limit",
+			     strerror(errno));
 		free(ctx);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	/* the soft NIC of the device's netdev: QPs and registered memory live on it */
 	err = sd_fabric_dev_open(sd_devinfo_netdev(devinfo), &ctx->fdev);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s",
+		DOCA_LOG_ERR("doca_verbs_context_create: cannot open the soft NIC of %s (netdev %s): %s; check the "
+			     "netdev exists and is up (docs/devices.md)",
 			     sd_devinfo_ibdev_name(devinfo), sd_devinfo_netdev(devinfo), doca_error_get_descr(err));
 		close(ctx->async_fd);
 		free(ctx);
@@ -111,7 +115,8 @@ doca_verbs_context_destroy(struct doca_verbs_context *ctx)
 	uint32_t pds, cqs, qps, srqs, ahs, chans;
 
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_context_destroy: verbs_context is NULL");
+		DOCA_LOG_ERR(
+			"doca_verbs_context_destroy: verbs_context is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&ctx->lock);
@@ -177,18 +182,20 @@ doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verb
 	doca_error_t err;
 
 	if (ctx == NULL || verbs_pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: NULL argument (verbs_context %p, verbs_pd %p)", (void *)ctx,
-			     (void *)verbs_pd);
+		DOCA_LOG_ERR(
+			"doca_verbs_pd_create: NULL argument (verbs_context %p, verbs_pd %p); pass non-NULL pointers",
+			(void *)ctx, (void *)verbs_pd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pd = sd_fault_create("verbs", "doca_verbs_pd_create") ? NULL : calloc(1, sizeof(*pd));
 	if (pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	err = sd_verbs_ibv_pd_create(ctx->devinfo, ctx, &pd->ibv_pd);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_pd_create: failed to make the PD's ibv_pd: %s", doca_error_get_descr(err));
+		DOCA_LOG_ERR("doca_verbs_pd_create: failed to make the PD's ibv_pd: %s; free memory and retry",
+			     doca_error_get_descr(err));
 		free(pd);
 		return err;
 	}
@@ -206,7 +213,7 @@ doca_verbs_pd_destroy(struct doca_verbs_pd *pd)
 	uint32_t users;
 
 	if (pd == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_destroy: verbs_pd is NULL");
+		DOCA_LOG_ERR("doca_verbs_pd_destroy: verbs_pd is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = pd->ctx;
@@ -238,7 +245,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_pd_as_doca_dev(struct doca_verbs_pd *pd, struct doca_dev **dev)
 {
 	if (pd == NULL || dev == NULL) {
-		DOCA_LOG_ERR("doca_verbs_pd_as_doca_dev: NULL argument (verbs_pd %p, dev %p)", (void *)pd, (void *)dev);
+		DOCA_LOG_ERR("doca_verbs_pd_as_doca_dev: NULL argument (verbs_pd %p, dev %p); pass non-NULL pointers",
+			     (void *)pd, (void *)dev);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/*
@@ -279,7 +287,7 @@ sd_verbs_async_event_post(struct doca_verbs_context *ctx, int event_type, void *
 	uint64_t one = 1;
 
 	if (node == NULL) {
-		DOCA_LOG_ERR("Failed to queue async event %d: out of memory", event_type);
+		DOCA_LOG_ERR("Failed to queue async event %d: out of memory; free memory and retry", event_type);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	node->event.event_type = event_type;
@@ -316,7 +324,8 @@ DOCA_EXPERIMENTAL doca_event_handle_t
 doca_verbs_get_async_event_handle(struct doca_verbs_context *ctx)
 {
 	if (ctx == NULL) {
-		DOCA_LOG_ERR("doca_verbs_get_async_event_handle: verbs_context is NULL");
+		DOCA_LOG_ERR("doca_verbs_get_async_event_handle: verbs_context is NULL; pass the object its create "
+			     "call returned");
 		return doca_event_invalid_handle;
 	}
 	return ctx->async_fd;
@@ -329,8 +338,9 @@ doca_verbs_get_async_event(struct doca_verbs_context *ctx, struct doca_verbs_asy
 	uint64_t drain;
 
 	if (ctx == NULL || event == NULL) {
-		DOCA_LOG_ERR("doca_verbs_get_async_event: NULL argument (verbs_context %p, event %p)", (void *)ctx,
-			     (void *)event);
+		DOCA_LOG_ERR("doca_verbs_get_async_event: NULL argument (verbs_context %p, event %p); pass non-NULL "
+			     "pointers",
+			     (void *)ctx, (void *)event);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&ctx->lock);

@@ -53,7 +53,8 @@ doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *
 	doca_error_t err;
 
 	if (ctx == NULL || attr == NULL || verbs_cq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_create: NULL argument (verbs_context %p, cq_attr %p, verbs_cq %p)",
+		DOCA_LOG_ERR("doca_verbs_cq_create: NULL argument (verbs_context %p, cq_attr %p, verbs_cq %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)attr, (void *)verbs_cq);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -62,12 +63,13 @@ doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *
 		return err;
 	cq = sd_fault_create("verbs", "doca_verbs_cq_create") ? NULL : calloc(1, sizeof(*cq));
 	if (cq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	cq->ring = calloc(attr->cq_size, sizeof(*cq->ring));
 	if (cq->ring == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory for %u entries", attr->cq_size);
+		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory for %u entries; free memory or ask for fewer",
+			     attr->cq_size);
 		free(cq);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -95,7 +97,7 @@ doca_verbs_cq_destroy(struct doca_verbs_cq *cq)
 	uint32_t users;
 
 	if (cq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_destroy: verbs_cq is NULL");
+		DOCA_LOG_ERR("doca_verbs_cq_destroy: verbs_cq is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = cq->ctx;
@@ -186,7 +188,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_req_notify_cq(struct doca_verbs_cq *cq, int solicited_only)
 {
 	if (cq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_req_notify_cq: verbs_cq is NULL");
+		DOCA_LOG_ERR("doca_verbs_req_notify_cq: verbs_cq is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (cq->attr.comp_channel == NULL) {
@@ -210,7 +212,7 @@ doca_verbs_ack_cq_events(struct doca_verbs_cq *cq, unsigned int nevents)
 	uint64_t unacked;
 
 	if (cq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_ack_cq_events: verbs_cq is NULL");
+		DOCA_LOG_ERR("doca_verbs_ack_cq_events: verbs_cq is NULL; pass the object its create call returned");
 		return;
 	}
 	pthread_mutex_lock(&cq->ctx->lock);
@@ -384,7 +386,9 @@ doca_verbs_bridge_poll_cq(struct doca_verbs_cq *cq, int num_entries, struct ibv_
 	uint32_t size, n = 0;
 
 	if (cq == NULL || num_entries < 0 || (wc == NULL && num_entries > 0)) {
-		DOCA_LOG_ERR("doca_verbs_bridge_poll_cq: invalid argument (verbs_cq %p, num_entries %d, ibv_wc %p)",
+		DOCA_LOG_ERR("doca_verbs_bridge_poll_cq: invalid argument (verbs_cq %p, num_entries %d, ibv_wc %p); "
+			     "pass a CQ, "
+			     "num_entries >= 0 and an array of that many ibv_wc",
 			     (void *)cq, num_entries, (void *)wc);
 		return -EINVAL;
 	}

@@ -14,12 +14,12 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cq_attr_create(struct doca_verbs_cq_attr **a)
 {
 	if (a == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*a = calloc(1, sizeof(**a));
 	if (*a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_attr_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_cq_attr_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	(*a)->entry_size = DOCA_VERBS_CQ_ENTRY_SIZE_64;
@@ -72,7 +72,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_cq_attr_get_external_umem(const struct doca_verbs_cq_attr *a, struct doca_umem **umem, uint64_t *offset)
 {
 	if (a == NULL || umem == NULL || offset == NULL) {
-		DOCA_LOG_ERR("doca_verbs_cq_attr_get_external_umem: NULL argument (cq_attr %p, umem %p, offset %p)",
+		DOCA_LOG_ERR("doca_verbs_cq_attr_get_external_umem: NULL argument (cq_attr %p, umem %p, offset %p); "
+			     "pass non-NULL pointers",
 			     (const void *)a, (void *)umem, (void *)offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

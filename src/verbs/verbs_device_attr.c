@@ -25,13 +25,14 @@ doca_verbs_query_device(struct doca_verbs_context *ctx, struct doca_verbs_device
 	struct doca_verbs_device_attr *a;
 
 	if (ctx == NULL || verbs_device_attr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_query_device: NULL argument (verbs_context %p, verbs_device_attr %p)",
+		DOCA_LOG_ERR("doca_verbs_query_device: NULL argument (verbs_context %p, verbs_device_attr %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)verbs_device_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	a = calloc(1, sizeof(*a));
 	if (a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_query_device: out of memory");
+		DOCA_LOG_ERR("doca_verbs_query_device: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	caps = sd_devinfo_caps(ctx->devinfo);
@@ -58,7 +59,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_device_attr_free(struct doca_verbs_device_attr *a)
 {
 	if (a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_device_attr_free: verbs_device_attr is NULL");
+		DOCA_LOG_ERR("doca_verbs_device_attr_free: verbs_device_attr is NULL; pass the one "
+			     "doca_verbs_query_device() returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	free(a);

@@ -136,33 +136,34 @@ qp_check_init_attr(const struct doca_verbs_context *ctx, const struct doca_verbs
 		missing = "receive_cq (doca_verbs_qp_init_attr_set_receive_cq)";
 	if (missing != NULL) {
 		DOCA_LOG_ERR(
-			"doca_verbs_qp_create: %s is not set; a QP needs a PD, and a CQ for each work queue it "
+			"doca_verbs_qp_create: %s is not set; set it (a QP needs a PD, and a CQ for each work queue it "
 			"has (send: sq_wr > 0, receive: rq_wr > 0; an SRQ's completions go to the receive CQ, else the "
-			"send CQ)",
+			"send CQ))",
 			missing);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->pd->ctx != ctx || (ia->send_cq != NULL && ia->send_cq->ctx != ctx) ||
 	    (ia->receive_cq != NULL && ia->receive_cq->ctx != ctx) || (ia->srq != NULL && ia->srq->ctx != ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: the PD, CQs and SRQ must belong to the context the QP is created "
-			     "on");
+			     "on; create them on that context");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->sq_wr > sd_verbs_max_qp_wr(ctx) || ia->rq_wr > sd_verbs_max_qp_wr(ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: sq_wr %u / rq_wr %u exceed the device's max_qp_wr %u "
-			     "(doca_verbs_device_attr_get_max_qp_wr)",
+			     "(doca_verbs_device_attr_get_max_qp_wr); use at most that many",
 			     ia->sq_wr, ia->rq_wr, sd_verbs_max_qp_wr(ctx));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->send_max_sges > sd_verbs_max_sge(ctx) || ia->receive_max_sges > sd_verbs_max_sge(ctx)) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: send_max_sges %u / receive_max_sges %u exceed the device's "
-			     "max_sge %u (doca_verbs_device_attr_get_max_sge)",
+			     "max_sge %u (doca_verbs_device_attr_get_max_sge); use at most that many",
 			     ia->send_max_sges, ia->receive_max_sges, sd_verbs_max_sge(ctx));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->max_inline_data > SD_VERBS_MAX_INLINE_DATA) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: max_inline_data %u exceeds softdoca's limit of %u bytes",
-			     ia->max_inline_data, SD_VERBS_MAX_INLINE_DATA);
+		DOCA_LOG_ERR("doca_verbs_qp_create: max_inline_data %u exceeds softdoca's limit of %u bytes; use a "
+			     "value <= %u",
+			     ia->max_inline_data, SD_VERBS_MAX_INLINE_DATA, SD_VERBS_MAX_INLINE_DATA);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ia->external_datapath_en != 0 || ia->dpa != NULL || ia->send_dpa_comp != NULL ||
@@ -201,7 +202,8 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 	bool full;
 
 	if (ctx == NULL || init_attr == NULL || verbs_qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: NULL argument (verbs_context %p, init_attr %p, verbs_qp %p)",
+		DOCA_LOG_ERR("doca_verbs_qp_create: NULL argument (verbs_context %p, init_attr %p, verbs_qp %p); pass "
+			     "non-NULL pointers",
 			     (void *)ctx, (void *)init_attr, (void *)verbs_qp);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -210,7 +212,7 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 		return err;
 	qp = sd_fault_create("verbs", "doca_verbs_qp_create") ? NULL : calloc(1, sizeof(*qp));
 	if (qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_qp_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	qp->ctx = ctx;
@@ -250,7 +252,7 @@ doca_verbs_qp_destroy(struct doca_verbs_qp *qp)
 	struct doca_verbs_context *ctx;
 
 	if (qp == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_destroy: verbs_qp is NULL");
+		DOCA_LOG_ERR("doca_verbs_qp_destroy: verbs_qp is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = qp->ctx;
@@ -286,7 +288,8 @@ qp_check_values(const struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((mask & M(PORT_NUM)) && a->port_num != SD_VERBS_PORT) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: port_num %u does not exist; softdoca devices have port 1",
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: port_num %u does not exist; use port 1 (softdoca devices "
+			     "have one)",
 			     qp->qpn, a->port_num);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -299,7 +302,7 @@ qp_check_values(const struct doca_verbs_qp *qp, const struct doca_verbs_qp_attr 
 	if (((mask & M(MAX_QP_RD_ATOMIC)) && a->max_rd_atomic > SD_VERBS_MAX_RD_ATOM) ||
 	    ((mask & M(MAX_DEST_RD_ATOMIC)) && a->max_dest_rd_atomic > SD_VERBS_MAX_RD_ATOM)) {
 		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: max_rd_atomic %u / max_dest_rd_atomic %u exceed %u "
-			     "(doca_verbs_device_attr_get_max_qp_rd_atom)",
+			     "(doca_verbs_device_attr_get_max_qp_rd_atom); use at most that many",
 			     qp->qpn, a->max_rd_atomic, a->max_dest_rd_atomic, SD_VERBS_MAX_RD_ATOM);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -394,8 +397,9 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 	doca_error_t err;
 
 	if (qp == NULL || a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p)", (void *)qp,
-			     (void *)a);
+		DOCA_LOG_ERR(
+			"doca_verbs_qp_modify: NULL argument (verbs_qp %p, verbs_qp_attr %p); pass non-NULL pointers",
+			(void *)qp, (void *)a);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (attr_mask & ~MASK_ALL) {
@@ -405,8 +409,8 @@ doca_verbs_qp_modify(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *a, int
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!(attr_mask & M(NEXT_STATE))) {
-		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; every modify "
-			     "names the state to move to",
+		DOCA_LOG_ERR("doca_verbs_qp_modify: QP %u: the mask lacks DOCA_VERBS_QP_ATTR_NEXT_STATE; add it, with "
+			     "the state to move to",
 			     qp->qpn);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -454,7 +458,8 @@ doca_verbs_qp_query(struct doca_verbs_qp *qp, struct doca_verbs_qp_attr *qp_attr
 		    struct doca_verbs_qp_init_attr *init_attr, int *attr_mask)
 {
 	if (qp == NULL || qp_attr == NULL || init_attr == NULL || attr_mask == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_query: NULL argument (verbs_qp %p, qp_attr %p, init_attr %p, attr_mask %p)",
+		DOCA_LOG_ERR("doca_verbs_qp_query: NULL argument (verbs_qp %p, qp_attr %p, init_attr %p, attr_mask "
+			     "%p); pass non-NULL pointers",
 			     (void *)qp, (void *)qp_attr, (void *)init_attr, (void *)attr_mask);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -529,6 +534,7 @@ doca_verbs_qp_get_dpa_handle(struct doca_verbs_qp *qp, struct doca_dpa *dpa, doc
 	(void)qp;
 	(void)dpa;
 	(void)handle;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_qp_get_dpa_handle: not supported: softdoca has no DPA");
+	SD_VERBS_REFUSE_ONCE("doca_verbs_qp_get_dpa_handle: not supported: softdoca has no DPA; drive the queue from "
+			     "the host with doca_verbs_bridge_post_*()");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }

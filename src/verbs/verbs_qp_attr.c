@@ -16,12 +16,12 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_qp_attr_create(struct doca_verbs_qp_attr **a)
 {
 	if (a == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*a = calloc(1, sizeof(**a));
 	if (*a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_attr_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_qp_attr_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	return DOCA_SUCCESS;

@@ -16,12 +16,12 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_qp_init_attr_create(struct doca_verbs_qp_init_attr **a)
 {
 	if (a == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*a = calloc(1, sizeof(**a));
 	if (*a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_init_attr_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_qp_init_attr_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	(*a)->qp_type = DOCA_VERBS_QP_TYPE_RC;
@@ -138,7 +138,7 @@ doca_verbs_qp_init_attr_get_external_umem(const struct doca_verbs_qp_init_attr *
 {
 	if (a == NULL || umem == NULL || offset == NULL) {
 		DOCA_LOG_ERR("doca_verbs_qp_init_attr_get_external_umem: NULL argument (qp_init_attr %p, umem %p, "
-			     "offset %p)",
+			     "offset %p); pass non-NULL pointers",
 			     (const void *)a, (void *)umem, (void *)offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -165,7 +165,7 @@ doca_verbs_qp_init_attr_get_external_dbr_umem(const struct doca_verbs_qp_init_at
 {
 	if (a == NULL || umem == NULL || offset == NULL) {
 		DOCA_LOG_ERR("doca_verbs_qp_init_attr_get_external_dbr_umem: NULL argument (qp_init_attr %p, umem "
-			     "%p, offset %p)",
+			     "%p, offset %p); pass non-NULL pointers",
 			     (const void *)a, (void *)umem, (void *)offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -188,7 +188,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_qp_init_attr_get_external_uar(const struct doca_verbs_qp_init_attr *a, struct doca_uar **uar)
 {
 	if (a == NULL || uar == NULL) {
-		DOCA_LOG_ERR("doca_verbs_qp_init_attr_get_external_uar: NULL argument (qp_init_attr %p, uar %p)",
+		DOCA_LOG_ERR("doca_verbs_qp_init_attr_get_external_uar: NULL argument (qp_init_attr %p, uar %p); pass "
+			     "non-NULL pointers",
 			     (const void *)a, (void *)uar);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -15,12 +15,12 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_srq_init_attr_create(struct doca_verbs_srq_init_attr **a)
 {
 	if (a == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*a = calloc(1, sizeof(**a));
 	if (*a == NULL) {
-		DOCA_LOG_ERR("doca_verbs_srq_init_attr_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_srq_init_attr_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	(*a)->type = DOCA_VERBS_SRQ_TYPE_LINKED_LIST;
@@ -76,7 +76,7 @@ doca_verbs_srq_init_attr_get_external_umem(const struct doca_verbs_srq_init_attr
 {
 	if (a == NULL || umem == NULL || offset == NULL) {
 		DOCA_LOG_ERR("doca_verbs_srq_init_attr_get_external_umem: NULL argument (srq_init_attr %p, umem %p, "
-			     "offset %p)",
+			     "offset %p); pass non-NULL pointers",
 			     (const void *)a, (void *)umem, (void *)offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -103,7 +103,7 @@ doca_verbs_srq_init_attr_get_external_dbr_umem(const struct doca_verbs_srq_init_
 {
 	if (a == NULL || umem == NULL || offset == NULL) {
 		DOCA_LOG_ERR("doca_verbs_srq_init_attr_get_external_dbr_umem: NULL argument (srq_init_attr %p, umem "
-			     "%p, offset %p)",
+			     "%p, offset %p); pass non-NULL pointers",
 			     (const void *)a, (void *)umem, (void *)offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -128,13 +128,13 @@ srq_check_attr(const struct doca_verbs_context *ctx, const struct doca_verbs_srq
 	}
 	if (a->srq_wr == 0 || a->srq_wr > sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_queue_size) {
 		DOCA_LOG_ERR("doca_verbs_srq_create: srq_wr %u is out of range (1 .. %u, "
-			     "doca_verbs_device_attr_get_max_srq_wr)",
+			     "doca_verbs_device_attr_get_max_srq_wr); use a value in that range",
 			     a->srq_wr, sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_queue_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (a->receive_max_sges > sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_buf_list_len) {
 		DOCA_LOG_ERR("doca_verbs_srq_create: receive_max_sges %u exceeds %u "
-			     "(doca_verbs_device_attr_get_max_srq_sge)",
+			     "(doca_verbs_device_attr_get_max_srq_sge); use at most that many",
 			     a->receive_max_sges, sd_devinfo_caps(ctx->devinfo)->rdma_max_recv_buf_list_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -154,7 +154,8 @@ doca_verbs_srq_create(struct doca_verbs_context *ctx, struct doca_verbs_srq_init
 	doca_error_t err;
 
 	if (ctx == NULL || init_attr == NULL || verbs_srq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_srq_create: NULL argument (verbs_context %p, init_attr %p, verbs_srq %p)",
+		DOCA_LOG_ERR("doca_verbs_srq_create: NULL argument (verbs_context %p, init_attr %p, verbs_srq %p); "
+			     "pass non-NULL pointers",
 			     (void *)ctx, (void *)init_attr, (void *)verbs_srq);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -163,14 +164,15 @@ doca_verbs_srq_create(struct doca_verbs_context *ctx, struct doca_verbs_srq_init
 		return err;
 	srq = sd_fault_create("verbs", "doca_verbs_srq_create") ? NULL : calloc(1, sizeof(*srq));
 	if (srq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_srq_create: out of memory");
+		DOCA_LOG_ERR("doca_verbs_srq_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	srq->pool = calloc(init_attr->srq_wr, sizeof(*srq->pool));
 	/* messages for the SRQ's QPs wait here when it is empty: room for every QP's send queue */
 	err = srq->pool == NULL ? DOCA_ERROR_NO_MEMORY : sd_verbs_domain_init(&srq->dom, ctx->fdev, SD_VERBS_MAX_CQE);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_srq_create: cannot set up the SRQ's receive queue: %s",
+		DOCA_LOG_ERR("doca_verbs_srq_create: cannot set up the SRQ's receive queue: %s; free memory or use a "
+			     "smaller srq_wr",
 			     doca_error_get_descr(err));
 		free(srq->pool);
 		free(srq);
@@ -201,7 +203,7 @@ doca_verbs_srq_destroy(struct doca_verbs_srq *srq)
 	uint32_t users;
 
 	if (srq == NULL) {
-		DOCA_LOG_ERR("doca_verbs_srq_destroy: verbs_srq is NULL");
+		DOCA_LOG_ERR("doca_verbs_srq_destroy: verbs_srq is NULL; pass the object its create call returned");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ctx = srq->ctx;
@@ -235,8 +237,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_verbs_srq_query(struct doca_verbs_srq *srq, struct doca_verbs_srq_init_attr *init_attr)
 {
 	if (srq == NULL || init_attr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_srq_query: NULL argument (verbs_srq %p, init_attr %p)", (void *)srq,
-			     (void *)init_attr);
+		DOCA_LOG_ERR("doca_verbs_srq_query: NULL argument (verbs_srq %p, init_attr %p); pass non-NULL pointers",
+			     (void *)srq, (void *)init_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*init_attr = srq->attr;
@@ -279,6 +281,7 @@ doca_verbs_srq_get_dpa_handle(struct doca_verbs_srq *srq, struct doca_dpa *dpa, 
 	(void)srq;
 	(void)dpa;
 	(void)handle;
-	SD_VERBS_REFUSE_ONCE("doca_verbs_srq_get_dpa_handle: not supported: softdoca has no DPA");
+	SD_VERBS_REFUSE_ONCE("doca_verbs_srq_get_dpa_handle: not supported: softdoca has no DPA; drive the queue from "
+			     "the host with doca_verbs_bridge_post_*()");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }

@@ -26,7 +26,8 @@ doca_uar_create(const struct doca_dev *dev, enum doca_uar_allocation_type alloca
 	struct doca_uar *u;
 
 	if (dev == NULL || uar == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (dev %p, uar %p)", __func__, (const void *)dev, (void *)uar);
+		DOCA_LOG_ERR("%s: NULL argument (dev %p, uar %p); pass non-NULL pointers", __func__, (const void *)dev,
+			     (void *)uar);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((unsigned int)allocation_type > DOCA_UAR_ALLOCATION_TYPE_NONCACHE_DEDICATED) {
@@ -36,7 +37,7 @@ doca_uar_create(const struct doca_dev *dev, enum doca_uar_allocation_type alloca
 	}
 	u = calloc(1, sizeof(*u));
 	if (u == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	u->dev = dev;
@@ -59,7 +60,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_uar_destroy(struct doca_uar *uar)
 {
 	if (uar == NULL) {
-		DOCA_LOG_ERR("%s: uar is NULL", __func__);
+		DOCA_LOG_ERR("%s: uar is NULL; pass the object its create call returned", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	free(uar);
@@ -70,7 +71,8 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_uar_id_get(const struct doca_uar *uar, uint32_t *id)
 {
 	if (uar == NULL || id == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (uar %p, id %p)", __func__, (const void *)uar, (void *)id);
+		DOCA_LOG_ERR("%s: NULL argument (uar %p, id %p); pass non-NULL pointers", __func__, (const void *)uar,
+			     (void *)id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*id = uar->id;
@@ -82,7 +84,8 @@ doca_uar_page_get(const struct doca_uar *uar, void **page)
 {
 	(void)uar;
 	(void)page;
-	SD_VERBS_REFUSE_ONCE("doca_uar_page_get: not supported: softdoca queues have no doorbell page to map");
+	SD_VERBS_REFUSE_ONCE("doca_uar_page_get: not supported: softdoca queues have no doorbell page to map; post "
+			     "work with doca_verbs_bridge_post_*(), which rings none");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -91,6 +94,7 @@ doca_uar_reg_addr_get(const struct doca_uar *uar, void **reg)
 {
 	(void)uar;
 	(void)reg;
-	SD_VERBS_REFUSE_ONCE("doca_uar_reg_addr_get: not supported: softdoca queues have no doorbell register");
+	SD_VERBS_REFUSE_ONCE("doca_uar_reg_addr_get: not supported: softdoca queues have no doorbell register; "
+			     "post work with doca_verbs_bridge_post_*(), which rings none");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }

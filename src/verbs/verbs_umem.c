@@ -29,18 +29,19 @@ doca_umem_create(const struct doca_dev *dev, void *address, size_t size, uint32_
 	struct doca_umem *u;
 
 	if (dev == NULL || address == NULL || umem_obj == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (dev %p, address %p, umem_obj %p)", __func__, (const void *)dev,
-			     address, (void *)umem_obj);
+		DOCA_LOG_ERR("%s: NULL argument (dev %p, address %p, umem_obj %p); pass non-NULL pointers", __func__,
+			     (const void *)dev, address, (void *)umem_obj);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (size == 0 || size > UINT32_MAX) {
-		DOCA_LOG_ERR("%s: size %zu is out of range (1 .. 2^32 - 1: doca_umem_get_size reports 32 bits)",
+		DOCA_LOG_ERR("%s: size %zu is out of range (1 .. 2^32 - 1: doca_umem_get_size reports 32 bits); "
+			     "register at most 4 GiB - 1 per umem",
 			     __func__, size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	u = calloc(1, sizeof(*u));
 	if (u == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	u->dev = dev;
@@ -85,7 +86,7 @@ DOCA_EXPERIMENTAL doca_error_t
 doca_umem_destroy(struct doca_umem *umem_obj)
 {
 	if (umem_obj == NULL) {
-		DOCA_LOG_ERR("%s: umem_obj is NULL", __func__);
+		DOCA_LOG_ERR("%s: umem_obj is NULL; pass the object its create call returned", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	free(umem_obj);
@@ -96,8 +97,8 @@ doca_umem_destroy(struct doca_umem *umem_obj)
 	DOCA_EXPERIMENTAL doca_error_t doca_umem_get_##name(const struct doca_umem *umem_obj, type *out)               \
 	{                                                                                                              \
 		if (umem_obj == NULL || out == NULL) {                                                                 \
-			DOCA_LOG_ERR("%s: NULL argument (umem_obj %p, output %p)", __func__, (const void *)umem_obj,   \
-				     (void *)out);                                                                     \
+			DOCA_LOG_ERR("%s: NULL argument (umem_obj %p, output %p); pass non-NULL pointers", __func__,   \
+				     (const void *)umem_obj, (void *)out);                                             \
 			return DOCA_ERROR_INVALID_VALUE;                                                               \
 		}                                                                                                      \
 		*out = umem_obj->field;                                                                                \

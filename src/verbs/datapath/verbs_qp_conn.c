@@ -61,7 +61,8 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 
 	err = sd_fabric_addr_add(qp->ctx->devinfo, &qp->qpn);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("doca_verbs_qp_create: no QP number on %s's address service: %s",
+		DOCA_LOG_ERR("doca_verbs_qp_create: no QP number on %s's address service: %s; destroy QPs you no "
+			     "longer use",
 			     sd_devinfo_ibdev_name(qp->ctx->devinfo), doca_error_get_descr(err));
 		return err;
 	}
@@ -74,7 +75,9 @@ sd_verbs_qp_conn_create(struct doca_verbs_qp *qp)
 		if (err == DOCA_SUCCESS)
 			return DOCA_SUCCESS;
 	}
-	DOCA_LOG_ERR("doca_verbs_qp_create: cannot set up the QP's soft NIC queue pair: %s", doca_error_get_descr(err));
+	DOCA_LOG_ERR("doca_verbs_qp_create: cannot set up the QP's soft NIC queue pair: %s; free memory or "
+		     "use smaller queues",
+		     doca_error_get_descr(err));
 	sd_verbs_wq_fini(qp);
 	sd_fabric_addr_remove(qp->qpn);
 	return err;

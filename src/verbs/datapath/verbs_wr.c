@@ -113,9 +113,10 @@ build_wait(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_s
 	struct doca_verbs_cq *cq = (struct doca_verbs_cq *)(uintptr_t)wr->wr.atomic.remote_addr;
 
 	if (cq == NULL || wr->wr.atomic.swap != (WAIT_MAGIC ^ wr->wr.atomic.remote_addr) || cq->ctx != qp->ctx) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: an IBV_WR_DRIVER1 request must be filled by "
-			     "doca_verbs_bridge_set_wait_cq_pi_wr() with a CQ of the QP's context",
-			     qp->qpn);
+		DOCA_LOG_ERR(
+			"doca_verbs_bridge_post_send: QP %u: an IBV_WR_DRIVER1 request must be filled by "
+			"doca_verbs_bridge_set_wait_cq_pi_wr() with a CQ of the QP's context; fill it with that call",
+			qp->qpn);
 		return EINVAL;
 	}
 	w->kind = SD_SWQE_WAIT;
@@ -139,7 +140,7 @@ send_admit(const struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > SD_MAX(qp->init.send_max_sges, 1u) ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL)) {
 		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: %d SGEs but the QP takes at most %u "
-			     "(doca_verbs_qp_init_attr_set_send_max_sges)",
+			     "(doca_verbs_qp_init_attr_set_send_max_sges); use at most that many",
 			     qp->qpn, wr->num_sge, qp->init.send_max_sges);
 		return EINVAL;
 	}
@@ -154,7 +155,7 @@ send_remote(const struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struc
 		if (wr->num_sge != 1 || wr->sg_list[0].length != sizeof(uint64_t) ||
 		    (wr->wr.atomic.remote_addr & 7u) != 0) {
 			DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: an atomic takes one 8-byte SGE and an 8-byte "
-				     "aligned remote address",
+				     "aligned remote address; give it exactly that",
 				     qp->qpn);
 			return EINVAL;
 		}
@@ -200,7 +201,7 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 	}
 	if (!send_opcode(qp, wr->opcode, w)) {
 		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: opcode %d is not supported on a%s QP (SEND, "
-			     "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM%s)",
+			     "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM%s); use one of those",
 			     qp->qpn, (int)wr->opcode, qp->init.qp_type == DOCA_VERBS_QP_TYPE_RC ? "n RC" : " UC",
 			     qp->init.qp_type == DOCA_VERBS_QP_TYPE_RC ? ", RDMA_READ, ATOMIC_CMP_AND_SWP, "
 									 "ATOMIC_FETCH_AND_ADD"
@@ -211,13 +212,14 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 	lands_here = atomic || w->ftype == FABRIC_OP_READ;
 	inl = (wr->send_flags & IBV_SEND_INLINE) != 0 && !lands_here;
 	if (total > MAX_MSG) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: %llu bytes exceed the largest message (2 GiB)",
+		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: %llu bytes exceed the largest message (2 GiB); split "
+			     "the message",
 			     qp->qpn, (unsigned long long)total);
 		return EINVAL;
 	}
 	if (inl && total > qp->init.max_inline_data) {
 		DOCA_LOG_ERR("doca_verbs_bridge_post_send: QP %u: %llu inline bytes exceed the QP's max_inline_data "
-			     "%u (doca_verbs_qp_init_attr_set_max_inline_data)",
+			     "%u (doca_verbs_qp_init_attr_set_max_inline_data); send fewer bytes inline or raise it",
 			     qp->qpn, (unsigned long long)total, qp->init.max_inline_data);
 		return EINVAL;
 	}
@@ -229,7 +231,7 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 		sd_verbs_swqe_local(w, IBV_WC_WR_FLUSH_ERR);
 	} else if (!inl && !keys_cover(qp, wr->sg_list, wr->num_sge, lands_here)) {
 		DOCA_LOG_WARN("QP %u: work request 0x%llx: a local key does not cover its buffer (or lacks local "
-			      "write): IBV_WC_LOC_PROT_ERR",
+			      "write): IBV_WC_LOC_PROT_ERR; post buffers inside memory the QP's PD registered",
 			      qp->qpn, (unsigned long long)wr->wr_id);
 		sd_verbs_swqe_local(w, IBV_WC_LOC_PROT_ERR);
 	} else {
@@ -251,8 +253,9 @@ doca_verbs_bridge_post_send(struct doca_verbs_qp *qp, struct ibv_send_wr *wr, st
 	int ret = 0;
 
 	if (qp == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_send: NULL argument (verbs_qp %p, wr %p, bad_wr %p)", (void *)qp,
-			     (void *)wr, (void *)bad_wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_post_send: NULL argument (verbs_qp %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
+			     (void *)qp, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return EINVAL;
@@ -295,23 +298,26 @@ build_recv(const struct doca_verbs_pd *pd, uint32_t max_sges, struct sd_verbs_rw
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > SD_MAX(max_sges, 1u) ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL)) {
 		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: queue %u: %d SGEs but it takes at most %u "
-			     "(receive_max_sges)",
+			     "(receive_max_sges); use at most that many",
 			     num, wr->num_sge, max_sges);
 		return EINVAL;
 	}
 	for (i = 0; i < wr->num_sge; i++) {
 		if (!sd_verbs_mr_check_local(pd, wr->sg_list[i].lkey, wr->sg_list[i].addr, wr->sg_list[i].length,
 					     true)) {
-			DOCA_LOG_ERR("doca_verbs_bridge_post_recv: queue %u: SGE %d (lkey 0x%x, %u bytes at 0x%llx) is "
-				     "not inside memory registered with IBV_ACCESS_LOCAL_WRITE on the QP's PD",
-				     num, i, wr->sg_list[i].lkey, wr->sg_list[i].length,
-				     (unsigned long long)wr->sg_list[i].addr);
+			DOCA_LOG_ERR(
+				"doca_verbs_bridge_post_recv: queue %u: SGE %d (lkey 0x%x, %u bytes at 0x%llx) is "
+				"not inside memory registered with IBV_ACCESS_LOCAL_WRITE on the QP's PD; register it "
+				"so (ibv_reg_mr)",
+				num, i, wr->sg_list[i].lkey, wr->sg_list[i].length,
+				(unsigned long long)wr->sg_list[i].addr);
 			return EINVAL;
 		}
 		total += wr->sg_list[i].length;
 	}
 	if (total > MAX_MSG) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: queue %u: %llu bytes exceed the largest message (2 GiB)",
+		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: queue %u: %llu bytes exceed the largest message (2 GiB); "
+			     "post at most 2 GiB",
 			     num, (unsigned long long)total);
 		return EINVAL;
 	}
@@ -354,8 +360,9 @@ doca_verbs_bridge_post_recv(struct doca_verbs_qp *qp, struct ibv_recv_wr *wr, st
 	int ret = 0;
 
 	if (qp == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: NULL argument (verbs_qp %p, wr %p, bad_wr %p)", (void *)qp,
-			     (void *)wr, (void *)bad_wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_post_recv: NULL argument (verbs_qp %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
+			     (void *)qp, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return EINVAL;
@@ -419,7 +426,8 @@ doca_verbs_bridge_post_srq_recv(struct doca_verbs_srq *srq, struct ibv_recv_wr *
 	int ret = 0;
 
 	if (srq == NULL || wr == NULL || bad_wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_post_srq_recv: NULL argument (verbs_srq %p, wr %p, bad_wr %p)",
+		DOCA_LOG_ERR("doca_verbs_bridge_post_srq_recv: NULL argument (verbs_srq %p, wr %p, bad_wr %p); pass "
+			     "non-NULL pointers",
 			     (void *)srq, (void *)wr, (void *)bad_wr);
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -460,8 +468,9 @@ DOCA_EXPERIMENTAL int
 doca_verbs_bridge_set_wait_cq_pi_wr(struct doca_verbs_cq *cq, uint32_t wait_pi, struct ibv_send_wr *wr)
 {
 	if (cq == NULL || wr == NULL) {
-		DOCA_LOG_ERR("doca_verbs_bridge_set_wait_cq_pi_wr: NULL argument (verbs_cq %p, wr %p)", (void *)cq,
-			     (void *)wr);
+		DOCA_LOG_ERR("doca_verbs_bridge_set_wait_cq_pi_wr: NULL argument (verbs_cq %p, wr %p); pass non-NULL "
+			     "pointers",
+			     (void *)cq, (void *)wr);
 		return EINVAL;
 	}
 	wr->opcode = IBV_WR_DRIVER1;

@@ -28,8 +28,8 @@ doca_verbs_bridge_verbs_context_create(struct ibv_device *ibv_dev, uint32_t flag
 	struct doca_devinfo *devinfo;
 
 	if (ibv_dev == NULL || verbs_context == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (ibv_dev %p, verbs_context %p)", __func__, (void *)ibv_dev,
-			     (void *)verbs_context);
+		DOCA_LOG_ERR("%s: NULL argument (ibv_dev %p, verbs_context %p); pass non-NULL pointers", __func__,
+			     (void *)ibv_dev, (void *)verbs_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	devinfo = sd_verbs_ibv_device_devinfo(ibv_dev);
@@ -47,8 +47,8 @@ doca_verbs_bridge_verbs_context_import(struct ibv_context *ibv_ctx, uint32_t fla
 	struct doca_devinfo *devinfo;
 
 	if (ibv_ctx == NULL || verbs_context == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (ibv_ctx %p, verbs_context %p)", __func__, (void *)ibv_ctx,
-			     (void *)verbs_context);
+		DOCA_LOG_ERR("%s: NULL argument (ibv_ctx %p, verbs_context %p); pass non-NULL pointers", __func__,
+			     (void *)ibv_ctx, (void *)verbs_context);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (flags != DOCA_VERBS_CONTEXT_CREATE_FLAGS_NONE) {
@@ -73,8 +73,8 @@ doca_verbs_bridge_verbs_query_device(struct ibv_context *ibv_ctx, struct doca_ve
 	struct doca_verbs_context probe = {0};
 
 	if (ibv_ctx == NULL || verbs_device_attr == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (ibv_ctx %p, verbs_device_attr %p)", __func__, (void *)ibv_ctx,
-			     (void *)verbs_device_attr);
+		DOCA_LOG_ERR("%s: NULL argument (ibv_ctx %p, verbs_device_attr %p); pass non-NULL pointers", __func__,
+			     (void *)ibv_ctx, (void *)verbs_device_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	probe.devinfo = sd_verbs_ibv_context_devinfo(ibv_ctx);
@@ -93,12 +93,13 @@ doca_verbs_bridge_verbs_pd_import(struct ibv_pd *ibv_pd, struct doca_verbs_pd **
 	doca_error_t err;
 
 	if (ibv_pd == NULL || verbs_pd == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (pd %p, verbs_pd %p)", __func__, (void *)ibv_pd, (void *)verbs_pd);
+		DOCA_LOG_ERR("%s: NULL argument (pd %p, verbs_pd %p); pass non-NULL pointers", __func__, (void *)ibv_pd,
+			     (void *)verbs_pd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	err = sd_verbs_ibv_pd_import(ibv_pd, &pd->ctx, &pd->bridged);
@@ -122,7 +123,7 @@ DOCA_EXPERIMENTAL struct ibv_pd *
 doca_verbs_bridge_verbs_pd_get_ibv_pd(const struct doca_verbs_pd *verbs_pd)
 {
 	if (verbs_pd == NULL) {
-		DOCA_LOG_ERR("%s: verbs_pd is NULL", __func__);
+		DOCA_LOG_ERR("%s: verbs_pd is NULL; pass the object its create call returned", __func__);
 		return NULL;
 	}
 	return verbs_pd->ibv_pd;
@@ -132,7 +133,7 @@ DOCA_EXPERIMENTAL struct ibv_context *
 doca_verbs_bridge_get_ibv_ctx(struct doca_verbs_context *verbs_context)
 {
 	if (verbs_context == NULL) {
-		DOCA_LOG_ERR("%s: verbs_context is NULL", __func__);
+		DOCA_LOG_ERR("%s: verbs_context is NULL; pass the object its create call returned", __func__);
 		return NULL;
 	}
 	return sd_verbs_ibv_context_of(verbs_context->devinfo);
@@ -260,12 +261,12 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 	int mask = attr_mask;
 
 	if (verbs_qp_attr == NULL || ibv_qp_attr == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (verbs_qp_attr %p, ibv_qp_attr %p)", __func__, (void *)verbs_qp_attr,
-			     (const void *)ibv_qp_attr);
+		DOCA_LOG_ERR("%s: NULL argument (verbs_qp_attr %p, ibv_qp_attr %p); pass non-NULL pointers", __func__,
+			     (void *)verbs_qp_attr, (const void *)ibv_qp_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((mask & IBV_QP_AV) && verbs_qp_attr->ah_attr == NULL) {
-		DOCA_LOG_ERR("%s: IBV_QP_AV needs an AH attribute object to fill: create one with "
+		DOCA_LOG_ERR("%s: IBV_QP_AV needs an AH attribute object to fill; create one with "
 			     "doca_verbs_ah_attr_create() and doca_verbs_qp_attr_set_ah_attr() first",
 			     __func__);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -274,16 +275,17 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 	t = *verbs_qp_attr;
 	if (mask & IBV_QP_STATE) {
 		if (state_from_ibv(ibv_qp_attr->qp_state) < 0) {
-			DOCA_LOG_ERR("%s: qp_state %d has no DOCA Verbs state (SQD / SQE are not supported)", __func__,
-				     ibv_qp_attr->qp_state);
+			DOCA_LOG_ERR("%s: qp_state %d has no DOCA Verbs state (SQD / SQE are not supported); use "
+				     "RESET, INIT, RTR, RTS or ERR",
+				     __func__, ibv_qp_attr->qp_state);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		t.next_state = (enum doca_verbs_qp_state)state_from_ibv(ibv_qp_attr->qp_state);
 	}
 	if (mask & IBV_QP_CUR_STATE) {
 		if (state_from_ibv(ibv_qp_attr->cur_qp_state) < 0) {
-			DOCA_LOG_ERR("%s: cur_qp_state %d has no DOCA Verbs state", __func__,
-				     ibv_qp_attr->cur_qp_state);
+			DOCA_LOG_ERR("%s: cur_qp_state %d has no DOCA Verbs state; use RESET, INIT, RTR, RTS or ERR",
+				     __func__, ibv_qp_attr->cur_qp_state);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		t.current_state = (enum doca_verbs_qp_state)state_from_ibv(ibv_qp_attr->cur_qp_state);
@@ -301,7 +303,8 @@ doca_verbs_bridge_qp_attr_set(struct doca_verbs_qp_attr *verbs_qp_attr, const st
 		t.port_num = ibv_qp_attr->port_num;
 	if (mask & IBV_QP_PATH_MTU) {
 		if (ibv_qp_attr->path_mtu < IBV_MTU_256 || ibv_qp_attr->path_mtu > IBV_MTU_4096) {
-			DOCA_LOG_ERR("%s: path_mtu %d is not an enum ibv_mtu value", __func__, ibv_qp_attr->path_mtu);
+			DOCA_LOG_ERR("%s: path_mtu %d is not an enum ibv_mtu value; use IBV_MTU_256 .. IBV_MTU_4096",
+				     __func__, ibv_qp_attr->path_mtu);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		t.path_mtu = (enum doca_mtu_size)(ibv_qp_attr->path_mtu - IBV_MTU_256 + DOCA_MTU_SIZE_256_BYTES);
@@ -320,8 +323,8 @@ doca_verbs_bridge_qp_attr_get(const struct doca_verbs_qp_attr *verbs_qp_attr, st
 	struct ibv_qp_attr o = {0};
 
 	if (a == NULL || ibv_qp_attr == NULL) {
-		DOCA_LOG_ERR("%s: NULL argument (verbs_qp_attr %p, ibv_qp_attr %p)", __func__, (const void *)a,
-			     (void *)ibv_qp_attr);
+		DOCA_LOG_ERR("%s: NULL argument (verbs_qp_attr %p, ibv_qp_attr %p); pass non-NULL pointers", __func__,
+			     (const void *)a, (void *)ibv_qp_attr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	o.qp_state = state_to_ibv(a->next_state);

@@ -81,7 +81,9 @@ sd_verbs_ibv_device_list(struct ibv_device **real, int *num)
 	return l->devs;
 
 no_memory:
-	DOCA_LOG_ERR("Failed to list the soft ibv devices: out of memory for a list of %u devices", nreal + nsoft);
+	DOCA_LOG_ERR("Failed to list the soft ibv devices: out of memory for a list of %u devices; free memory or ask "
+		     "for fewer",
+		     nreal + nsoft);
 	errno = ENOMEM;
 	return NULL;
 }

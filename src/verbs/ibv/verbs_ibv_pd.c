@@ -161,7 +161,7 @@ sd_verbs_ibv_dev_pd(struct doca_devinfo *devinfo, struct ibv_pd **pd)
 		sdev->dev_pd = pd_new(sdev, NULL, true);
 	pthread_mutex_unlock(&sd_ibv_dev_lock);
 	if (sdev == NULL || sdev->dev_pd == NULL) {
-		DOCA_LOG_ERR("doca_rdma_bridge_get_dev_pd: out of memory");
+		DOCA_LOG_ERR("doca_rdma_bridge_get_dev_pd: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	*pd = sdev->dev_pd;

@@ -84,8 +84,8 @@ sd_mr_check_rail(const struct doca_verbs_multi_rail *mr, uint32_t rail, const ch
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (rail >= mr->num_rails) {
-		DOCA_LOG_ERR("%s: rail %u does not exist (the object has %u rails, 0 .. %u)", func, rail, mr->num_rails,
-			     mr->num_rails - 1);
+		DOCA_LOG_ERR("%s: rail %u does not exist (the object has %u rails); use a rail number <= %u", func,
+			     rail, mr->num_rails, mr->num_rails - 1);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -132,7 +132,7 @@ doca_verbs_multi_rail_create(uint32_t num_rails, struct doca_verbs_multi_rail **
 	struct doca_verbs_multi_rail *m;
 
 	if (mr == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (num_rails == 0 || num_rails > DOCA_VERBS_MULTI_RAIL_MAX_RAILS) {
@@ -142,11 +142,11 @@ doca_verbs_multi_rail_create(uint32_t num_rails, struct doca_verbs_multi_rail **
 	}
 	m = calloc(1, sizeof(*m) + num_rails * sizeof(m->rails[0]));
 	if (m == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	if (pthread_mutex_init(&m->lock, NULL) != 0) {
-		DOCA_LOG_ERR("%s: pthread_mutex_init failed", __func__);
+		DOCA_LOG_ERR("%s: pthread_mutex_init failed; check the process's resource limits", __func__);
 		free(m);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
@@ -226,7 +226,7 @@ doca_verbs_multi_rail_error_is_recoverable(const struct doca_verbs_multi_rail *m
 	if (mr == NULL)
 		return SD_VERBS_NULL_OBJ(__func__, "multi_rail");
 	if (recoverable == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (wc_status <= IBV_WC_SUCCESS) {
@@ -245,7 +245,7 @@ doca_verbs_multi_rail_get_rail_bw(struct doca_verbs_multi_rail *mr, uint32_t rai
 	doca_error_t err;
 
 	if (bytes_per_s == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (mr != NULL)

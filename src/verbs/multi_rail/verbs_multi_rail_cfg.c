@@ -38,14 +38,16 @@ sd_mr_cfg_validate(const struct doca_verbs_multi_rail_cfg *cfg)
 	const char *fn = "doca_verbs_multi_rail_apply_cfg";
 
 	if (!factor_ok(cfg->bw_decay_factor)) {
-		DOCA_LOG_ERR("%s: bw_decay_factor must be in (0, 1] (is %g); 1 means no smoothing, 0.25 is the default",
+		DOCA_LOG_ERR("%s: bw_decay_factor must be in (0, 1] (is %g); use a value in that range (1: no "
+			     "smoothing, 0.25: the default)",
 			     fn, cfg->bw_decay_factor);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!factor_ok(cfg->max_bw_drop_factor)) {
-		DOCA_LOG_ERR("%s: max_bw_drop_factor must be in (0, 1] (is %g); e.g. 0.5 leaves out rails below half "
-			     "the fastest",
-			     fn, cfg->max_bw_drop_factor);
+		DOCA_LOG_ERR(
+			"%s: max_bw_drop_factor must be in (0, 1] (is %g); use a value in that range (0.5 leaves out "
+			"rails below half the fastest)",
+			fn, cfg->max_bw_drop_factor);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (cfg->chunk_alignment == 0 || (cfg->chunk_alignment & (cfg->chunk_alignment - 1)) != 0) {
@@ -66,7 +68,7 @@ sd_mr_cfg_validate(const struct doca_verbs_multi_rail_cfg *cfg)
 	}
 	if (cfg->probe_count == 0 || cfg->probe_timeout_s == 0 || cfg->readmit_interval_ms == 0) {
 		DOCA_LOG_ERR("%s: probe_count (%u), probe_timeout_s (%u) and readmit_interval_ms (%u) must be at "
-			     "least 1",
+			     "least 1; set each to 1 or more",
 			     fn, cfg->probe_count, cfg->probe_timeout_s, cfg->readmit_interval_ms);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -79,12 +81,12 @@ doca_verbs_multi_rail_cfg_create(struct doca_verbs_multi_rail_cfg **cfg)
 	struct doca_verbs_multi_rail_cfg *c;
 
 	if (cfg == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass the address of a pointer to fill", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
-		DOCA_LOG_ERR("%s: out of memory", __func__);
+		DOCA_LOG_ERR("%s: out of memory; free memory and retry", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	sd_mr_cfg_defaults(c);

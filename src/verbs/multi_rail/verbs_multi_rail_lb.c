@@ -171,7 +171,7 @@ doca_verbs_multi_rail_get_rail_share(struct doca_verbs_multi_rail *mr, uint32_t 
 	doca_error_t err;
 
 	if (share == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (mr != NULL)

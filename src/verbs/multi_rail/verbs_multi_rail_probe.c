@@ -267,7 +267,7 @@ doca_verbs_multi_rail_probe_get_status(struct doca_verbs_multi_rail *mr, uint32_
 	doca_error_t err;
 
 	if (status == NULL) {
-		DOCA_LOG_ERR("%s: the output pointer is NULL", __func__);
+		DOCA_LOG_ERR("%s: the output pointer is NULL; pass where to store the answer", __func__);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (mr != NULL)
