@@ -239,6 +239,13 @@ client_arm(struct doca_ctx *ctx)
 	return !sd_list_empty(&client_from_ep(sd_comch_ep_from_ctx(ctx))->ep.events);
 }
 
+/* SOFTDOCA_FAULTS comch.peer=vanish: the connection ends as when the server's process dies (EOF). */
+static void
+client_vanish(struct doca_ctx *ctx)
+{
+	sd_comch_conn_fail(&client_from_ep(sd_comch_ep_from_ctx(ctx))->conn);
+}
+
 static const struct sd_ctx_ops client_ctx_ops = {
 	.name = "comch_client",
 	.start = client_start,
@@ -248,6 +255,7 @@ static const struct sd_ctx_ops client_ctx_ops = {
 	.submit = sd_comch_task_send_submit,
 	.arm = client_arm,
 	.success_survives_stop = true,
+	.vanish = client_vanish,
 };
 
 /* --- public API ------------------------------------------------------------------- */

@@ -266,6 +266,13 @@ consumer_drop(struct doca_task *task)
 	return true;
 }
 
+/* SOFTDOCA_FAULTS comch.peer=vanish: its connection ends as when the peer's process dies (EOF). */
+static void
+consumer_vanish(struct doca_ctx *ctx)
+{
+	sd_comch_conn_fail(consumer_from_ctx(ctx)->conn);
+}
+
 static const struct sd_ctx_ops consumer_ctx_ops = {
 	.name = "comch_consumer",
 	.start = consumer_start,
@@ -274,6 +281,7 @@ static const struct sd_ctx_ops consumer_ctx_ops = {
 	.progress = consumer_progress,
 	.submit = consumer_submit,
 	.drop = consumer_drop,
+	.vanish = consumer_vanish,
 };
 
 /* --- public API ------------------------------------------------------------------- */

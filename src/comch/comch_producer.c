@@ -125,11 +125,19 @@ producer_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+/* SOFTDOCA_FAULTS comch.peer=vanish: its connection ends as when the peer's process dies (EOF). */
+static void
+producer_vanish(struct doca_ctx *ctx)
+{
+	sd_comch_conn_fail(producer_from_ctx(ctx)->conn);
+}
+
 static const struct sd_ctx_ops producer_ctx_ops = {
 	.name = "comch_producer",
 	.start = producer_start,
 	.submit = producer_submit,
 	.success_survives_stop = true,
+	.vanish = producer_vanish,
 };
 
 /* --- public API ------------------------------------------------------------------- */

@@ -285,6 +285,16 @@ server_arm(struct doca_ctx *ctx)
 	return !sd_list_empty(&server_from_ep(sd_comch_ep_from_ctx(ctx))->ep.events);
 }
 
+/* SOFTDOCA_FAULTS comch.peer=vanish: every client's connection ends as when its process dies (EOF). */
+static void
+server_vanish(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *s = server_from_ep(sd_comch_ep_from_ctx(ctx));
+	struct sd_list *elem;
+
+	sd_list_for_each(elem, &s->conns) sd_comch_conn_fail(sd_container_of(elem, struct doca_comch_connection, link));
+}
+
 static const struct sd_ctx_ops server_ctx_ops = {
 	.name = "comch_server",
 	.start = server_start,
@@ -294,6 +304,7 @@ static const struct sd_ctx_ops server_ctx_ops = {
 	.submit = sd_comch_task_send_submit,
 	.arm = server_arm,
 	.success_survives_stop = true,
+	.vanish = server_vanish,
 };
 
 /* --- public API ------------------------------------------------------------------- */

@@ -47,6 +47,7 @@
 #include <doca_pe.h>
 
 #include "../util/sd_util.h"
+#include "fault_parse.h"
 
 struct sd_task_pool;
 struct doca_buf;
@@ -159,6 +160,13 @@ struct sd_ctx_ops {
 	 * task reported while STOPPING, as DOCA does for engines with work in flight.
 	 */
 	bool success_survives_stop;
+	/*
+	 * SOFTDOCA_FAULTS <lib>.peer=vanish (optional, docs/diagnostics.md): every
+	 * connection of the ctx loses its peer through the backend's own path for a
+	 * peer process that died (its callbacks and errors follow from progress).
+	 * Called once per ctx.  Without it the ctx fails (sd_ctx_fail()).
+	 */
+	void (*vanish)(struct doca_ctx *ctx);
 };
 
 struct doca_ctx {
@@ -284,6 +292,40 @@ SD_EXPORT void sd_pe_del_wake_fd(struct doca_pe *pe, int fd);
  * DOCA_ERROR_NO_MEMORY.  lib is the rule's library name ("dma", "comch", ...).
  */
 SD_EXPORT bool sd_fault_create(const char *lib, const char *api);
+
+/*
+ * Fault injection on operations that are not Core tasks (Verbs work requests,
+ * docs/diagnostics.md), with the rules, seed and log lines of the tasks'.
+ * sd_fault_watch: the rules that act on lib's objects on devinfo (a bit each;
+ * 0 when none, or SOFTDOCA_FAULTS is off), taken once when an object is made:
+ * its hot path tests that word only.
+ */
+struct doca_devinfo;
+SD_EXPORT uint32_t sd_fault_watch(const char *lib, const struct doca_devinfo *devinfo);
+
+struct sd_fault_op {
+	enum sd_fault_phase phase; /* SD_FAULT_AT_SUBMIT (a post) or SD_FAULT_AT_COMPLETE */
+	const char *names[3];	   /* the operation's names, most specific first ("write_imm", "write", "post_send") */
+	bool failed;		   /* a completion that already failed: error kinds let it be */
+	const char *who, *what;	   /* for the log line: "verbs QP 17", "write work request 0x2a" */
+	const char *again;	   /* what AGAIN means to the caller: "post returns ENOMEM (nothing queued)" */
+	const char *(*status_str)(doca_error_t status); /* an error kind's status as the library reports it */
+};
+
+struct sd_fault_hit {
+	doca_error_t status; /* DOCA_ERROR_AGAIN (a post), an error kind's status, or DOCA_SUCCESS */
+	uint64_t delay_ns;   /* the completion waits this long (0: not delayed) */
+};
+
+/* One operation: true when a rule of rules hit it (*hit says how; each hit logged). */
+SD_EXPORT bool sd_fault_op(uint32_t rules, const struct sd_fault_op *op, struct sd_fault_hit *hit);
+/*
+ * A down (dev.<device>) or vanish (<lib>.peer) rule of rules whose moment came:
+ * its status (DOCA_ERROR_DRIVER, DOCA_ERROR_CONNECTION_RESET), logged naming
+ * who; DOCA_SUCCESS while none did.
+ */
+SD_EXPORT doca_error_t sd_fault_lost(uint32_t rules, const struct doca_devinfo *devinfo, const char *lib,
+				     const char *who);
 
 /* Cast a backend's typed completion callback to the generic type core stores. */
 #define SD_TASK_CB(cb) ((doca_task_completion_cb_t)(void (*)(void))(cb))

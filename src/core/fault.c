@@ -3,8 +3,9 @@
  * Fault injection (SOFTDOCA_FAULTS, docs/diagnostics.md): the rules of the
  * plan (fault_parse.c) applied where every library's tasks pass through Core -
  * submit (AGAIN, nothing queued), completion (an error status, which stops the
- * ctx as a hardware error does; a delay), progress (a device going down, a
- * peer vanishing: the ctx fails and flushes) - and in the libraries' *_create
+ * ctx as a hardware error does; a delay), progress (a device going down: the
+ * ctx fails and flushes; a peer vanishing: the backend's path for a peer
+ * process that died, or a failed ctx) - and in the libraries' *_create
  * (NO_MEMORY).  Whether the k-th operation a rule matches is hit depends only
  * on the seed, the rule's position and k, so a run is replayed exactly by
  * giving the same value again; every hit logs one "[softdoca-fault]" line.
@@ -115,41 +116,62 @@ decide(const struct sd_diag_config *c, unsigned int i, uint64_t *k)
 }
 
 static void
-log_hit(const struct sd_diag_config *c, unsigned int i, uint64_t k, const struct doca_ctx *ctx, const char *what)
+log_hit(const struct sd_diag_config *c, unsigned int i, uint64_t k, const char *who, const char *what)
 {
 	const struct sd_fault_rule *r = &c->plan.rules[i];
 
-	DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s' hit %" PRIu64 ": %s ctx %p: %s", c->plan.seed,
-		      i + 1, (int)r->text_len, r->text, k, ctx->lib, (const void *)ctx, what);
+	DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s' hit %" PRIu64 ": %s: %s", c->plan.seed, i + 1,
+		      (int)r->text_len, r->text, k, who, what);
+}
+
+/* "dma ctx 0x...": how a context is named in the log lines. */
+static const char *
+ctx_who(const struct doca_ctx *ctx, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s ctx %p", ctx->lib, (const void *)ctx);
+	return buf;
+}
+
+static const char *
+devinfo_name(const struct doca_devinfo *devinfo)
+{
+	return devinfo != NULL ? devinfo->ibdev_name : "";
 }
 
 static const char *
 dev_name(const struct doca_ctx *ctx)
 {
-	return ctx->dev != NULL ? ctx->dev->devinfo->ibdev_name : "";
+	return ctx->dev != NULL ? devinfo_name(ctx->dev->devinfo) : "";
 }
 
 static bool
-dev_matches(const struct sd_fault_rule *r, const struct doca_ctx *ctx)
+dev_matches(const struct sd_fault_rule *r, const struct doca_devinfo *devinfo)
 {
-	return ctx->dev != NULL && (strcmp(r->op, dev_name(ctx)) == 0 ||
-				    strcmp(r->op, ctx->dev->devinfo->pci_addr) == 0 || strcmp(r->op, "*") == 0);
+	return devinfo != NULL && (strcmp(r->op, devinfo->ibdev_name) == 0 || strcmp(r->op, devinfo->pci_addr) == 0 ||
+				   strcmp(r->op, "*") == 0);
+}
+
+/* The rules (a bit each) that act on lib's operations on devinfo, past their create. */
+static uint32_t
+watch(const struct sd_diag_config *c, const char *lib, const struct doca_devinfo *devinfo)
+{
+	uint32_t rules = 0;
+
+	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
+		const struct sd_fault_rule *r = &c->plan.rules[i];
+		bool hit = strcmp(r->lib, "dev") == 0 ? dev_matches(r, devinfo)
+						      : strcmp(r->lib, "*") == 0 || strcmp(r->lib, lib) == 0;
+
+		if (hit && r->phase != SD_FAULT_AT_CREATE)
+			rules |= 1u << i;
+	}
+	return rules;
 }
 
 void
 sd_fault_ctx_start(struct doca_ctx *ctx)
 {
-	const struct sd_diag_config *c = sd_diag_config();
-
-	ctx->diag_rules = 0;
-	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
-		const struct sd_fault_rule *r = &c->plan.rules[i];
-		bool hit = strcmp(r->lib, "dev") == 0 ? dev_matches(r, ctx)
-						      : strcmp(r->lib, "*") == 0 || strcmp(r->lib, ctx->lib) == 0;
-
-		if (hit && r->phase != SD_FAULT_AT_CREATE)
-			ctx->diag_rules |= 1u << i;
-	}
+	ctx->diag_rules = watch(sd_diag_config(), ctx->lib, ctx->dev != NULL ? ctx->dev->devinfo : NULL);
 	if (ctx->diag_rules != 0)
 		ctx->diag |= SD_DIAG_FAULT;
 }
@@ -175,7 +197,7 @@ sd_fault_submit(struct doca_task *task)
 {
 	const struct sd_diag_config *c = sd_diag_config();
 	struct doca_ctx *ctx = task->ctx;
-	char what[96];
+	char what[96], who[48];
 	uint64_t k;
 
 	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
@@ -192,7 +214,7 @@ sd_fault_submit(struct doca_task *task)
 			continue;
 		snprintf(what, sizeof(what), "%s task %p submit returns DOCA_ERROR_AGAIN (nothing queued)",
 			 task->pool->name, (void *)task);
-		log_hit(c, i, k, ctx, what);
+		log_hit(c, i, k, ctx_who(ctx, who, sizeof(who)), what);
 		return true;
 	}
 	return false;
@@ -222,7 +244,7 @@ sd_fault_complete(struct doca_task *task, doca_error_t *status)
 	const struct sd_diag_config *c = sd_diag_config();
 	struct doca_ctx *ctx = task->ctx;
 	uint64_t delay_ns = 0, k;
-	char what[128];
+	char what[128], who[48];
 
 	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
 		const struct sd_fault_rule *r = &c->plan.rules[i];
@@ -243,7 +265,7 @@ sd_fault_complete(struct doca_task *task, doca_error_t *status)
 			snprintf(what, sizeof(what), "%s task %p completion delayed %.3f ms", task->pool->name,
 				 (void *)task, (double)r->delay_ns / 1e6);
 		}
-		log_hit(c, i, k, ctx, what);
+		log_hit(c, i, k, ctx_who(ctx, who, sizeof(who)), what);
 	}
 	if (delay_ns == 0 && sd_list_empty(&ctx->delayed))
 		return false;
@@ -251,9 +273,9 @@ sd_fault_complete(struct doca_task *task, doca_error_t *status)
 	return true;
 }
 
-/* A down or vanish rule of ctx: has its moment come?  Latches (and logs) once per process. */
+/* A down or vanish rule of lib's object who on dev: has its moment come?  Latches (and logs) once per process. */
 static bool
-moment_came(const struct sd_diag_config *c, unsigned int i, const struct doca_ctx *ctx)
+moment_came(const struct sd_diag_config *c, unsigned int i, const char *dev, const char *lib, const char *who)
 {
 	const struct sd_fault_rule *r = &c->plan.rules[i];
 	char what[128];
@@ -267,10 +289,10 @@ moment_came(const struct sd_diag_config *c, unsigned int i, const struct doca_ct
 	if (!atomic_compare_exchange_strong(&latched[i], &no, true))
 		return true;
 	if (r->kind == SD_FAULT_DOWN)
-		snprintf(what, sizeof(what), "device %s goes down", dev_name(ctx));
+		snprintf(what, sizeof(what), "device %s goes down", dev);
 	else
-		snprintf(what, sizeof(what), "the peers of every %s context vanish", ctx->lib);
-	log_hit(c, i, 1, ctx, what);
+		snprintf(what, sizeof(what), "the peers of every %s object vanish", lib);
+	log_hit(c, i, 1, who, what);
 	return true;
 }
 
@@ -279,6 +301,7 @@ sd_fault_progress(struct doca_ctx *ctx)
 {
 	const struct sd_diag_config *c = sd_diag_config();
 	unsigned int events = 0;
+	char who[48];
 
 	if (!sd_list_empty(&ctx->delayed)) {
 		uint64_t now = sd_now_ns();
@@ -297,14 +320,21 @@ sd_fault_progress(struct doca_ctx *ctx)
 
 		if ((ctx->diag_rules & (1u << i)) == 0 || r->phase != SD_FAULT_AT_PROGRESS ||
 		    (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING) ||
-		    !moment_came(c, i, ctx))
+		    !moment_came(c, i, dev_name(ctx), ctx->lib, ctx_who(ctx, who, sizeof(who))))
 			continue;
-		DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s ctx %p fails; its tasks are "
-			      "flushed with %s",
-			      c->plan.seed, i + 1, (int)r->text_len, r->text, ctx->lib, (void *)ctx,
-			      doca_error_get_name(SD_TASK_FLUSH_STATUS));
-		sd_ctx_fail(ctx);
 		events++;
+		if (r->kind == SD_FAULT_VANISH && ctx->run_ops.vanish != NULL) {
+			DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s: its peers vanish, as "
+				      "processes that died",
+				      c->plan.seed, i + 1, (int)r->text_len, r->text, who);
+			ctx->diag_rules &= ~(1u << i); /* once: its later peers are left alone */
+			ctx->run_ops.vanish(ctx);
+			continue;
+		}
+		DOCA_LOG_WARN(
+			"[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s fails; its tasks are flushed with %s",
+			c->plan.seed, i + 1, (int)r->text_len, r->text, who, doca_error_get_name(SD_TASK_FLUSH_STATUS));
+		sd_ctx_fail(ctx);
 	}
 	return events;
 }
@@ -329,4 +359,98 @@ sd_fault_create(const char *lib, const char *api)
 		return true;
 	}
 	return false;
+}
+
+/* ---- operations that are not Core tasks (Verbs work requests): ctx_internal.h ---- */
+
+uint32_t
+sd_fault_watch(const char *lib, const struct doca_devinfo *devinfo)
+{
+	const struct sd_diag_config *c = sd_diag_config();
+
+	return c->faults_on ? watch(c, lib, devinfo) : 0;
+}
+
+/* op names the rule's operation: a wildcard, or one of its names (case-blind, '-' or ' ' as '_'). */
+static bool
+op_named(const char *rule_op, const struct sd_fault_op *op)
+{
+	size_t n = strlen(rule_op);
+
+	if (strcmp(rule_op, "*") == 0 || strcmp(rule_op, "submit") == 0 || strcmp(rule_op, "complete") == 0)
+		return true;
+	for (unsigned int j = 0; j < SD_ARRAY_SIZE(op->names) && op->names[j] != NULL; j++)
+		if (strlen(op->names[j]) == n && folded_eq(rule_op, op->names[j], n))
+			return true;
+	return false;
+}
+
+/* One rule's hit on op: fill *hit and log the line. */
+static void
+op_hit(const struct sd_diag_config *c, unsigned int i, uint64_t k, const struct sd_fault_op *op,
+       struct sd_fault_hit *hit)
+{
+	const struct sd_fault_rule *r = &c->plan.rules[i];
+	char what[192];
+
+	if (r->kind == SD_FAULT_AGAIN) {
+		hit->status = DOCA_ERROR_AGAIN;
+		snprintf(what, sizeof(what), "%s %s", op->what, op->again);
+	} else if (r->kind == SD_FAULT_ERROR) {
+		hit->status = r->status;
+		snprintf(what, sizeof(what), "%s completes with %s", op->what, op->status_str(r->status));
+	} else {
+		hit->delay_ns = r->delay_ns > hit->delay_ns ? r->delay_ns : hit->delay_ns;
+		snprintf(what, sizeof(what), "%s completion delayed %.3f ms", op->what, (double)r->delay_ns / 1e6);
+	}
+	log_hit(c, i, k, op->who, what);
+}
+
+bool
+sd_fault_op(uint32_t rules, const struct sd_fault_op *op, struct sd_fault_hit *hit)
+{
+	const struct sd_diag_config *c = sd_diag_config();
+	bool any = false;
+	uint64_t k;
+
+	hit->status = DOCA_SUCCESS;
+	hit->delay_ns = 0;
+	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
+		const struct sd_fault_rule *r = &c->plan.rules[i];
+
+		if ((rules & (1u << i)) == 0)
+			continue;
+		/* down@N and vanish@N count the posts of the objects they watch, as a context's submissions */
+		if (r->phase == SD_FAULT_AT_PROGRESS && op->phase == SD_FAULT_AT_SUBMIT) {
+			atomic_fetch_add_explicit(&seen[i], 1, memory_order_relaxed);
+			continue;
+		}
+		if (r->phase != op->phase || !op_named(r->op, op) ||
+		    (r->kind == SD_FAULT_ERROR && (op->failed || hit->status != DOCA_SUCCESS)) || !decide(c, i, &k))
+			continue;
+		op_hit(c, i, k, op, hit);
+		any = true;
+		if (r->kind == SD_FAULT_AGAIN)
+			break; /* refused: no later rule sees this post */
+	}
+	return any;
+}
+
+doca_error_t
+sd_fault_lost(uint32_t rules, const struct doca_devinfo *devinfo, const char *lib, const char *who)
+{
+	const struct sd_diag_config *c = sd_diag_config();
+
+	for (unsigned int i = 0; i < c->plan.num_rules; i++) {
+		const struct sd_fault_rule *r = &c->plan.rules[i];
+
+		if ((rules & (1u << i)) == 0 || r->phase != SD_FAULT_AT_PROGRESS ||
+		    !moment_came(c, i, devinfo_name(devinfo), lib, who))
+			continue;
+		DOCA_LOG_WARN("[softdoca-fault] seed=%" PRIu64 " rule %u '%.*s': %s %s", c->plan.seed, i + 1,
+			      (int)r->text_len, r->text, who,
+			      r->kind == SD_FAULT_DOWN ? "fails: its device is down" : "fails: its peer vanished");
+		return r->status;
+	}
+	return DOCA_SUCCESS;
 }

@@ -207,6 +207,12 @@ SD_EXPORT void sd_fabric_ep_destroy(struct fabric_ep *ep);
  * the peer.  No error callback.
  */
 SD_EXPORT void sd_fabric_ep_abort(struct fabric_ep *ep, doca_error_t err);
+/*
+ * SOFTDOCA_FAULTS vanish: behave as if the peer process died now - what the
+ * liveness check does for a dead same-host peer (ops fail with
+ * DOCA_ERROR_CONNECTION_RESET, the error callback follows from progress).
+ */
+SD_EXPORT void sd_fabric_ep_vanish(struct fabric_ep *ep);
 SD_EXPORT void *sd_fabric_ep_get_user(const struct fabric_ep *ep);
 /*
  * The ep's protection domain (0: none), before it is exported: the peer's

@@ -118,6 +118,38 @@ fabric_ep_complete_orphans(struct fabric_ep *ep, doca_error_t err)
 }
 
 /*
+ * The peer process is gone (dev->w.lock held): the ep fails as a connection
+ * reset (its owner's error callback follows from progress) and the UCP
+ * endpoint is force-closed, so requests UCX still holds complete (with an
+ * error) instead of waiting forever.
+ */
+static void
+peer_died(struct fabric_ep *ep)
+{
+	ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = UCP_EP_CLOSE_FLAG_FORCE};
+	ucs_status_ptr_t req;
+
+	fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_RESET);
+	if (ep->uep != NULL) {
+		req = ucp_ep_close_nbx(ep->uep, &prm);
+		ep->close_req = UCS_PTR_IS_PTR(req) ? req : NULL;
+		ep->uep = NULL;
+		ep->reply_uep = NULL;
+	}
+	/* requests UCX did not give back (e.g. waiting for wireup) never will: finish their ops */
+	fabric_ep_complete_orphans(ep, DOCA_ERROR_CONNECTION_RESET);
+}
+
+void
+sd_fabric_ep_vanish(struct fabric_ep *ep)
+{
+	fabric_dev_lock(ep->ctx->dev);
+	if (ep->state != FABRIC_EP_ERROR)
+		peer_died(ep);
+	fabric_dev_unlock(ep->ctx->dev);
+}
+
+/*
  * Poll the pidfds of same-host peers (at most every 200 ms; dev->w.lock held).
  * A dead peer fails its eps and force-closes the UCP endpoint so requests
  * UCX still holds complete (with an error) instead of waiting forever.
@@ -142,8 +174,6 @@ fabric_liveness_check(struct fabric_dev *dev)
 		{
 			struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, node);
 			struct pollfd pfd = {.fd = ep->pidfd, .events = POLLIN};
-			ucp_request_param_t prm = {0};
-			ucs_status_ptr_t req;
 
 			if (ep->pidfd < 0 || ep->uep == NULL)
 				continue;
@@ -155,15 +185,7 @@ fabric_liveness_check(struct fabric_dev *dev)
 			} else {
 				continue;
 			}
-			fabric_ep_fail(ep, DOCA_ERROR_CONNECTION_RESET);
-			prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-			prm.flags = UCP_EP_CLOSE_FLAG_FORCE;
-			req = ucp_ep_close_nbx(ep->uep, &prm);
-			ep->close_req = UCS_PTR_IS_PTR(req) ? req : NULL;
-			ep->uep = NULL;
-			ep->reply_uep = NULL;
-			/* requests UCX did not give back (e.g. waiting for wireup) never will: finish their ops */
-			fabric_ep_complete_orphans(ep, DOCA_ERROR_CONNECTION_RESET);
+			peer_died(ep);
 		}
 	}
 }

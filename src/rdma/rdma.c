@@ -202,6 +202,13 @@ sd_rdma_set_cm_ops(struct doca_rdma *rdma, const struct sd_rdma_cm_ops *ops)
 		rdma->cm_ops.conn_free = ops->conn_free;
 }
 
+/* SOFTDOCA_FAULTS rdma.peer=vanish: every live connection's peer dies (the fabric's path for a dead peer). */
+static void
+rdma_vanish(struct doca_ctx *ctx)
+{
+	sd_rdma_conns_vanish(sd_rdma_from_ctx(ctx));
+}
+
 static const struct sd_ctx_ops rdma_ctx_ops = {
 	.name = "rdma",
 	.start = rdma_start,
@@ -211,6 +218,7 @@ static const struct sd_ctx_ops rdma_ctx_ops = {
 	.submit = sd_rdma_task_submit,
 	.validate = sd_rdma_task_validate,
 	.arm = rdma_arm,
+	.vanish = rdma_vanish,
 };
 
 /* ---- create / destroy ---- */

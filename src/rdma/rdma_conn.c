@@ -318,6 +318,21 @@ sd_rdma_conns_notify(struct doca_rdma *rdma)
 }
 
 void
+sd_rdma_conns_vanish(struct doca_rdma *rdma)
+{
+	struct sd_list *pos;
+
+	/* the errors come back through sd_rdma_conn_ep_error() from the next progress, as for a real death */
+	sd_list_for_each(pos, &rdma->conns)
+	{
+		struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, node);
+
+		if (!conn_terminal(conn) && conn->ep != NULL)
+			sd_fabric_ep_vanish(conn->ep);
+	}
+}
+
+void
 sd_rdma_conns_teardown(struct doca_rdma *rdma)
 {
 	struct sd_list *pos;

@@ -279,6 +279,8 @@ void sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify);
 void sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user);
 /* rdma_conn.c: fire the callbacks of lost CM connections (after fabric progress). */
 unsigned sd_rdma_conns_notify(struct doca_rdma *rdma);
+/* rdma_conn.c: SOFTDOCA_FAULTS vanish: the peer of every live connection dies (sd_fabric_ep_vanish). */
+void sd_rdma_conns_vanish(struct doca_rdma *rdma);
 /* rdma_conn.c: the context is stopping: every endpoint goes, connections end. */
 void sd_rdma_conns_teardown(struct doca_rdma *rdma);
 /* rdma_conn.c: doca_rdma_destroy(): free every connection object. */

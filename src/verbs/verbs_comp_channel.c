@@ -27,7 +27,7 @@ doca_verbs_comp_channel_create(struct doca_verbs_context *ctx, struct doca_verbs
 			     (void *)ctx, (void *)comp_channel);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	ch = calloc(1, sizeof(*ch));
+	ch = sd_fault_create("verbs", "doca_verbs_comp_channel_create") ? NULL : calloc(1, sizeof(*ch));
 	if (ch == NULL) {
 		DOCA_LOG_ERR("doca_verbs_comp_channel_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;

@@ -79,7 +79,7 @@ doca_verbs_context_create(struct doca_devinfo *devinfo, uint32_t flags, struct d
 			     sd_devinfo_pci_addr(devinfo), sd_devinfo_ibdev_name(devinfo));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	ctx = calloc(1, sizeof(*ctx));
+	ctx = sd_fault_create("verbs", "doca_verbs_context_create") ? NULL : calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
 		DOCA_LOG_ERR("doca_verbs_context_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
@@ -187,7 +187,7 @@ doca_verbs_pd_create(struct doca_verbs_context *ctx, struct doca_verbs_pd **verb
 			(void *)ctx, (void *)verbs_pd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pd = calloc(1, sizeof(*pd));
+	pd = sd_fault_create("verbs", "doca_verbs_pd_create") ? NULL : calloc(1, sizeof(*pd));
 	if (pd == NULL) {
 		DOCA_LOG_ERR("doca_verbs_pd_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;

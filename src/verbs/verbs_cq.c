@@ -61,7 +61,7 @@ doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *
 	err = cq_check_attr(ctx, attr);
 	if (err != DOCA_SUCCESS)
 		return err;
-	cq = calloc(1, sizeof(*cq));
+	cq = sd_fault_create("verbs", "doca_verbs_cq_create") ? NULL : calloc(1, sizeof(*cq));
 	if (cq == NULL) {
 		DOCA_LOG_ERR("doca_verbs_cq_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;
@@ -372,8 +372,11 @@ static void
 cq_progress(struct doca_verbs_cq *cq)
 {
 	pthread_rwlock_rdlock(&cq->qps_lock);
-	for (uint32_t i = 0; i < cq->n_qps; i++)
+	for (uint32_t i = 0; i < cq->n_qps; i++) {
 		domain_progress(cq->qps[i]->dom);
+		if (sd_unlikely(cq->qps[i]->fault_rules != 0))
+			sd_verbs_fault_visit(cq->qps[i]);
+	}
 	pthread_rwlock_unlock(&cq->qps_lock);
 }
 

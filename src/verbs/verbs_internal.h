@@ -199,6 +199,8 @@ struct doca_verbs_qp {
 	bool destroying;     /* doca_verbs_qp_destroy() runs: no kick issues its queue any more */
 	uint32_t kick_refs;  /* kicks holding the QP after taking it off a CQ's waiters (atomic) */
 	const char *err_why; /* why the QP entered ERR (for the log) */
+	/* SOFTDOCA_FAULTS: the rules acting on the QP, taken at create (datapath/verbs_fault.c) */
+	uint32_t fault_rules;
 };
 
 /* The device's queue limits, as doca_verbs_query_device reports them. */

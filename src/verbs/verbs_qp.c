@@ -210,7 +210,7 @@ doca_verbs_qp_create(struct doca_verbs_context *ctx, struct doca_verbs_qp_init_a
 	err = qp_check_init_attr(ctx, init_attr);
 	if (err != DOCA_SUCCESS)
 		return err;
-	qp = calloc(1, sizeof(*qp));
+	qp = sd_fault_create("verbs", "doca_verbs_qp_create") ? NULL : calloc(1, sizeof(*qp));
 	if (qp == NULL) {
 		DOCA_LOG_ERR("doca_verbs_qp_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;

@@ -162,7 +162,7 @@ doca_verbs_srq_create(struct doca_verbs_context *ctx, struct doca_verbs_srq_init
 	err = srq_check_attr(ctx, init_attr);
 	if (err != DOCA_SUCCESS)
 		return err;
-	srq = calloc(1, sizeof(*srq));
+	srq = sd_fault_create("verbs", "doca_verbs_srq_create") ? NULL : calloc(1, sizeof(*srq));
 	if (srq == NULL) {
 		DOCA_LOG_ERR("doca_verbs_srq_create: out of memory; free memory and retry");
 		return DOCA_ERROR_NO_MEMORY;

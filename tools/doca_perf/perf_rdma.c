@@ -34,6 +34,38 @@ static const struct {
 	[PERF_RDMA_ATOMIC] = {"atomic", "atomic fetch-add"},
 };
 
+doca_error_t
+perf_rdma_submit(struct perf_rdma *r, struct doca_task *t)
+{
+	doca_error_t err = doca_task_submit(t);
+
+	if (err != DOCA_ERROR_AGAIN || r->nparked == r->cap_parked)
+		return err;
+	r->parked[r->nparked++] = t;
+	r->again++;
+	return DOCA_SUCCESS;
+}
+
+uint8_t
+perf_rdma_progress(struct perf_rdma *r)
+{
+	uint8_t any = doca_pe_progress(r->pe);
+	uint32_t n = r->nparked;
+	doca_error_t err;
+
+	/* a task parked anew moves down, never past i */
+	r->nparked = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		err = perf_rdma_submit(r, r->parked[i]);
+		if (err == DOCA_SUCCESS)
+			continue;
+		if (r->failed++ == 0 && !r->stopping)
+			fprintf(stderr, "doca_perf: resubmitting a task failed: %s\n", doca_error_get_name(err));
+		doca_task_free(r->parked[i]);
+	}
+	return any | (n != 0);
+}
+
 static void
 start_ctx(struct perf_rdma *r)
 {
@@ -91,6 +123,12 @@ ctx_open(struct perf_rdma *r)
 	perf_rdma_set_task_conf(r);
 	start_ctx(r);
 	PERF_TRY(doca_buf_inventory_create((size_t)tasks * 2 + perf_rdma_recvs(r) + 16, &r->inv));
+	r->cap_parked = tasks * 2 + perf_rdma_recvs(r) + 16; /* every task the pools hold */
+	r->parked = calloc(r->cap_parked, sizeof(*r->parked));
+	if (r->parked == NULL) {
+		fprintf(stderr, "doca_perf: out of memory\n");
+		exit(1);
+	}
 	PERF_TRY(doca_buf_inventory_start(r->inv));
 	map_memory(r, perm);
 }
@@ -101,6 +139,14 @@ perf_rdma_ctx_close(struct perf_rdma *r)
 	enum doca_ctx_states st;
 
 	r->stopping = true;
+	if (r->again != 0)
+		fprintf(stderr, "doca_perf: %s: %llu RDMA submits returned DOCA_ERROR_AGAIN and were retried\n",
+			r->server ? "server" : "client", (unsigned long long)r->again);
+	while (r->nparked != 0)
+		doca_task_free(r->parked[--r->nparked]);
+	free(r->parked);
+	r->parked = NULL;
+	r->cap_parked = 0;
 	if (doca_ctx_stop(r->ctx) == DOCA_ERROR_IN_PROGRESS) {
 		do {
 			doca_pe_progress(r->pe);

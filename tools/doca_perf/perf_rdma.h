@@ -68,6 +68,11 @@ struct perf_rdma {
 	uint32_t echo_pending;
 	uint32_t echo_len[PERF_RDMA_ECHO_QUEUE];
 
+	/* tasks whose submit returned AGAIN (nothing queued): submitted again after the next progress */
+	struct doca_task **parked;
+	uint32_t nparked, cap_parked;
+	uint64_t again;
+
 	/* client run state */
 	uint64_t *stamp; /* per task: TSC at its last submit */
 	uint64_t submitted, limit, done, failed, warmup, done0;
@@ -87,6 +92,13 @@ perf_rdma_recvs(const struct perf_rdma *r)
 	return (r->op == PERF_RDMA_SEND ? r->per_conn * r->conns : 0) + PERF_RDMA_SERVER_RECVS_MIN;
 }
 
+/*
+ * perf_rdma.c: submit a task; DOCA_ERROR_AGAIN (nothing queued) parks it and
+ * counts as submitted (DOCA_SUCCESS); any other refusal is returned.
+ */
+doca_error_t perf_rdma_submit(struct perf_rdma *r, struct doca_task *t);
+/* doca_pe_progress(), then the parked tasks submitted again; non-zero when anything happened. */
+uint8_t perf_rdma_progress(struct perf_rdma *r);
 /* perf_rdma.c: stop the context, free what the side made (the context itself is the caller's). */
 void perf_rdma_ctx_close(struct perf_rdma *r);
 

@@ -109,7 +109,7 @@ client_task_done(struct perf_rdma *r, struct doca_task *t, uint64_t k, struct do
 		doca_buf_reset_data_len(reset);
 	if (r->running && (r->limit == 0 || r->submitted < r->limit)) {
 		r->stamp[k] = now;
-		if (doca_task_submit(t) == DOCA_SUCCESS) {
+		if (perf_rdma_submit(r, t) == DOCA_SUCCESS) {
 			r->submitted++;
 			return;
 		}
@@ -172,7 +172,7 @@ lat_next(struct perf_rdma *r)
 		return;
 	r->lat_send_done = r->lat_recv_done = false;
 	r->stamp[0] = perf_ticks();
-	if (doca_task_submit(r->lat_send) != DOCA_SUCCESS)
+	if (perf_rdma_submit(r, r->lat_send) != DOCA_SUCCESS)
 		r->failed++;
 	else
 		r->submitted++;
@@ -183,7 +183,7 @@ static void
 echo_submit(struct perf_rdma *r, uint32_t len)
 {
 	doca_buf_set_data(r->echo_buf, r->mem, len);
-	r->echo_busy = doca_task_submit(doca_rdma_task_send_as_task(r->echo)) == DOCA_SUCCESS;
+	r->echo_busy = perf_rdma_submit(r, doca_rdma_task_send_as_task(r->echo)) == DOCA_SUCCESS;
 }
 
 static void
@@ -304,7 +304,7 @@ recv_ok(struct doca_rdma_task_receive *task, union doca_data ud, union doca_data
 		r->lat_recv_done = true;
 	}
 	doca_buf_reset_data_len(dst);
-	if (r->stopping || (!r->server && !r->running && !r->lat) || doca_task_submit(t) != DOCA_SUCCESS)
+	if (r->stopping || (!r->server && !r->running && !r->lat) || perf_rdma_submit(r, t) != DOCA_SUCCESS)
 		perf_rdma_free_with_buf(t, dst);
 	if (!r->server && r->lat)
 		lat_next(r);

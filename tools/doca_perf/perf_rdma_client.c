@@ -88,7 +88,7 @@ submit_all(struct perf_rdma *r, uint32_t depth, size_t size, size_t slots, struc
 			continue;
 		}
 		r->stamp[k] = perf_ticks();
-		PERF_TRY(doca_task_submit(task));
+		PERF_TRY(perf_rdma_submit(r, task));
 		r->submitted++;
 	}
 }
@@ -105,7 +105,7 @@ progress_run(struct perf_rdma *r, size_t size)
 	size_t inflight;
 
 	for (;;) {
-		doca_pe_progress(r->pe);
+		perf_rdma_progress(r);
 		if (perf_ticks() < next_check)
 			continue;
 		next_check = perf_ticks() + ms_ticks;
@@ -120,9 +120,9 @@ progress_run(struct perf_rdma *r, size_t size)
 	}
 	r->running = false;
 	do {
-		doca_pe_progress(r->pe);
+		perf_rdma_progress(r);
 		doca_ctx_get_num_inflight_tasks(r->ctx, &inflight);
-	} while (!r->failed && (r->lat ? !(r->lat_send_done && r->lat_recv_done) : inflight > 0));
+	} while (!r->failed && (r->lat ? !(r->lat_send_done && r->lat_recv_done) : inflight > 0 || r->nparked != 0));
 }
 
 static void
@@ -209,12 +209,12 @@ send_done(struct perf_rdma *r)
 
 	PERF_TRY(doca_buf_inventory_buf_get_by_data(r->inv, r->mmap, perf_rdma_ctl_mem(r, 0), 1, &b));
 	PERF_TRY(doca_rdma_task_send_imm_allocate_init(r->rdma, r->conn[0], b, PERF_RDMA_DONE_IMM, ud, &t));
-	PERF_TRY(doca_task_submit(doca_rdma_task_send_imm_as_task(t)));
+	PERF_TRY(perf_rdma_submit(r, doca_rdma_task_send_imm_as_task(t)));
 	/* The ping-pong's receive stays posted. */
 	do {
-		doca_pe_progress(r->pe);
+		perf_rdma_progress(r);
 		doca_ctx_get_num_inflight_tasks(r->ctx, &inflight);
-	} while (inflight > (r->lat ? 1u : 0u) && !r->failed);
+	} while ((inflight > (r->lat ? 1u : 0u) || r->nparked != 0) && !r->failed);
 }
 
 int

@@ -35,7 +35,7 @@ perf_rdma_post_recv(struct perf_rdma *r, uint8_t *at, size_t len, uint64_t ud_va
 
 	PERF_TRY(doca_buf_inventory_buf_get_by_addr(r->inv, r->mmap, at, len, &b));
 	PERF_TRY(doca_rdma_task_receive_allocate_init(r->rdma, b, ud, &t));
-	PERF_TRY(doca_task_submit(doca_rdma_task_receive_as_task(t)));
+	PERF_TRY(perf_rdma_submit(r, doca_rdma_task_receive_as_task(t)));
 }
 
 static void
@@ -44,7 +44,7 @@ progress_until(struct perf_rdma *r, bool *flag, double timeout, const char *what
 	double t0 = perf_now();
 
 	while (!*flag) {
-		doca_pe_progress(r->pe);
+		perf_rdma_progress(r);
 		if (r->failed || perf_now() - t0 > timeout) {
 			fprintf(stderr, "doca_perf: %s %s\n", what, r->failed ? "failed" : "timed out");
 			exit(1);
@@ -59,7 +59,7 @@ progress_until_connected(struct perf_rdma *r, const char *waiting_for)
 	bool all;
 
 	do {
-		doca_pe_progress(r->pe);
+		perf_rdma_progress(r);
 		all = r->established >= r->conns;
 		if (r->failed)
 			exit(1);
@@ -152,7 +152,7 @@ cm_send_desc(struct perf_rdma *r)
 	memcpy(perf_rdma_ctl_mem(r, 0), desc, len);
 	PERF_TRY(doca_buf_inventory_buf_get_by_data(r->inv, r->mmap, perf_rdma_ctl_mem(r, 0), len, &b));
 	PERF_TRY(doca_rdma_task_send_allocate_init(r->rdma, r->conn[0], b, ud, &t));
-	PERF_TRY(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	PERF_TRY(perf_rdma_submit(r, doca_rdma_task_send_as_task(t)));
 }
 
 static void

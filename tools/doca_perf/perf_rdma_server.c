@@ -46,7 +46,7 @@ serve(struct perf_rdma *r)
 
 	PERF_TRY(doca_pe_get_notification_handle(r->pe, &fd));
 	while (!r->peer_done && !r->failed) {
-		if (doca_pe_progress(r->pe)) {
+		if (perf_rdma_progress(r)) {
 			quiet = 0;
 			continue;
 		}

@@ -63,6 +63,9 @@ verbs_side(struct perf_opts *o, bool server)
 		perf_verbs_oob_clean(o->oob_dir);
 	perf_verbs_open(&v);
 	rc = server ? perf_verbs_server_main(&v) : perf_verbs_client_main(&v);
+	if (v.again != 0)
+		fprintf(stderr, "doca_perf: %s: %llu Verbs posts found the queue full (ENOMEM) and were retried\n",
+			server ? "server" : "client", (unsigned long long)v.again);
 	perf_verbs_close(&v);
 	if (server && o->role == 1)
 		perf_verbs_oob_clean(o->oob_dir);

@@ -69,6 +69,7 @@ struct perf_verbs {
 	size_t area, rslot, mem_len;
 	struct perf_verbs_desc local, remote;
 	uint64_t covered; /* client: bytes of the data area the sizes touched */
+	uint64_t again;	  /* posts a full queue refused (ENOMEM), posted again */
 };
 
 /* perf_verbs_data.c: the seeded pattern of a data area and the checksum that checks it. */

@@ -7,6 +7,7 @@
  * checksum of what it wrote, and the server's verdict.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,9 @@
 struct vrun {
 	size_t size, slots;
 	uint64_t posted, done, limit, done0;
-	uint64_t *stamp; /* by wr_id % depth */
+	uint64_t *stamp;	  /* by wr_id % depth */
+	struct ibv_send_wr *pend; /* the part of a chain a full queue did not take yet */
+	uint32_t npend;
 	bool measuring;
 	double t0, cpu0;
 	struct perf_result *r;
@@ -33,13 +36,35 @@ run_start(struct vrun *s, uint64_t done)
 	perf_cpu_seconds(&s->cpu0);
 }
 
+/*
+ * Post the chain s->pend (s->npend requests).  A full queue (ENOMEM; under
+ * SOFTDOCA_FAULTS verbs.submit=again too) took the requests before *bad and
+ * nothing from it on: the rest stays in s->pend, posted again after the next
+ * poll.  Any other refusal ends the run.
+ */
+static void
+post_pending(struct perf_verbs *v, struct vrun *s)
+{
+	struct ibv_send_wr *bad = NULL;
+	int ret = doca_verbs_bridge_post_send(v->qp, s->pend, &bad);
+	uint32_t took = s->npend;
+
+	if (ret == ENOMEM && bad != NULL) {
+		took = (uint32_t)(bad - s->pend);
+		v->again++;
+	} else if (ret != 0) {
+		perf_verbs_die(v, strerror(ret));
+	}
+	s->posted += took;
+	s->pend += took;
+	s->npend -= took;
+}
+
 /* A chain of n write/read requests from s->posted on; only the last is signaled. */
 static void
 post_chain(struct perf_verbs *v, struct vrun *s, uint32_t n, struct ibv_send_wr *wrs, struct ibv_sge *sges)
 {
-	struct ibv_send_wr *bad = NULL;
 	uint64_t now = perf_ticks();
-	int ret;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t id = s->posted + i;
@@ -59,10 +84,9 @@ post_chain(struct perf_verbs *v, struct vrun *s, uint32_t n, struct ibv_send_wr 
 		wrs[i].wr.rdma.rkey = v->remote.rkey;
 		s->stamp[id % v->depth] = now;
 	}
-	ret = doca_verbs_bridge_post_send(v->qp, wrs, &bad);
-	if (ret != 0)
-		perf_verbs_die(v, strerror(ret));
-	s->posted += n;
+	s->pend = wrs;
+	s->npend = n;
+	post_pending(v, s);
 }
 
 static void
@@ -79,12 +103,14 @@ run_bw(struct perf_verbs *v, struct vrun *s)
 		perf_verbs_die(v, "out of memory");
 	if (warmup == 0)
 		run_start(s, 0);
-	while (running || s->done < s->posted) {
+	while (running || s->done < s->posted || s->npend != 0) {
+		if (s->npend != 0)
+			post_pending(v, s);
 		/*
 		 * Every whole chain the window has room for before the next poll: the
 		 * soft NIC hands what was posted between two polls to the fabric together.
 		 */
-		while (running) {
+		while (running && s->npend == 0) {
 			uint64_t room = v->depth - (s->posted - s->done);
 
 			if (s->limit != 0 && s->limit - s->posted < room)

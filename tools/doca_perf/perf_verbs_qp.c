@@ -6,6 +6,7 @@
  * ibv_pd; and the posting and polling the run does through the bridge.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,14 +185,30 @@ perf_verbs_connect_qp(struct perf_verbs *v)
 	PERF_TRY(doca_verbs_qp_attr_destroy(a));
 }
 
+/*
+ * A single post found the queue full: count it and try again, up to a bound
+ * (the queues are sized for what doca_perf keeps posted, so only an injected
+ * AGAIN storm gets here, and the odds of 1000 in a row are nil).
+ */
+static bool
+full_queue_retry(struct perf_verbs *v, uint32_t tries)
+{
+	v->again++;
+	return tries < 1000;
+}
+
 void
 perf_verbs_post_recv_slot(struct perf_verbs *v, uint32_t i)
 {
 	struct ibv_sge sge = {
 		.addr = (uint64_t)(uintptr_t)perf_verbs_rslot(v, i), .length = (uint32_t)v->rslot, .lkey = v->mr->lkey};
 	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1}, *bad = NULL;
-	int ret = doca_verbs_bridge_post_recv(v->qp, &wr, &bad);
+	int ret;
 
+	/* A full queue (ENOMEM) took nothing: post it again, counted (the queue has room for every slot) */
+	for (uint32_t tries = 0; (ret = doca_verbs_bridge_post_recv(v->qp, &wr, &bad)) == ENOMEM; tries++)
+		if (!full_queue_retry(v, tries))
+			break;
 	if (ret != 0)
 		perf_verbs_die(v, strerror(ret));
 }
@@ -208,8 +225,11 @@ perf_verbs_post_send(struct perf_verbs *v, const uint8_t *buf, uint32_t len, uin
 				 .send_flags = signaled ? IBV_SEND_SIGNALED : 0,
 				 .imm_data = htonl(imm)},
 			   *bad = NULL;
-	int ret = doca_verbs_bridge_post_send(v->qp, &wr, &bad);
+	int ret;
 
+	for (uint32_t tries = 0; (ret = doca_verbs_bridge_post_send(v->qp, &wr, &bad)) == ENOMEM; tries++)
+		if (!full_queue_retry(v, tries))
+			break;
 	if (ret != 0)
 		perf_verbs_die(v, strerror(ret));
 }

@@ -153,6 +153,7 @@ sd_verbs_wq_init(struct doca_verbs_qp *qp)
 	uint32_t i;
 
 	pthread_mutex_init(&qp->lock, NULL);
+	qp->fault_rules = sd_fault_watch("verbs", qp->ctx->devinfo);
 	sd_list_init(&qp->sq.wait_link);
 	qp->recv_cq = ia->receive_cq != NULL ? ia->receive_cq : ia->send_cq;
 	qp->sq.size = ia->sq_wr;
@@ -340,11 +341,11 @@ rwqe_wc(const struct doca_verbs_qp *qp, const struct sd_verbs_rwqe *w, struct ib
 
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = w->wr_id;
-	wc->status = op->status == DOCA_SUCCESS		    ? IBV_WC_SUCCESS
+	wc->status = op->status == DOCA_SUCCESS		    ? w->inj
 		     : qp->state == DOCA_VERBS_QP_STATE_ERR ? IBV_WC_WR_FLUSH_ERR
 							    : sd_verbs_wc_status(op->status, true);
 	wc->opcode = op->opcode == FABRIC_RECV_WRITE_IMM ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
-	if (op->status == DOCA_SUCCESS) {
+	if (wc->status == IBV_WC_SUCCESS) {
 		wc->byte_len = op->len;
 		if (op->opcode != FABRIC_RECV_SEND) {
 			wc->wc_flags = IBV_WC_WITH_IMM;
@@ -378,6 +379,8 @@ sd_verbs_wq_retire(struct doca_verbs_qp *qp, struct doca_verbs_cq *kick[2])
 	while (sq->head != sq->issue && sq->ring[sq->head % sq->size].done) {
 		struct sd_verbs_swqe *w = &sq->ring[sq->head % sq->size];
 
+		if (sd_unlikely(w->due_ns != 0) && sd_verbs_fault_held(&w->due_ns))
+			break; /* a delayed completion: it and those behind it wait (sd_verbs_fault_visit) */
 		/*
 		 * Behind a failed entry (or once in ERR) an entry is flushed, as on hardware, whatever
 		 * the soft NIC made of it: it may have executed, or failed as the peer went to ERR.
@@ -396,6 +399,8 @@ sd_verbs_wq_retire(struct doca_verbs_qp *qp, struct doca_verbs_cq *kick[2])
 	while (rq->head != rq->tail && rq->ring[rq->head % rq->size].done) {
 		struct sd_verbs_rwqe *w = &rq->ring[rq->head % rq->size];
 
+		if (sd_unlikely(w->due_ns != 0) && sd_verbs_fault_held(&w->due_ns))
+			break;
 		rwqe_wc(qp, w, &wc);
 		if (wc.status != IBV_WC_SUCCESS && wc.status != IBV_WC_WR_FLUSH_ERR)
 			sd_verbs_qp_fail(qp, wc_status_name(wc.status));
@@ -432,6 +437,8 @@ sd_verbs_swqe_cb(struct fabric_op *op)
 		w->status = qp->state == DOCA_VERBS_QP_STATE_ERR ? IBV_WC_WR_FLUSH_ERR
 								 : sd_verbs_wc_status(op->status, false);
 	}
+	if (sd_unlikely(qp->fault_rules != 0) && qp->state != DOCA_VERBS_QP_STATE_ERR)
+		sd_verbs_fault_swqe(qp, w);
 	w->done = true;
 	sd_verbs_wq_retire(qp, kick);
 	pthread_mutex_unlock(&qp->lock);
@@ -478,6 +485,8 @@ sd_verbs_rwqe_cb(struct fabric_op *op)
 		return;
 	}
 	pthread_mutex_lock(&qp->lock);
+	if (sd_unlikely(qp->fault_rules != 0) && qp->state != DOCA_VERBS_QP_STATE_ERR)
+		sd_verbs_fault_rwqe(qp, w);
 	w->done = true;
 	sd_verbs_wq_retire(qp, kick);
 	pthread_mutex_unlock(&qp->lock);

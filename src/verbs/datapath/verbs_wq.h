@@ -73,6 +73,7 @@ struct sd_verbs_swqe {
 	struct sd_verbs_scatter sc;
 	struct doca_verbs_cq *wait_cq;
 	uint32_t wait_pi;
+	uint64_t due_ns; /* SOFTDOCA_FAULTS delay: retired from then on (0: not held) */
 };
 
 struct sd_verbs_rwqe {
@@ -83,6 +84,8 @@ struct sd_verbs_rwqe {
 	uint64_t wr_id;
 	bool done;
 	struct sd_verbs_scatter sc;
+	enum ibv_wc_status inj; /* SOFTDOCA_FAULTS: the status injected (IBV_WC_SUCCESS: none) */
+	uint64_t due_ns;	/* SOFTDOCA_FAULTS delay (0: not held) */
 };
 
 /* The send queue: entries [head, issue) are on the fabric or done, [issue, tail) wait behind a WAIT. */
@@ -129,6 +132,18 @@ void sd_verbs_swqe_local(struct sd_verbs_swqe *w, enum ibv_wc_status status);
 void sd_verbs_swqe_cb(struct fabric_op *op);
 void sd_verbs_rwqe_cb(struct fabric_op *op);
 void sd_verbs_scatter_free(struct sd_verbs_scatter *sc);
+
+/* ---- verbs_fault.c: SOFTDOCA_FAULTS, called only for a QP with fault_rules ---- */
+
+/* A post (opcode: the ibv_wr_opcode, -1 for a receive): true when a rule refuses it as a full queue would. */
+bool sd_verbs_fault_post(struct doca_verbs_qp *qp, int opcode, uint64_t wr_id);
+/* The soft NIC completed the entry (qp->lock held): an injected status, or a delay (due_ns). */
+void sd_verbs_fault_swqe(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w);
+void sd_verbs_fault_rwqe(struct doca_verbs_qp *qp, struct sd_verbs_rwqe *w);
+/* A delayed entry still waits (else *due_ns is cleared). */
+bool sd_verbs_fault_held(uint64_t *due_ns);
+/* Post and poll (no lock held): the QP's device down or peer vanished; release due delayed entries. */
+void sd_verbs_fault_visit(struct doca_verbs_qp *qp);
 
 /* ---- verbs_cq.c ---- */
 

@@ -182,6 +182,8 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 	ret = send_admit(qp, wr);
 	if (ret != 0)
 		return ret;
+	if (sd_unlikely(qp->fault_rules != 0) && sd_verbs_fault_post(qp, wr->opcode, wr->wr_id))
+		return ENOMEM;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
 	w = &sq->ring[sq->tail % sq->size];
@@ -258,6 +260,8 @@ doca_verbs_bridge_post_send(struct doca_verbs_qp *qp, struct ibv_send_wr *wr, st
 			*bad_wr = wr;
 		return EINVAL;
 	}
+	if (sd_unlikely(qp->fault_rules != 0))
+		sd_verbs_fault_visit(qp);
 	pthread_mutex_lock(&qp->lock);
 	if (qp->state != DOCA_VERBS_QP_STATE_RTS && qp->state != DOCA_VERBS_QP_STATE_ERR) {
 		pthread_mutex_unlock(&qp->lock);
@@ -319,6 +323,8 @@ build_recv(const struct doca_verbs_pd *pd, uint32_t max_sges, struct sd_verbs_rw
 	}
 	w->wr_id = wr->wr_id;
 	w->done = false;
+	w->inj = IBV_WC_SUCCESS;
+	w->due_ns = 0;
 	w->sc.sg = &w->sc.sg1;
 	w->sc.bounce = NULL;
 	w->sc.num_sge = (uint32_t)wr->num_sge;
@@ -370,6 +376,8 @@ doca_verbs_bridge_post_recv(struct doca_verbs_qp *qp, struct ibv_recv_wr *wr, st
 		return EINVAL;
 	}
 	rq = &qp->rq;
+	if (sd_unlikely(qp->fault_rules != 0))
+		sd_verbs_fault_visit(qp);
 	pthread_mutex_lock(&qp->lock);
 	if (qp->state == DOCA_VERBS_QP_STATE_RST) {
 		pthread_mutex_unlock(&qp->lock);
@@ -384,6 +392,8 @@ doca_verbs_bridge_post_recv(struct doca_verbs_qp *qp, struct ibv_recv_wr *wr, st
 
 		if (rq->tail - rq->head >= rq->size) {
 			DOCA_LOG_DBG("QP %u: receive queue full (%u entries)", qp->qpn, rq->size);
+			ret = ENOMEM;
+		} else if (sd_unlikely(qp->fault_rules != 0) && sd_verbs_fault_post(qp, -1, wr->wr_id)) {
 			ret = ENOMEM;
 		} else {
 			w = &rq->ring[rq->tail % rq->size];

@@ -600,6 +600,37 @@ TEST(server_process_dies_client_stops_with_errors)
 	side_fini(&w->c);
 }
 
+/*
+ * SOFTDOCA_FAULTS comch.peer=vanish (docs/diagnostics.md): the peers vanish as
+ * processes that died, so each side sees what the two cases above see - the
+ * server a disconnect, the client STOPPING then IDLE and nothing to send on.
+ */
+TEST(injected_vanish_reports_as_dead_peers)
+{
+	struct world *w;
+	struct side *both[2];
+
+	/* read at the first doca_ctx_start() of this case's process; counts the submissions: after the first */
+	ASSERT_EQ(setenv("SOFTDOCA_FAULTS", "comch.peer=vanish@1", 1), 0);
+	w = connected_world();
+	both[0] = &w->s;
+	both[1] = &w->c;
+	ASSERT_OK(side_send(&w->c, w->c.conn, "bye", 3));
+	progress_until(both, 2, server_saw_disconnect, &w->s, 5000);
+	progress_until(both, 2, client_idle, &w->c, 5000);
+	ASSERT_EQ(w->s.num_connect, 1);
+	ASSERT_EQ(w->s.num_disconnect, 1);
+	ASSERT_EQ(w->c.transitions[w->c.num_transitions - 2], DOCA_CTX_STATE_STOPPING);
+	{
+		struct doca_comch_task_send *t = NULL;
+
+		ASSERT_ERR(doca_comch_client_task_send_alloc_init(w->c.client, w->c.conn, "x", 1, &t),
+			   DOCA_ERROR_BAD_STATE);
+	}
+	side_fini(&w->c);
+	side_fini(&w->s);
+}
+
 int
 main(int argc, char **argv)
 {

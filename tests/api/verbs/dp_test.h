@@ -198,6 +198,40 @@ dp_connect(struct dp *d, struct doca_verbs_qp *a, struct doca_verbs_qp *b, uint1
 	dp_to_rts(d->ctx, b, &d->gid, doca_verbs_qp_get_qpn(a), rnr_retry);
 }
 
+/* Two connected QPs a and b of one context, a 4 KiB buffer each: a's with every access, b's with baccess. */
+struct dp_pair {
+	struct dp d;
+	struct doca_verbs_qp *a, *b;
+	uint8_t *abuf, *bbuf;
+	struct ibv_mr *amr, *bmr;
+};
+
+static inline void
+dp_pair_open(struct dp_pair *p, const struct dp_qp_opts *o, int baccess)
+{
+	dp_open(&p->d);
+	p->a = dp_qp(&p->d, o);
+	p->b = dp_qp(&p->d, o);
+	dp_connect(&p->d, p->a, p->b, 7);
+	p->abuf = calloc(1, 4096);
+	p->bbuf = calloc(1, 4096);
+	ASSERT(p->abuf != NULL && p->bbuf != NULL);
+	p->amr = dp_mr(&p->d, p->abuf, 4096, DP_ALL);
+	p->bmr = dp_mr(&p->d, p->bbuf, 4096, baccess);
+}
+
+static inline void
+dp_pair_close(struct dp_pair *p)
+{
+	ASSERT_OK(doca_verbs_qp_destroy(p->a));
+	ASSERT_OK(doca_verbs_qp_destroy(p->b));
+	ASSERT_EQ(ibv_dereg_mr(p->amr), 0);
+	ASSERT_EQ(ibv_dereg_mr(p->bmr), 0);
+	free(p->abuf);
+	free(p->bbuf);
+	dp_close(&p->d);
+}
+
 static inline void
 dp_set_state(struct doca_verbs_qp *qp, enum doca_verbs_qp_state to)
 {

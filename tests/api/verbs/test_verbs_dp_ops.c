@@ -5,46 +5,13 @@
  */
 #include "dp_test.h"
 
-struct pair {
-	struct dp d;
-	struct doca_verbs_qp *a, *b;
-	uint8_t *abuf, *bbuf; /* 4 KiB each */
-	struct ibv_mr *amr, *bmr;
-};
-
-static void
-pair_open(struct pair *p, const struct dp_qp_opts *o, int baccess)
-{
-	dp_open(&p->d);
-	p->a = dp_qp(&p->d, o);
-	p->b = dp_qp(&p->d, o);
-	dp_connect(&p->d, p->a, p->b, 7);
-	p->abuf = calloc(1, 4096);
-	p->bbuf = calloc(1, 4096);
-	ASSERT(p->abuf != NULL && p->bbuf != NULL);
-	p->amr = dp_mr(&p->d, p->abuf, 4096, DP_ALL);
-	p->bmr = dp_mr(&p->d, p->bbuf, 4096, baccess);
-}
-
-static void
-pair_close(struct pair *p)
-{
-	ASSERT_OK(doca_verbs_qp_destroy(p->a));
-	ASSERT_OK(doca_verbs_qp_destroy(p->b));
-	ASSERT_EQ(ibv_dereg_mr(p->amr), 0);
-	ASSERT_EQ(ibv_dereg_mr(p->bmr), 0);
-	free(p->abuf);
-	free(p->bbuf);
-	dp_close(&p->d);
-}
-
 TEST(send_and_send_with_imm)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[2];
 	uint32_t aqpn, bqpn;
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	aqpn = doca_verbs_qp_get_qpn(p.a);
 	bqpn = doca_verbs_qp_get_qpn(p.b);
 	ASSERT_NE(aqpn, bqpn);
@@ -90,16 +57,16 @@ TEST(send_and_send_with_imm)
 	ASSERT_EQ(wc[1].src_qp, bqpn);
 	ASSERT_MEM_EQ(p.abuf + 2048, p.bbuf + 1000, 33);
 	dp_poll_none(p.d.cq, 50);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(rdma_write_and_write_with_imm)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[2];
 	uint8_t zero[64] = {0};
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	dp_fill(p.abuf, 512, 5);
 	ASSERT_EQ(dp_send(p.a, IBV_WR_RDMA_WRITE, 7, p.abuf, 300, p.amr->lkey, (uintptr_t)p.bbuf + 100, p.bmr->rkey),
 		  0);
@@ -138,15 +105,15 @@ TEST(rdma_write_and_write_with_imm)
 	ASSERT_EQ(wc[1].src_qp, doca_verbs_qp_get_qpn(p.a));
 	ASSERT_MEM_EQ(p.bbuf + 3000, p.abuf + 512, 200);
 	ASSERT_MEM_EQ(p.bbuf + 2000, zero, 16); /* the receive buffer is not written */
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(rdma_read_single_and_multi_sge)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc;
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	dp_fill(p.bbuf, 4096, 11);
 	ASSERT_EQ(dp_send(p.a, IBV_WR_RDMA_READ, 9, p.abuf, 1000, p.amr->lkey, (uintptr_t)p.bbuf + 50, p.bmr->rkey), 0);
 	dp_poll1(p.d.cq, &wc);
@@ -179,11 +146,11 @@ TEST(rdma_read_single_and_multi_sge)
 	ASSERT_MEM_EQ(p.abuf + 3500, p.bbuf + 310, 7);
 	ASSERT_EQ(p.abuf[2010], 0);
 	ASSERT_EQ(p.abuf[3507], 0);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 static void
-atomic(struct pair *p, enum ibv_wr_opcode opc, uint64_t wr_id, uint64_t *local, uint64_t *remote, uint64_t cmp_add,
+atomic(struct dp_pair *p, enum ibv_wr_opcode opc, uint64_t wr_id, uint64_t *local, uint64_t *remote, uint64_t cmp_add,
        uint64_t swap)
 {
 	struct ibv_sge s = {(uintptr_t)local, 8, p->amr->lkey};
@@ -205,10 +172,10 @@ atomic(struct pair *p, enum ibv_wr_opcode opc, uint64_t wr_id, uint64_t *local, 
 
 TEST(atomics)
 {
-	struct pair p;
+	struct dp_pair p;
 	uint64_t *remote, *local;
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	remote = (uint64_t *)(p.bbuf + 64);
 	local = (uint64_t *)(p.abuf + 128);
 	*remote = 100;
@@ -232,19 +199,19 @@ TEST(atomics)
 	ASSERT_EQ(*remote, 1);
 	ASSERT_EQ(*(uint64_t *)(p.bbuf + 56), 0);
 	ASSERT_EQ(*(uint64_t *)(p.bbuf + 72), 0);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(inline_send)
 {
 	struct dp_qp_opts o = {.max_inline = 64};
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[2];
 	uint8_t expect[64];
 	uint8_t *src = malloc(256); /* not registered: inline data needs no key */
 
 	ASSERT_NOT_NULL(src);
-	pair_open(&p, &o, DP_ALL);
+	dp_pair_open(&p, &o, DP_ALL);
 	dp_fill(src, 64, 21);
 	memcpy(expect, src, 64);
 
@@ -288,16 +255,16 @@ TEST(inline_send)
 	dp_poll_none(p.d.cq, 50);
 	ASSERT_EQ(dp_state(p.a), DOCA_VERBS_QP_STATE_RTS);
 	free(src);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(multi_sge_send_into_multi_sge_recv)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[2];
 	uint8_t expect[300];
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	dp_fill(p.abuf, 4096, 33);
 	/* gather 100 + 50 + 150 */
 	struct ibv_sge ss[3] = {
@@ -331,16 +298,16 @@ TEST(multi_sge_send_into_multi_sge_recv)
 	ASSERT_MEM_EQ(p.bbuf + 1000, expect + 200, 100);
 	ASSERT_EQ(p.bbuf[1100], 0);
 	ASSERT_EQ(p.bbuf[180], 0);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(zero_length_send)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[2];
 	struct ibv_send_wr wr = {.wr_id = 3, .sg_list = NULL, .num_sge = 0, .opcode = IBV_WR_SEND};
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	memset(p.bbuf, 0x5a, 16);
 	wr.send_flags = IBV_SEND_SIGNALED;
 	dp_recv(p.b, 30, p.bbuf, 16, p.bmr->lkey);
@@ -354,17 +321,17 @@ TEST(zero_length_send)
 	ASSERT_EQ(wc[1].opcode, IBV_WC_RECV);
 	ASSERT_EQ(wc[1].byte_len, 0);
 	ASSERT_EQ(p.bbuf[0], 0x5a);
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 TEST(signaled_vs_unsignaled)
 {
-	struct pair p;
+	struct dp_pair p;
 	struct ibv_wc wc[4];
 	struct ibv_sge s;
 	struct ibv_send_wr w[3];
 
-	pair_open(&p, NULL, DP_ALL);
+	dp_pair_open(&p, NULL, DP_ALL);
 	dp_fill(p.abuf, 64, 1);
 	/* a chain of three writes, only the last signaled: one completion, after all three landed */
 	for (int i = 0; i < 3; i++) {
@@ -397,12 +364,12 @@ TEST(signaled_vs_unsignaled)
 	ASSERT_EQ(wc[0].wr_id, 9);
 	ASSERT_EQ(wc[0].opcode, IBV_WC_RECV);
 	dp_poll_none(p.d.cq, 100);
-	pair_close(&p);
+	dp_pair_close(&p);
 
 	/* sq_sig_all: every request completes, IBV_SEND_SIGNALED or not */
 	struct dp_qp_opts o = {.sig_all = 1};
 
-	pair_open(&p, &o, DP_ALL);
+	dp_pair_open(&p, &o, DP_ALL);
 	s = (struct ibv_sge){(uintptr_t)p.abuf, 64, p.amr->lkey};
 	for (int i = 0; i < 3; i++) {
 		w[i].wr.rdma.rkey = p.bmr->rkey;
@@ -418,7 +385,7 @@ TEST(signaled_vs_unsignaled)
 		ASSERT_EQ(wc[i].status, IBV_WC_SUCCESS);
 		ASSERT_EQ(wc[i].opcode, IBV_WC_RDMA_WRITE);
 	}
-	pair_close(&p);
+	dp_pair_close(&p);
 }
 
 int

@@ -122,16 +122,9 @@ rdma_write_checked(struct node *a, struct node *b)
 	return imp;
 }
 
-struct verbs_pair {
-	struct dp d;
-	struct doca_verbs_qp *a, *b;
-	uint8_t *abuf, *bbuf;
-	struct ibv_mr *amr, *bmr;
-};
-
 /* DOCA Verbs on dev's devinfo: QPs a and b connected; a writes LEN bytes into b's buffer. */
 static void
-verbs_write_checked(struct verbs_pair *p, struct doca_dev *dev)
+verbs_write_checked(struct dp_pair *p, struct doca_dev *dev)
 {
 	struct doca_verbs_context *ctx;
 	struct ibv_wc wc;
@@ -160,22 +153,10 @@ verbs_write_checked(struct verbs_pair *p, struct doca_dev *dev)
 	ASSERT_EQ(p->bbuf[DST_OFF + LEN], 0);
 }
 
-static void
-verbs_pair_close(struct verbs_pair *p)
-{
-	ASSERT_OK(doca_verbs_qp_destroy(p->a));
-	ASSERT_OK(doca_verbs_qp_destroy(p->b));
-	ASSERT_EQ(ibv_dereg_mr(p->amr), 0);
-	ASSERT_EQ(ibv_dereg_mr(p->bmr), 0);
-	free(p->abuf);
-	free(p->bbuf);
-	dp_close(&p->d);
-}
-
 TEST(rdma_and_verbs_share_one_service_thread)
 {
 	struct node a = {0}, b = {0};
-	struct verbs_pair v;
+	struct dp_pair v;
 	struct doca_mmap *imp;
 
 	ASSERT_EQ(libs_loaded("libdoca_rdma.so"), 1);
@@ -189,7 +170,7 @@ TEST(rdma_and_verbs_share_one_service_thread)
 	ASSERT_EQ(threads_named(ADDR_THREAD), 1);
 	ASSERT_EQ(libs_loaded("libsoftdoca_fabric.so"), 1);
 
-	verbs_pair_close(&v);
+	dp_pair_close(&v);
 	ASSERT_EQ(threads_named(ADDR_THREAD), 0);
 	ASSERT_EQ(threads_named(DEV_THREAD), 1); /* RDMA still holds the device */
 	ASSERT_OK(doca_mmap_destroy(imp));

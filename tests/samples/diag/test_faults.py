@@ -2,24 +2,31 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """SOFTDOCA_FAULTS (docs/diagnostics.md) through unchanged programs; prints TAP.
 
-Usage: test_faults.py DOCA_PERF DMA_LOCAL_COPY SHA_CREATE
+Usage: test_faults.py DOCA_PERF DMA_LOCAL_COPY SHA_CREATE [VERBS_WAIT_CQ_WR]
 
 Each fault class either lets the program finish correctly (AGAIN storms,
 delays) or makes it fail cleanly, naming the injected error (errors, a
 device going down, a failed create); no run may hang (timeouts), and the
-same seed gives the same hits.
+same seed gives the same hits.  Verbs work requests (doca_perf verbs and the
+wait-CQ sample) under each class, doca_perf rdma under an AGAIN storm, and an
+injected vanish against a SIGKILLed peer: the survivor must report the same.
 """
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 
 from softdoca_testbed import tap
 from softdoca_testbed.pairs import Run
 from softdoca_testbed.tap import check
 
 PERF, LOCAL_COPY, SHA = sys.argv[1:4]
+WAIT_CQ_WR = sys.argv[4] if len(sys.argv) > 4 else None
 TIMEOUT = 60
 FAULT_LINE = re.compile(r"\[softdoca-fault\] seed=(\d+) rule (\d+) '([^']*)' hit (\d+): (.*)")
 
@@ -124,6 +131,160 @@ def test_refused_spec_injects_nothing():
     r = perf_dma("dma.submit=bogus", "-n", "100")
     check(r.code == 0 and "SOFTDOCA_FAULTS refused at byte 11" in r.err and not hits(r),
           "a bad spec must be refused loudly and inject nothing", r)
+
+
+# ---- Verbs work requests (docs/diagnostics.md "Verbs work requests") ----
+
+def perf_verbs(faults, *args):
+    return run([PERF, "verbs", "write", "-s", "4K", "--no-progress", *args], faults)
+
+
+VERBS_RETRIED = re.compile(r"doca_perf: (client|server): (\d+) Verbs posts found the queue full \(ENOMEM\) and were "
+                           r"retried")
+
+
+def test_verbs_post_again_storm_finishes():
+    r = perf_verbs("seed=7;verbs.submit=again:0.2", "-n", "2000")
+    check(r.code == 0, "doca_perf verbs failed under a full-queue storm", r)
+    counts = {m.group(1): int(m.group(2)) for m in VERBS_RETRIED.finditer(r.err)}
+    check("client" in counts and counts["client"] > 200, "the client did not count its retried posts", r)
+    check(sum(counts.values()) == len(hits(r)), "retries %s vs %d fault lines" % (counts, len(hits(r))), r)
+    check(all("post returns ENOMEM" in h[4] and "nothing queued" in h[4] for h in hits(r)),
+          "a fault line does not say the post returned ENOMEM and queued nothing", r)
+
+
+def normalized_hits(r):
+    """The hits of both processes, without what differs between runs (QP numbers), in a stable order."""
+    return sorted((h[1], h[3], re.sub(r"QP \d+", "QP", h[4])) for h in hits(r))
+
+
+def test_verbs_same_seed_same_hits():
+    runs = [normalized_hits(perf_verbs("seed=%d;verbs.submit=again:0.1;verbs.complete=delay:100us:0.05" % s,
+                                       "-n", "1000")) for s in (7, 7, 8)]
+    check(len(runs[0]) > 50, "too few hits: %d" % len(runs[0]))
+    check(runs[0] == runs[1], "seed 7 twice gave different [softdoca-fault] lines")
+    check(runs[0] != runs[2], "seeds 7 and 8 gave the same hits")
+
+
+def test_verbs_completion_error_fails_cleanly():
+    r = perf_verbs("verbs.complete=error:1@50", "-n", "2000")
+    check(r.code == 1, "expected exit 1", r)
+    h = hits(r)
+    check(len(h) == 1 and h[0][3] == "51" and "IBV_WC_GENERAL_ERR" in h[0][4],
+          "expected exactly the 51st completion hit with IBV_WC_GENERAL_ERR: %s" % h, r)
+    check("completed with general error" in r.err, "doca_perf does not name the injected status", r)
+
+
+def test_verbs_remote_access_error():
+    r = perf_verbs("verbs.write=remote_access:1@10", "-n", "200")
+    check(r.code == 1 and "remote access error" in r.err.lower(), "expected a remote access error", r)
+
+
+def test_verbs_write_delay_finishes_slower():
+    r = perf_verbs("verbs.write=delay:2ms", "-n", "200", "--json")
+    check(r.code == 0, "doca_perf verbs failed under delays", r)
+    lat = json.loads(r.out)["results"][0]["lat_ns"]
+    check(lat["p50"] >= 2e6 and lat["min"] >= 1.9e6, "latency below the injected 2 ms: %s" % lat, r)
+
+
+def test_verbs_device_down_flushes():
+    r = perf_verbs("dev.*=down@300", "-D", "5")
+    check(r.code == 1, "expected exit 1", r)
+    check(any("goes down" in h[4] for h in hits(r)) and "fails: its device is down" in r.err,
+          "no device-down lines", r)
+    check("Work Request Flushed Error" in r.err, "the outstanding work requests were not flushed", r)
+
+
+def test_verbs_create_nomem():
+    r = perf_verbs("verbs.create=nomem:1", "-n", "10")
+    check(r.code != 0 and "doca_verbs_context_create" in r.err and "DOCA_ERROR_NO_MEMORY" in r.err,
+          "doca_verbs_context_create did not fail with NO_MEMORY", r)
+
+
+def wait_cq_wr(faults):
+    if WAIT_CQ_WR is None or not os.path.exists(WAIT_CQ_WR):
+        raise tap.Skip("doca_verbs_wait_cq_wr is not built (no Verbs samples)")
+    t0 = time.monotonic()
+    r = run([WAIT_CQ_WR, "-d", "mlx5_0"], faults)
+    return r, time.monotonic() - t0
+
+
+def test_verbs_sample_completion_error():
+    r, _ = wait_cq_wr("verbs.complete=error:1")
+    check(r.code != 0 and "general error" in r.out + r.err and "Sample finished with errors" in r.out + r.err,
+          "the Verbs sample did not fail naming the injected error", r)
+
+
+def test_verbs_sample_delay_finishes():
+    r, took = wait_cq_wr("verbs.complete=delay:50ms")
+    check(r.code == 0 and "identical" in r.out + r.err, "the Verbs sample failed under a delay", r)
+    check(took >= 0.05 and len(hits(r)) >= 1, "no delay seen (%.3f s, %d hits)" % (took, len(hits(r))), r)
+
+
+# ---- doca_perf rdma under AGAIN ----
+
+RDMA_RETRIED = re.compile(r"doca_perf: (client|server): (\d+) RDMA submits returned DOCA_ERROR_AGAIN and were "
+                          r"retried")
+
+
+def test_rdma_again_storm_finishes():
+    for op in ("write", "send"):
+        r = run([PERF, "rdma", op, "-s", "4K", "-n", "2000", "--no-progress"], "seed=7;rdma.submit=again:0.2")
+        check(r.code == 0, "doca_perf rdma %s failed under an AGAIN storm" % op, r)
+        counts = {m.group(1): int(m.group(2)) for m in RDMA_RETRIED.finditer(r.err)}
+        check(counts.get("client", 0) > 200 and sum(counts.values()) == len(hits(r)),
+              "rdma %s: retries %s vs %d fault lines" % (op, counts, len(hits(r))), r)
+
+
+# ---- a vanished peer against a SIGKILLed one ----
+
+def free_port():
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        return sk.getsockname()[1]
+
+
+def survivor(api, mode, how):
+    """The server's report once its client is gone: SIGKILLed (how="kill") or vanished by injection."""
+    with tempfile.TemporaryDirectory(prefix="sd-vanish-") as tmp:
+        if mode == "cm":
+            port = str(free_port())
+            srv_args, cli_args = ["-cm", "-p", port], ["-cm", "--server-addr", "127.0.0.1", "-p", port]
+        else:
+            srv_args = cli_args = ["--oob-dir", tmp]
+        env = dict(os.environ)
+        if how == "vanish":
+            env["SOFTDOCA_FAULTS"] = "%s.peer=vanish@1500ms" % api
+        srv = subprocess.Popen([PERF, api, "write", "--server", "-s", "4K", "--no-progress"] + srv_args, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        cli = subprocess.Popen([PERF, api, "write", "--client", "-s", "4K", "-D", "20", "--no-progress"] + cli_args,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            if how == "kill":
+                time.sleep(1.5)
+                cli.send_signal(signal.SIGKILL)
+            _, err = srv.communicate(timeout=TIMEOUT)
+        finally:
+            for p in (cli, srv):
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        lost = [re.sub(r"connection id \d+", "connection id N", line) for line in err.splitlines()
+                if line.startswith("doca_perf: server:")]
+        return srv.returncode, lost, err
+
+
+def test_vanish_reports_as_a_killed_peer():
+    for api, mode in (("rdma", "cm"), ("rdma", "oob"), ("verbs", "oob")):
+        killed = survivor(api, mode, "kill")
+        vanished = survivor(api, mode, "vanish")
+        check(killed[0] == 1 and killed[1], "%s %s: the server did not report its killed client: %s"
+              % (api, mode, killed[2][-300:]))
+        check("its peers vanish" in vanished[2] or "its peer vanished" in vanished[2],
+              "%s %s: no vanish line: %s" % (api, mode, vanished[2][-300:]))
+        check(vanished[:2] == killed[:2], "%s %s: a vanished client is reported %s, a killed one %s"
+              % (api, mode, vanished[:2], killed[:2]))
 
 
 def main():
