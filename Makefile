@@ -32,12 +32,14 @@ demo: build
 test: build
 	@scripts/run-tests.sh $(BUILD) $(MESON_TEST_ARGS)
 
-# Unit, API and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit, API and fuzz-replay suites under AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# diagnostics' programs (doca_perf and samples under every fault class and with a trace): an
+# injected fault must leave no leak and no sanitizer report (docs/diagnostics.md).
 test-asan: deps
 	[ -f $(ASAN_BUILD)/build.ninja ] || meson setup $(ASAN_BUILD) $(MESON_SETUP_ARGS) -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C $(ASAN_BUILD)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit --suite fuzz
+		scripts/run-tests.sh $(ASAN_BUILD) --suite api --suite unit --suite fuzz --suite diag
 
 # Unit and API suites under ThreadSanitizer (docs/robustness.md).  UCX_MEM_EVENTS=no: UCX's
 # malloc/mmap hooks patch the calls TSan intercepts; halt_on_error=0 prints every report of a
