@@ -111,8 +111,19 @@ modify(struct doca_verbs_qp_attr *a, int mask)
 	return doca_verbs_qp_modify(qp(), a, mask);
 }
 
-/* doca_verbs has no SOFTDOCA_FAULTS create hook (docs/diagnostics.md): its out-of-memory paths need malloc to fail. */
+/* The attribute objects' out-of-memory paths need malloc to fail: they have no SOFTDOCA_FAULTS create hook. */
 #define NO_MEM(fn) ERR_NOT_PROVOKED(fn, NO_MEMORY, "needs an allocation to fail (no verbs.create fault hook)")
+
+/*
+ * The objects' creates fail through the library's own out-of-memory path with
+ * SOFTDOCA_FAULTS=verbs.create=nomem@skip (read at the first DOCA call of the case): skip is how many
+ * Verbs creates of the case pass first (its context, PD and CQ).
+ */
+#define NOMEM_ROW(fn, skip, ...)                                                                                       \
+	ERR_ROW(fn, NO_MEMORY, {                                                                                       \
+		ASSERT_EQ(setenv("SOFTDOCA_FAULTS", "verbs.create=nomem@" #skip, 1), 0);                               \
+		__VA_ARGS__                                                                                            \
+	})
 
 /* Context and PD */
 ERR_NULL(doca_verbs_context_create, 0, NULL)
@@ -138,7 +149,15 @@ ERR_ROW(doca_verbs_context_create, NOT_SUPPORTED, {
 	ASSERT(n >= 1);
 	return doca_verbs_context_create(list[0], 0, &c);
 })
-NO_MEM(doca_verbs_context_create)
+NOMEM_ROW(doca_verbs_context_create, 0, {
+	struct doca_verbs_context *c;
+	struct doca_devinfo **list;
+	uint32_t n;
+
+	ASSERT_OK(doca_devinfo_create_list(&list, &n));
+	ASSERT(n > 0);
+	return doca_verbs_context_create(list[0], 0, &c);
+})
 ERR_NOT_PROVOKED(doca_verbs_context_create, OPERATING_SYSTEM, "needs eventfd() or the soft NIC to fail")
 ERR_NULL(doca_verbs_context_destroy)
 ERR_ROW(doca_verbs_context_destroy, IN_USE, {
@@ -151,7 +170,11 @@ ERR_ROW(doca_verbs_context_import_from_handle, NOT_SUPPORTED, {
 	return doca_verbs_context_import_from_handle(3, 0, &c);
 })
 ERR_NULL(doca_verbs_pd_create, NULL)
-NO_MEM(doca_verbs_pd_create)
+NOMEM_ROW(doca_verbs_pd_create, 1, {
+	struct doca_verbs_pd *p;
+
+	return doca_verbs_pd_create(ctx(), &p);
+})
 ERR_NULL(doca_verbs_pd_destroy)
 ERR_ROW(doca_verbs_pd_destroy, IN_USE, {
 	(void)qp();
@@ -297,7 +320,11 @@ ERR_NULL(doca_verbs_ah_attr_set_traffic_class, 0)
 
 /* Completion channels and CQs */
 ERR_NULL(doca_verbs_comp_channel_create, NULL)
-NO_MEM(doca_verbs_comp_channel_create)
+NOMEM_ROW(doca_verbs_comp_channel_create, 1, {
+	struct doca_verbs_comp_channel *ch;
+
+	return doca_verbs_comp_channel_create(ctx(), &ch);
+})
 ERR_NOT_PROVOKED(doca_verbs_comp_channel_create, OPERATING_SYSTEM, "needs eventfd() or epoll_create1() to fail")
 ERR_NULL(doca_verbs_comp_channel_destroy)
 ERR_ROW(doca_verbs_comp_channel_destroy, IN_USE, {
@@ -333,7 +360,11 @@ ERR_ROW(doca_verbs_cq_create, NOT_SUPPORTED, {
 	ASSERT_OK(doca_verbs_cq_attr_set_entry_size(a, DOCA_VERBS_CQ_ENTRY_SIZE_128));
 	return doca_verbs_cq_create(ctx(), a, &c);
 })
-NO_MEM(doca_verbs_cq_create)
+NOMEM_ROW(doca_verbs_cq_create, 1, {
+	struct doca_verbs_cq *c;
+
+	return doca_verbs_cq_create(ctx(), cq_attr(), &c);
+})
 ERR_NULL(doca_verbs_cq_destroy)
 ERR_ROW(doca_verbs_cq_destroy, IN_USE, {
 	(void)qp();
@@ -367,7 +398,20 @@ ERR_ROW(doca_verbs_qp_create, NOT_SUPPORTED, {
 	return doca_verbs_qp_create(ctx(), a, &q);
 })
 ERR_NOT_PROVOKED(doca_verbs_qp_create, FULL, "needs 65536 QPs on one context (docs/verbs.md limits)")
-NO_MEM(doca_verbs_qp_create)
+NOMEM_ROW(doca_verbs_qp_create, 3, {
+	struct doca_verbs_qp_init_attr *a = qp_init_attr();
+	struct doca_verbs_qp *q;
+
+	ASSERT_OK(doca_verbs_qp_init_attr_set_pd(a, pd()));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_send_cq(a, cq()));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_receive_cq(a, cq()));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_sq_wr(a, 16));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_rq_wr(a, 16));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_send_max_sges(a, 1));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_receive_max_sges(a, 1));
+	ASSERT_OK(doca_verbs_qp_init_attr_set_qp_type(a, DOCA_VERBS_QP_TYPE_RC));
+	return doca_verbs_qp_create(ctx(), a, &q);
+})
 ERR_NULL(doca_verbs_qp_modify, NULL, 0)
 ERR_ROW_N(doca_verbs_qp_modify, INVALID_VALUE, _no_next_state, { return modify(qp_attr(), 0); })
 ERR_ROW_N(doca_verbs_qp_modify, INVALID_VALUE, _transition, {
@@ -430,7 +474,11 @@ ERR_ROW(doca_verbs_srq_create, NOT_SUPPORTED, {
 	ASSERT_OK(doca_verbs_srq_init_attr_set_type(a, DOCA_VERBS_SRQ_TYPE_CONTIGUOUS));
 	return doca_verbs_srq_create(ctx(), a, &s);
 })
-NO_MEM(doca_verbs_srq_create)
+NOMEM_ROW(doca_verbs_srq_create, 2, {
+	struct doca_verbs_srq *s;
+
+	return doca_verbs_srq_create(ctx(), srq_attr(), &s);
+})
 ERR_NULL(doca_verbs_srq_destroy)
 ERR_ROW(doca_verbs_srq_destroy, IN_USE, {
 	struct doca_verbs_qp_init_attr *a = qp_init_attr();
