@@ -7,6 +7,9 @@
  *   local   1 MiB tasks, 32 in flight (peer: a memcpy loop over the same 32 pairs)
  *   xproc   64 KiB .. 4 MiB tasks from a forked exporter's doca_mmap_export_pci()
  *           buffer, 32 in flight (peer: a process_vm_readv loop on the same memory)
+ *   loop    (alone: `dma_bench SECONDS loop`) the small row's DOCA side only, for SECONDS,
+ *           as one doca_perf-style JSON row: make bench's bare loop that doca_perf's own
+ *           bookkeeping is measured against (target P2)
  *
  * Each row alternates ROUNDS short slices of the DOCA path and of the peer, so both
  * see the same noise from whatever else runs on the machine, and prints the median
@@ -311,6 +314,31 @@ bench_small(struct doca_dev *dev, unsigned depth)
 	row(label, "64 B", "Mop/s", 1e6, &doca, &peer);
 }
 
+/* The small row's DOCA side alone, as `doca_perf dma --json` prints a row (compare.py reads it). */
+static void
+bench_loop(struct doca_dev *dev)
+{
+	enum { SZ = 64 };
+	uint8_t *mem = aligned_alloc(4096, (size_t)2 * INFLIGHT * SZ);
+	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
+	struct doca_mmap *m;
+	struct side doca;
+
+	memset(mem, 1, (size_t)2 * INFLIGHT * SZ);
+	ctx_open(dev, INFLIGHT);
+	m = local_mmap(dev, mem, (size_t)2 * INFLIGHT * SZ);
+	for (unsigned i = 0; i < INFLIGHT; i++) {
+		check(doca_buf_inventory_buf_get_by_data(B.inv, m, mem + i * SZ, SZ, &src[i]), "buf");
+		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (INFLIGHT + i) * SZ, SZ, &dst[i]), "buf");
+	}
+	ctx_run(src, dst, INFLIGHT, seconds, &doca, 0, 1.0);
+	ctx_close();
+	printf("{\"results\":[{\"size\":%d,\"tasks\":%.0f,\"seconds\":%.6f,\"bytes_per_sec\":%.1f,"
+	       "\"tasks_per_sec\":%.1f,\"cpu_percent\":%.1f,\"lat_ns\":{\"avg\":0}}]}\n",
+	       SZ, doca.work[0], doca.wall[0], doca.work[0] * SZ / doca.wall[0], doca.work[0] / doca.wall[0],
+	       100.0 * doca.cpu[0] / doca.wall[0]);
+}
+
 /* ---- local: large tasks, 32 in flight ---------------------------------------------------- */
 
 static void
@@ -468,6 +496,10 @@ main(int argc, char **argv)
 	dpu = open_dev(DPU_PCI);
 	softdoca_process_set_side(SOFTDOCA_SIDE_HOST);
 
+	if (filter != NULL && strcmp(filter, "loop") == 0) {
+		bench_loop(host);
+		return 0;
+	}
 	printf("| %-22s | %7s | %18s | %18s | %6s | %6s |\n", "row", "size", "softdoca DMA", "peer", "ratio", "/cpu");
 	printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "---------", "--------------------",
 	       "--------------------", "--------", "--------");

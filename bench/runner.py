@@ -65,6 +65,7 @@ class Bench:
         self.put = os.path.join(self.build, "bench", "peer_put")
         self.ucp = os.path.join(self.build, "bench", "peer_ucp")
         self.comch = os.path.join(self.build, "bench", "comch_bench")
+        self.dma_bench = os.path.join(self.build, "bench", "dma_bench")
         self.dma_copy = {side: os.path.join(self.build, "applications", "dma_copy", side, "doca_dma_copy")
                          for side in ("host", "dpu")}
         self.mr_app = os.path.join(self.build, "applications", "verbs_multi_rail_server_client",
@@ -103,6 +104,11 @@ class Bench:
         """peer_copy's run as (bytes/s, tasks/s, lat avg ns, cpu %), as alternate() takes a peer."""
         r = json.loads(run([self.peer, kind, str(size), str(depth), str(self.slice)]))["results"][0]
         return (r["bytes_per_sec"], r["tasks_per_sec"], r["lat_ns"]["avg"], r.get("cpu_percent"))
+
+    def dma_loop(self, size):
+        """The bare DOCA DMA loop (dma_bench loop: 64 B, 32 in flight, no bookkeeping) as a peer."""
+        r = json.loads(run([self.dma_bench, str(self.slice), "loop"], env=self.env))["results"][0]
+        return (r["bytes_per_sec"], r["tasks_per_sec"], None, r.get("cpu_percent"))
 
     def ucx_perftest(self, test, size, tls, netns=None, server_addr="127.0.0.1", netdev=None):
         """One ucx_perftest server+client run; returns (bytes/s, msg/s, lat50 us, lat avg us)."""

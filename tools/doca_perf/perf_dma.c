@@ -43,7 +43,7 @@ struct dma_run {
 	uint32_t nparked;
 	uint64_t again;
 	uint64_t submitted;
-	uint64_t limit; /* stop resubmitting after this many submits (0: no limit) */
+	uint64_t limit; /* resubmit while fewer submits than this (UINT64_MAX: -D; 0 once the run stops) */
 	uint64_t done;
 	uint64_t failed;
 	uint64_t warmup; /* completions before the measurement starts */
@@ -69,7 +69,7 @@ measure_start(struct dma_run *S, uint64_t done0)
 }
 
 /* Submit, or park the task when the context's queue is full (AGAIN); false on any other error. */
-static bool
+static inline __attribute__((always_inline)) bool
 submit_or_park(struct dma_run *S, struct doca_dma_task_memcpy *task)
 {
 	doca_error_t err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
@@ -115,6 +115,13 @@ retry_parked(struct dma_run *S)
 	}
 }
 
+/* This completion ends the warm-up. */
+static inline bool
+warmup_ends(const struct dma_run *S)
+{
+	return __builtin_expect(!S->measuring && S->done + 1 == S->warmup, 0);
+}
+
 static void
 task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
 {
@@ -126,11 +133,11 @@ task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data c
 		if (S->measuring)
 			perf_hist_add(S->lat, t - S->stamp[ud.u64]);
 	}
-	if (!S->measuring && S->done + 1 == S->warmup)
+	if (warmup_ends(S))
 		measure_start(S, S->warmup);
 	S->done++;
 	doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
-	if (S->running && (S->limit == 0 || S->submitted < S->limit)) {
+	if (S->submitted < S->limit) {
 		S->stamp[ud.u64] = stamp_next(S, t);
 		if (submit_or_park(S, task))
 			return;
@@ -393,12 +400,13 @@ run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
 
 	/* Warm-up tasks are not measured; the measurement starts at the first check after them. */
 	S->running = true;
+	S->limit = UINT64_MAX;
 	S->warmup = o->warmup;
 	if (S->warmup == 0)
 		measure_start(S, 0);
 	if (o->iters)
 		S->limit = o->iters + o->warmup;
-	for (uint32_t k = 0; k < o->depth && (S->limit == 0 || S->submitted < S->limit); k++) {
+	for (uint32_t k = 0; k < o->depth && S->submitted < S->limit; k++) {
 		struct doca_dma_task_memcpy *task;
 		union doca_data ud = {.u64 = k};
 
@@ -430,6 +438,7 @@ run_loop(struct dma_run *S, const struct perf_opts *o, size_t size)
 			break;
 	}
 	S->running = false;
+	S->limit = 0;
 	while (S->nparked != 0)
 		doca_task_free(doca_dma_task_memcpy_as_task(S->parked[--S->nparked]));
 	do {
