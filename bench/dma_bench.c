@@ -274,16 +274,12 @@ static volatile uint8_t sink;
 
 /* ---- small: 64-byte tasks ------------------------------------------------------------- */
 
+/* The small rows' context and depth pairs of 64-byte bufs (src[i] -> dst[i]) over mem. */
 static void
-bench_small(struct doca_dev *dev, unsigned depth)
+small_open(struct doca_dev *dev, unsigned depth, uint8_t *mem, struct doca_buf **src, struct doca_buf **dst)
 {
 	enum { SZ = 64 };
-	uint8_t *mem = aligned_alloc(4096, (size_t)2 * depth * SZ);
-	struct doca_buf *src[1024], *dst[1024];
 	struct doca_mmap *m;
-	struct side doca, peer;
-	double t1;
-	char label[64];
 
 	memset(mem, 1, (size_t)2 * depth * SZ);
 	ctx_open(dev, depth);
@@ -292,6 +288,19 @@ bench_small(struct doca_dev *dev, unsigned depth)
 		check(doca_buf_inventory_buf_get_by_data(B.inv, m, mem + i * SZ, SZ, &src[i]), "buf");
 		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (depth + i) * SZ, SZ, &dst[i]), "buf");
 	}
+}
+
+static void
+bench_small(struct doca_dev *dev, unsigned depth)
+{
+	enum { SZ = 64 };
+	uint8_t *mem = aligned_alloc(4096, (size_t)2 * depth * SZ);
+	struct doca_buf *src[1024], *dst[1024];
+	struct side doca, peer;
+	double t1;
+	char label[64];
+
+	small_open(dev, depth, mem, src, dst);
 	for (int r = 0; r < ROUNDS; r++) {
 		uint64_t ops = 0;
 
@@ -321,16 +330,9 @@ bench_loop(struct doca_dev *dev)
 	enum { SZ = 64 };
 	uint8_t *mem = aligned_alloc(4096, (size_t)2 * INFLIGHT * SZ);
 	struct doca_buf *src[INFLIGHT], *dst[INFLIGHT];
-	struct doca_mmap *m;
 	struct side doca;
 
-	memset(mem, 1, (size_t)2 * INFLIGHT * SZ);
-	ctx_open(dev, INFLIGHT);
-	m = local_mmap(dev, mem, (size_t)2 * INFLIGHT * SZ);
-	for (unsigned i = 0; i < INFLIGHT; i++) {
-		check(doca_buf_inventory_buf_get_by_data(B.inv, m, mem + i * SZ, SZ, &src[i]), "buf");
-		check(doca_buf_inventory_buf_get_by_addr(B.inv, m, mem + (INFLIGHT + i) * SZ, SZ, &dst[i]), "buf");
-	}
+	small_open(dev, INFLIGHT, mem, src, dst);
 	ctx_run(src, dst, INFLIGHT, seconds, &doca, 0, 1.0);
 	ctx_close();
 	printf("{\"results\":[{\"size\":%d,\"tasks\":%.0f,\"seconds\":%.6f,\"bytes_per_sec\":%.1f,"
