@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../core/sd_log.h"
 #include "sd_env.h"
@@ -105,19 +107,60 @@ app_advice(uintptr_t lo, uintptr_t hi, bool *advised)
 	return why;
 }
 
-/* MADV_COLLAPSE of [lo, lo + n): the pages already present become huge pages now, where the kernel can. */
-static void
-collapse(void *lo, size_t n, const char *api)
+/* MADV_COLLAPSE of one run of whole huge pages; false when the kernel did not (logged once per range). */
+static bool
+collapse_run(uint8_t *lo, size_t n, const char *api)
 {
-	if (madvise(lo, n, MADV_COLLAPSE) == 0) {
-		DOCA_LOG_DBG("%s: collapsed %zu bytes at %p into huge pages (SOFTDOCA_MMAP_HUGEPAGES=collapse)", api, n,
-			     lo);
-		return;
-	}
+	if (madvise(lo, n, MADV_COLLAPSE) == 0)
+		return true;
 	/* EINVAL: a kernel before 6.1 or pages it cannot collapse; EAGAIN / ENOMEM: busy or no free huge page */
 	DOCA_LOG_DBG("%s: MADV_COLLAPSE of %zu bytes at %p not done (%s); the pages stay as they are, new faults "
 		     "may still be huge",
-		     api, n, lo, strerror(errno));
+		     api, n, (void *)lo, strerror(errno));
+	return false;
+}
+
+/* Are all base pages of the huge page at p resident?  vec: mincore's bytes for it. */
+static bool
+all_resident(const unsigned char *vec, size_t pages)
+{
+	for (size_t i = 0; i < pages; i++)
+		if ((vec[i] & 1) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * MADV_COLLAPSE of the huge pages of [lo, hi) whose base pages are all present
+ * (mincore): the pages already there become huge now, and no page the range
+ * did not have is added (a collapse fills the holes of its 2 MiB).  Returns the
+ * bytes collapsed.
+ */
+static size_t
+collapse(uint8_t *lo, uint8_t *hi, const char *api)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), per = SD_THP_BYTES / page, done = 0;
+	unsigned char *vec = malloc(per);
+	uint8_t *run = NULL;
+
+	if (vec == NULL)
+		return 0;
+	for (uint8_t *p = lo; p <= hi; p += SD_THP_BYTES) {
+		bool whole = p < hi && mincore(p, SD_THP_BYTES, vec) == 0 && all_resident(vec, per);
+
+		if (whole && run == NULL)
+			run = p;
+		if (whole || run == NULL)
+			continue;
+		if (!collapse_run(run, (size_t)(p - run), api))
+			break;
+		done += (size_t)(p - run);
+		run = NULL;
+	}
+	free(vec);
+	DOCA_LOG_DBG("%s: %zu of %zu bytes at %p collapsed into huge pages (SOFTDOCA_MMAP_HUGEPAGES=collapse)", api,
+		     done, (size_t)(hi - lo), (void *)lo);
+	return done;
 }
 
 size_t
@@ -152,6 +195,6 @@ sd_thp_advise(void *addr, size_t len, const char *api)
 	DOCA_LOG_DBG("%s: %zu bytes at %p advised for huge pages (THP policy %s%s)", api, (size_t)(hi - lo), (void *)lo,
 		     policy, advised ? ", advised already" : "");
 	if (mode == SD_THP_COLLAPSE)
-		collapse((void *)lo, hi - lo, api);
+		(void)collapse((uint8_t *)lo, (uint8_t *)hi, api);
 	return hi - lo;
 }

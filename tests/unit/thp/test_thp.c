@@ -24,12 +24,13 @@
 struct vma_info {
 	char flags[512];
 	unsigned long huge_kb;
+	unsigned long rss_kb;
 };
 
 static struct vma_info
 vma_of(const void *addr)
 {
-	struct vma_info v = {{0}, 0};
+	struct vma_info v = {{0}, 0, 0};
 	FILE *f = fopen("/proc/self/smaps", "re");
 	unsigned long start = 0, end = 0, s, e;
 	bool in = false;
@@ -43,6 +44,8 @@ vma_of(const void *addr)
 			in = (uintptr_t)addr >= start && (uintptr_t)addr < end;
 		} else if (in && strncmp(line, "AnonHugePages:", 14) == 0) {
 			v.huge_kb = strtoul(line + 14, NULL, 10);
+		} else if (in && strncmp(line, "Rss:", 4) == 0) {
+			v.rss_kb = strtoul(line + 4, NULL, 10);
 		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
 			snprintf(v.flags, sizeof(v.flags), "%s", line + 8);
 		}
@@ -170,6 +173,28 @@ TEST(collapse_makes_present_pages_huge_and_keeps_bytes)
 
 	ASSERT(vma_of(p).huge_kb >= 2048);
 	ASSERT(pattern_intact(p, 0, 4 * MIB));
+}
+
+TEST(collapse_adds_no_page)
+{
+	uint8_t *p = mmap(NULL, 6 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *a;
+	struct vma_info v;
+
+	need_thp();
+	ASSERT(p != MAP_FAILED);
+	a = (uint8_t *)(((uintptr_t)p + SD_THP_BYTES - 1) & ~(uintptr_t)(SD_THP_BYTES - 1));
+	memset(a, 1, 2 * MIB); /* the first huge page whole, the second one byte */
+	a[2 * MIB] = 1;
+	setenv("SOFTDOCA_MMAP_HUGEPAGES", "collapse", 1);
+	ASSERT_EQ(sd_thp_advise(a, 4 * MIB, "test"), 4 * MIB);
+	v = vma_of(a + 2 * MIB);
+	if (vma_of(a).huge_kb == 0)
+		SKIP("MADV_COLLAPSE made no huge page here (a kernel before 6.1, or no free 2 MiB page)");
+	ASSERT_EQ(v.huge_kb, 2048);	  /* the whole one only (both halves are one mapping now) */
+	ASSERT(v.rss_kb <= 2048 + 4 * 4); /* the sparse one kept its single page */
+	ASSERT_EQ(a[2 * MIB], 1);
+	ASSERT_EQ(a[2 * MIB + 4096], 0);
 }
 
 TEST(fork_sees_the_bytes_and_keeps_them_private)
