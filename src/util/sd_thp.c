@@ -29,7 +29,7 @@ SD_LOG_REGISTER(util.thp);
 enum sd_thp_mode
 sd_thp_mode(void)
 {
-	static const char *const names[] = {"off", "advise", "collapse"};
+	static const char *const names[] = {"off", "advise", "collapse", "both"};
 
 	return (enum sd_thp_mode)sd_env_choice("SOFTDOCA_MMAP_HUGEPAGES", names, SD_ARRAY_SIZE(names), SD_THP_OFF);
 }
@@ -78,6 +78,7 @@ app_advice(uintptr_t lo, uintptr_t hi, bool *advised)
 	FILE *f = fopen("/proc/self/smaps", "re");
 	unsigned long start = 0, end = 0;
 	const char *why = NULL;
+	bool seen = false;
 	char line[512];
 
 	*advised = true;
@@ -96,6 +97,7 @@ app_advice(uintptr_t lo, uintptr_t hi, bool *advised)
 		}
 		if (strncmp(line, "VmFlags:", 8) != 0 || end <= lo || start >= hi)
 			continue;
+		seen = true;
 		if (has_flag(line, "nh"))
 			why = "the application advised MADV_NOHUGEPAGE on it";
 		else if (has_flag(line, "ht"))
@@ -104,6 +106,8 @@ app_advice(uintptr_t lo, uintptr_t hi, bool *advised)
 			*advised = false;
 	}
 	fclose(f);
+	if (!seen)
+		*advised = false; /* no mapping found: let madvise answer */
 	return why;
 }
 
@@ -158,8 +162,8 @@ collapse(uint8_t *lo, uint8_t *hi, const char *api)
 		run = NULL;
 	}
 	free(vec);
-	DOCA_LOG_DBG("%s: %zu of %zu bytes at %p collapsed into huge pages (SOFTDOCA_MMAP_HUGEPAGES=collapse)", api,
-		     done, (size_t)(hi - lo), (void *)lo);
+	DOCA_LOG_DBG("%s: %zu of %zu bytes at %p collapsed into huge pages (SOFTDOCA_MMAP_HUGEPAGES)", api, done,
+		     (size_t)(hi - lo), (void *)lo);
 	return done;
 }
 
@@ -187,14 +191,16 @@ sd_thp_advise(void *addr, size_t len, const char *api)
 		DOCA_LOG_DBG("%s: no huge pages for %zu bytes at %p: %s", api, len, addr, why);
 		return 0;
 	}
-	if (!advised && madvise((void *)lo, hi - lo, MADV_HUGEPAGE) != 0) {
-		DOCA_LOG_DBG("%s: MADV_HUGEPAGE of %zu bytes at %p not done (%s)", api, (size_t)(hi - lo), (void *)lo,
-			     strerror(errno));
-		return 0;
+	if (mode != SD_THP_COLLAPSE) {
+		if (!advised && madvise((void *)lo, hi - lo, MADV_HUGEPAGE) != 0) {
+			DOCA_LOG_DBG("%s: MADV_HUGEPAGE of %zu bytes at %p not done (%s)", api, (size_t)(hi - lo),
+				     (void *)lo, strerror(errno));
+			return 0;
+		}
+		DOCA_LOG_DBG("%s: %zu bytes at %p advised for huge pages (THP policy %s%s)", api, (size_t)(hi - lo),
+			     (void *)lo, policy, advised ? ", advised already" : "");
 	}
-	DOCA_LOG_DBG("%s: %zu bytes at %p advised for huge pages (THP policy %s%s)", api, (size_t)(hi - lo), (void *)lo,
-		     policy, advised ? ", advised already" : "");
-	if (mode == SD_THP_COLLAPSE)
+	if (mode != SD_THP_ADVISE)
 		(void)collapse((uint8_t *)lo, (uint8_t *)hi, api);
 	return hi - lo;
 }

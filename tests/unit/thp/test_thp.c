@@ -79,13 +79,15 @@ need_thp(void)
 		SKIP("transparent huge pages are off (/sys/kernel/mm/transparent_hugepage/enabled: never)");
 }
 
-/* An anonymous mapping of len bytes starting on a 2 MiB boundary, filled with a pattern. */
+/* An anonymous mapping of len bytes starting on a 2 MiB boundary, filled with a pattern; the knobs unset. */
 static uint8_t *
 aligned_region(size_t len)
 {
 	uint8_t *raw = mmap(NULL, len + SD_THP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint8_t *p;
 
+	unsetenv("SOFTDOCA_MMAP_HUGEPAGES"); /* each case sets what it tests, whatever the caller's environment */
+	unsetenv("SOFTDOCA_MMAP_HUGEPAGES_MIN_BYTES");
 	ASSERT(raw != MAP_FAILED);
 	p = (uint8_t *)(((uintptr_t)raw + SD_THP_BYTES - 1) & ~(uintptr_t)(SD_THP_BYTES - 1));
 	for (size_t i = 0; i < len; i++)
@@ -175,6 +177,20 @@ TEST(collapse_makes_present_pages_huge_and_keeps_bytes)
 	ASSERT(pattern_intact(p, 0, 4 * MIB));
 }
 
+TEST(both_advises_then_collapses)
+{
+	uint8_t *p = aligned_region(4 * MIB);
+
+	need_thp();
+	setenv("SOFTDOCA_MMAP_HUGEPAGES", "both", 1);
+	ASSERT_EQ(sd_thp_advise(p, 4 * MIB, "test"), 4 * MIB);
+	ASSERT(has_flag(p, "hg"));
+	if (vma_of(p).huge_kb == 0)
+		SKIP("MADV_COLLAPSE made no huge page here (a kernel before 6.1, or no free 2 MiB page)");
+	ASSERT_EQ(vma_of(p).huge_kb, 4096);
+	ASSERT(pattern_intact(p, 0, 4 * MIB));
+}
+
 TEST(collapse_adds_no_page)
 {
 	uint8_t *p = mmap(NULL, 6 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -183,15 +199,17 @@ TEST(collapse_adds_no_page)
 
 	need_thp();
 	ASSERT(p != MAP_FAILED);
+	unsetenv("SOFTDOCA_MMAP_HUGEPAGES_MIN_BYTES");
 	a = (uint8_t *)(((uintptr_t)p + SD_THP_BYTES - 1) & ~(uintptr_t)(SD_THP_BYTES - 1));
 	memset(a, 1, 2 * MIB); /* the first huge page whole, the second one byte */
 	a[2 * MIB] = 1;
 	setenv("SOFTDOCA_MMAP_HUGEPAGES", "collapse", 1);
 	ASSERT_EQ(sd_thp_advise(a, 4 * MIB, "test"), 4 * MIB);
+	ASSERT(!has_flag(a, "hg")); /* collapse alone: khugepaged is not invited to fill the sparse one */
 	v = vma_of(a + 2 * MIB);
 	if (vma_of(a).huge_kb == 0)
 		SKIP("MADV_COLLAPSE made no huge page here (a kernel before 6.1, or no free 2 MiB page)");
-	ASSERT_EQ(v.huge_kb, 2048);	  /* the whole one only (both halves are one mapping now) */
+	ASSERT_EQ(v.huge_kb, 2048);	  /* the whole one only (one mapping holds both) */
 	ASSERT(v.rss_kb <= 2048 + 4 * 4); /* the sparse one kept its single page */
 	ASSERT_EQ(a[2 * MIB], 1);
 	ASSERT_EQ(a[2 * MIB + 4096], 0);
