@@ -16,6 +16,7 @@
 #include "mmap_pci_proto.h"
 #include "sd_log.h"
 #include "strict.h"
+#include "../util/sd_thp.h"
 
 SD_LOG_REGISTER(core.mmap);
 
@@ -207,6 +208,9 @@ doca_mmap_start(struct doca_mmap *mmap)
 			     "doca_mmap_start()");
 		return DOCA_ERROR_BAD_STATE;
 	}
+	/* Our memory, as a peer's process_vm_writev will pin it: huge pages if the knob asks (sd_thp.h). */
+	if (mmap->kind == SD_MMAP_LOCAL)
+		(void)sd_thp_advise(mmap->addr, mmap->len, "doca_mmap_start");
 	mmap->started = true;
 	return DOCA_SUCCESS;
 }

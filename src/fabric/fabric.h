@@ -154,6 +154,14 @@ struct fabric_ctx_attr {
 	uint32_t rnr_timeout_ms;	/* how long they may wait (0: 2000) */
 	fabric_ep_error_cb ep_error_cb; /* connection failed (called from progress) */
 	void *user;
+	/*
+	 * The owner progresses from the one thread that sleeps on the event fd, and
+	 * arms (sd_fabric_ctx_arm) before each sleep, as a PE does: the fd is then
+	 * written only while armed, never for an owner that busy-polls.  false: it
+	 * is written for every completion another thread queues (Verbs domains,
+	 * watched by any CQ's channel).
+	 */
+	bool signal_when_armed;
 };
 
 SD_EXPORT doca_error_t sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,

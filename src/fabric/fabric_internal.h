@@ -101,6 +101,15 @@ struct fabric_ctx {
 	void *user;
 	int event_fd;
 	bool event_signaled;
+	/*
+	 * May the owner be asleep on event_fd?  Set by sd_fabric_ctx_arm before its
+	 * re-check of the lists (under dev->w.lock), read by fabric_ctx_signal under
+	 * that lock after queueing: the lock orders the two, so either the re-check
+	 * sees the work or the signaller sees armed.  Cleared when the owner
+	 * progresses (signal_when_armed only; otherwise always true).
+	 */
+	atomic_bool armed;
+	bool signal_when_armed;
 };
 
 enum fabric_ep_state {

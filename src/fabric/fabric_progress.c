@@ -48,7 +48,7 @@ SD_LOG_REGISTER(fabric.progress);
 void
 fabric_ctx_signal(struct fabric_ctx *ctx)
 {
-	if (ctx->dev->progressing != ctx && !ctx->event_signaled) {
+	if (ctx->dev->progressing != ctx && !ctx->event_signaled && atomic_load(&ctx->armed)) {
 		uint64_t one = 1;
 
 		ctx->event_signaled = true;
@@ -171,7 +171,10 @@ sd_fabric_ctx_create(struct fabric_dev *dev, const struct fabric_ctx_attr *attr,
 	if (attr != NULL) {
 		ctx->ep_error_cb = attr->ep_error_cb;
 		ctx->user = attr->user;
+		ctx->signal_when_armed = attr->signal_when_armed;
 	}
+	/* armed until its first progress: an owner may arm before it ever progresses */
+	atomic_init(&ctx->armed, true);
 	ctx->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ctx->event_fd < 0) {
 		DOCA_LOG_ERR("Failed to create fabric ctx event fd: %s", strerror(errno));
@@ -244,6 +247,8 @@ sd_fabric_ctx_arm(struct fabric_ctx *ctx)
 	 */
 	atomic_store_explicit(&dev->app_progress_ns, 0, memory_order_relaxed);
 	fabric_worker_wake(&dev->w);
+	/* before the re-check, which takes the lock every signaller holds (fabric_internal.h) */
+	atomic_store(&ctx->armed, true);
 	return sd_fabric_ctx_has_work(ctx);
 }
 
@@ -329,6 +334,13 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	bool errors;
 
 	atomic_store_explicit(&dev->app_progress_ns, coarse, memory_order_relaxed);
+	/*
+	 * The owner is awake: no more eventfd writes until it arms again.  What is
+	 * queued from now on is found by this call or the next one, or by the arm's
+	 * re-check.  Read first: a busy poller does not write the line every call.
+	 */
+	if (ctx->signal_when_armed && atomic_load_explicit(&ctx->armed, memory_order_relaxed))
+		atomic_store(&ctx->armed, false);
 	fabric_dev_lock(dev);
 	/*
 	 * Acks are deferred by one progress call: a message delivered by the

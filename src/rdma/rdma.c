@@ -42,6 +42,7 @@ rdma_start(struct doca_ctx *ctx, bool *running)
 		.rnr_timeout_ms = rnr_timeout_ms(rdma),
 		.ep_error_cb = sd_rdma_conn_ep_error,
 		.user = rdma,
+		.signal_when_armed = true, /* the PE: one progressing thread, arming before it sleeps */
 	};
 	doca_error_t err;
 

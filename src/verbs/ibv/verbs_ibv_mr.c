@@ -12,6 +12,7 @@
 #include <doca_version.h>
 
 #include "verbs_ibv_internal.h"
+#include "../../util/sd_thp.h"
 
 SD_LOG_REGISTER(verbs.ibv.mr);
 
@@ -142,6 +143,9 @@ mr_register(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned i
 	}
 	if (derr == DOCA_SUCCESS) {
 		err = mr_publish(smr, pd, spd, addr, len, access, tag);
+		/* a tagged range is a doca_mmap's, advised at doca_mmap_start */
+		if (err == 0 && tag == NULL)
+			(void)sd_thp_advise(addr, len, "ibv_reg_mr");
 		if (err == 0)
 			return &smr->mr;
 		sd_fabric_mr_deregister(smr->fmr);

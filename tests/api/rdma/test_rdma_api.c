@@ -422,12 +422,29 @@ TEST(submit_refusal_is_an_error_completion)
  * into a 2-segment destination, a list written to a remote range, and a read
  * scattered into a list.
  */
+/* Configure and start a and b, and connect them to each other (descriptors in this process). */
+static void
+connect_pair(struct node *a, struct node *b, struct doca_rdma_connection **ca, struct doca_rdma_connection **cb)
+{
+	const void *da, *db;
+	size_t la, lb;
+
+	node_conf_all(a);
+	node_conf_all(b);
+	node_start(a);
+	node_start(b);
+	ASSERT_OK(doca_rdma_export(a->rdma, &da, &la, ca));
+	ASSERT_OK(doca_rdma_export(b->rdma, &db, &lb, cb));
+	ASSERT_OK(doca_rdma_connect(a->rdma, db, lb, *ca));
+	ASSERT_OK(doca_rdma_connect(b->rdma, da, la, *cb));
+}
+
 TEST(buffer_lists_loopback)
 {
 	struct node a = {0}, b = {0};
 	struct doca_rdma_connection *ca, *cb;
-	const void *da, *db, *md;
-	size_t la, lb, ml, dl;
+	const void *md;
+	size_t ml, dl;
 	struct doca_buf *s[3], *d[2], *rd, *rs, *ld[2];
 	struct doca_rdma_task_send *st;
 	struct doca_rdma_task_receive *rt;
@@ -441,14 +458,7 @@ TEST(buffer_lists_loopback)
 	ASSERT_OK(doca_rdma_set_max_send_buf_list_len(a.rdma, 3));
 	ASSERT_OK(doca_rdma_task_receive_set_dst_buf_list_len(b.rdma, 2));
 	ASSERT_OK(doca_rdma_set_permissions(b.rdma, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE));
-	node_conf_all(&a);
-	node_conf_all(&b);
-	node_start(&a);
-	node_start(&b);
-	ASSERT_OK(doca_rdma_export(a.rdma, &da, &la, &ca));
-	ASSERT_OK(doca_rdma_export(b.rdma, &db, &lb, &cb));
-	ASSERT_OK(doca_rdma_connect(a.rdma, db, lb, ca));
-	ASSERT_OK(doca_rdma_connect(b.rdma, da, la, cb));
+	connect_pair(&a, &b, &ca, &cb);
 
 	/* send: "abc" + "defgh" + "ij" -> [6 bytes][rest] */
 	memcpy(a.mem, "abc", 3);
@@ -556,8 +566,6 @@ TEST(notification_handle_wakes)
 {
 	struct node a = {0}, b = {0};
 	struct doca_rdma_connection *ca, *cb;
-	const void *da, *db;
-	size_t la, lb;
 	struct doca_rdma_task_send *st;
 	struct doca_rdma_task_receive *rt;
 	struct result sr = {0}, rr = {0};
@@ -565,14 +573,7 @@ TEST(notification_handle_wakes)
 
 	fresh(&a);
 	fresh(&b);
-	node_conf_all(&a);
-	node_conf_all(&b);
-	node_start(&a);
-	node_start(&b);
-	ASSERT_OK(doca_rdma_export(a.rdma, &da, &la, &ca));
-	ASSERT_OK(doca_rdma_export(b.rdma, &db, &lb, &cb));
-	ASSERT_OK(doca_rdma_connect(a.rdma, db, lb, ca));
-	ASSERT_OK(doca_rdma_connect(b.rdma, da, la, cb));
+	connect_pair(&a, &b, &ca, &cb);
 	ASSERT_OK(doca_rdma_task_receive_allocate_init(b.rdma, NULL, (union doca_data){.ptr = &rr}, &rt));
 	ASSERT_OK(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
 	ASSERT_OK(doca_rdma_task_send_allocate_init(a.rdma, ca, NULL, (union doca_data){.ptr = &sr}, &st));
@@ -596,6 +597,57 @@ TEST(notification_handle_wakes)
 	ASSERT_OK(sr.status);
 	doca_task_free(doca_rdma_task_send_as_task(st));
 	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	node_close(&a);
+	node_close(&b);
+}
+
+/*
+ * A polling PE's writes write no event fd (the handle stays quiet: the fd is
+ * signalled only while the PE is armed); arming with the write pending wakes
+ * the handle at once, and the write completes with its bytes.
+ */
+TEST(write_signals_only_an_armed_pe)
+{
+	struct node a = {0}, b = {0};
+	struct doca_rdma_connection *ca, *cb;
+	const void *md;
+	size_t ml;
+	struct doca_buf *src, *dst;
+	struct doca_rdma_task_write *wt;
+	struct result wr = {0};
+	struct doca_mmap *imp;
+	doca_notification_handle_t h;
+	struct pollfd pfd;
+
+	fresh(&a);
+	fresh(&b);
+	ASSERT_OK(doca_rdma_set_permissions(b.rdma, DOCA_ACCESS_FLAG_RDMA_WRITE));
+	connect_pair(&a, &b, &ca, &cb);
+	ASSERT_OK(doca_mmap_export_rdma(b.mmap, b.dev, &md, &ml));
+	ASSERT_OK(doca_mmap_create_from_export(NULL, md, ml, a.dev, &imp));
+	memcpy(a.mem, "armed-flag", 10);
+	src = buf_at(&a, a.mmap, a.mem, 16, 10);
+	dst = buf_at(&a, imp, b.mem + 4096, 64, 0);
+	ASSERT_OK(doca_pe_get_notification_handle(a.pe, &h));
+	pfd = (struct pollfd){.fd = h, .events = POLLIN};
+	doca_pe_progress(a.pe); /* awake and polling: not armed */
+	ASSERT_OK(doca_rdma_task_write_allocate_init(a.rdma, ca, src, dst, (union doca_data){.ptr = &wr}, &wt));
+	ASSERT_OK(doca_task_submit(doca_rdma_task_write_as_task(wt)));
+	ASSERT_EQ(poll(&pfd, 1, 20), 0);
+	ASSERT_EQ(wr.done, 0); /* completions run only in doca_pe_progress */
+	/* the arm re-checks: the pending write makes the handle readable at once, no completion lost */
+	ASSERT_OK(doca_pe_request_notification(a.pe));
+	ASSERT_EQ(poll(&pfd, 1, 5000), 1);
+	ASSERT_OK(doca_pe_clear_notification(a.pe, h));
+	for (double end = now_s() + 10; wr.done == 0 && now_s() < end;)
+		doca_pe_progress(a.pe);
+	ASSERT_EQ(wr.done, 1);
+	ASSERT_OK(wr.status);
+	ASSERT_MEM_EQ(b.mem + 4096, "armed-flag", 10);
+	doca_task_free(doca_rdma_task_write_as_task(wt));
+	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
+	ASSERT_OK(doca_mmap_destroy(imp));
 	node_close(&a);
 	node_close(&b);
 }
