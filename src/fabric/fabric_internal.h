@@ -159,6 +159,13 @@ struct fabric_ep {
 	 */
 	uint32_t peer_pid;
 	const struct fabric_tx_ops *tx; /* how writes and reads travel (fabric_tx.c) */
+	/*
+	 * Direct since a HELLO that came while writes or reads of ours still
+	 * travelled as active messages: later ones wait until those are done
+	 * (they may not overtake them) instead of following them as messages,
+	 * which a connection kept busy would do forever (fabric_tx.c).
+	 */
+	bool direct_drain;
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
