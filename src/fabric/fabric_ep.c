@@ -527,6 +527,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	stats->direct = fabric_ep_direct(ep);
 	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
+	stats->batched = ep->n_batch;
 	stats->inflight += ep->n_batch;
 	fabric_dev_unlock(ep->ctx->dev);
 }
