@@ -186,6 +186,32 @@ def scaling_rows(b, res, smoke):
            lambda c: ["rdma", "write", "-s", str(64 * KIB), "-t", "16", "-c", str(c)])
 
 
+# P13/P14: RDMA write 1 MiB on many connections of one context against one connection, the same
+# 4 buffers per side in every run: doca_perf otherwise gives each task in flight its own buffer, and
+# 64 x 4 x 1 MiB per side (256 MiB) runs from DRAM where one connection's 4 MiB stays in the cache
+# (docs/results/notes.md, "Many connections").
+CONNS_ROWS = (("rdma-write-conns64", 64, 4), ("rdma-write-conns1024", 1024, 1))
+
+
+def conns_rows(b, res, smoke):
+    if not b.rdma_ok:
+        for workload, _, _ in CONNS_ROWS:
+            res.skip(workload, b.rdma_why)
+        return
+
+    def write(conns, depth):
+        return b.perf_json(["rdma", "write", "-s", str(MIB), "--buffers", "4", "-c", str(conns), "-t", str(depth),
+                            "-D", str(b.slice)])
+
+    def one(size):
+        row = write(1, 4)[0]
+        return (row["bytes_per_sec"], row["tasks_per_sec"], None, row.get("cpu_percent"))
+
+    for workload, conns, depth in CONNS_ROWS:
+        b.alternate(res, workload, [MIB], lambda sz, c=conns, d=depth: write(c, d), one, "1 connection",
+                    rounds=b.pipeline_rounds)
+
+
 def _rdma_ours(b, res, workload, argv, r, env):
     """doca_perf rdma (every size) as ours of workload in round r; skipped with the reason."""
     if not b.rdma_ok:
@@ -333,7 +359,8 @@ def idle_cpu(b, res, smoke):
 
 
 STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
-         (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows), ("comch", comch_rows),
+         (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows),
+         ("connections", conns_rows), ("comch", comch_rows),
          (multi_rail.STEP, multi_rail.run), (engine_rows.STEP, engine_rows.run))
 
 
@@ -383,6 +410,10 @@ TARGETS = (
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
     Target("P9", P9_TITLE % ("RDMA write", "writev", "put"), "rdma-write-shm", 4 * KIB, measure=small_copy("write")),
     Target("P10", P9_TITLE % ("RDMA read", "readv", "get"), "rdma-read-shm", 4 * KIB, measure=small_copy("read")),
+    Target("P13", "RDMA write 1 MiB, 64 connections of one context >= 0.9x one connection (same 4 buffers)",
+           "rdma-write-conns64", MIB, peer="1 connection", goal=0.9, show_cpu=True),
+    Target("P14", "RDMA write 1 MiB, 1,024 connections of one context: works, >= 0.8x one connection",
+           "rdma-write-conns1024", MIB, peer="1 connection", goal=0.8, show_cpu=True),
 ) + verbs_rows.TARGETS + (
     Target("P23", "Comch control path 64 B round trip <= 1.5x a Unix-socket ping-pong (same two processes)",
            "comch-ctrl-lat", 64, metric="lat_avg", peer="unix socket ping-pong", op="<=", goal=1.5),

@@ -126,7 +126,8 @@ struct fabric_ep_stats {
 	 * otherwise they travel as active messages the peer serves.
 	 */
 	bool direct;
-	uint32_t inflight; /* ops waiting for an ack or a UCX completion */
+	uint32_t inflight; /* ops waiting for an ack or a UCX completion, or batched */
+	uint32_t batched;  /* of those, direct copies waiting for the next progress call */
 	uint32_t deferred; /* ops held back by ordering or the window */
 };
 

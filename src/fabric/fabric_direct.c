@@ -193,6 +193,7 @@ direct_accept(struct fabric_ep *ep, const struct fabric_am_hello *hello)
 		return;
 	}
 	ep->tx = &fabric_tx_direct;
+	ep->direct_drain = ep->onesided > 0 || ep->n_requests > 0;
 }
 
 /*
@@ -232,6 +233,7 @@ fabric_direct_forget(struct fabric_ep *ep)
 		munmap((void *)(uintptr_t)ep->peer_recs, ep->peer_recs_cap * sizeof(struct fabric_mr_rec));
 	ep->peer_recs = NULL;
 	ep->early_hello_valid = false;
+	ep->direct_drain = false;
 	ep->tx = &fabric_tx_am;
 }
 

@@ -379,6 +379,63 @@ tcp_seg_check(const struct fabric_ep *ep, const struct fabric_conn_blob *b, cons
 }
 
 /*
+ * The pidfd of the peer process pid (dev->w.lock held): the one its other
+ * connections use while that process lives (1,024 connections to one peer
+ * take one fd, not 1,024 of the default RLIMIT_NOFILE), else a new one - a
+ * pid reused after the death of the one we watched gets its own.
+ */
+static void
+watch_get(struct fabric_ep *ep, uint32_t pid)
+{
+	struct fabric_dev *dev = ep->ctx->dev;
+	struct fabric_watch *w = NULL;
+	struct sd_list *pos;
+	int fd;
+
+	sd_list_for_each(pos, &dev->watches)
+	{
+		struct fabric_watch *c = sd_container_of(pos, struct fabric_watch, node);
+		struct pollfd pfd = {.fd = c->pidfd, .events = POLLIN};
+
+		if (c->pid == pid && poll(&pfd, 1, 0) == 0) {
+			w = c;
+			break;
+		}
+	}
+	if (w == NULL) {
+		fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		if (fd < 0)
+			return;
+		w = calloc(1, sizeof(*w));
+		if (w == NULL) {
+			close(fd);
+			return;
+		}
+		w->pid = pid;
+		w->pidfd = fd;
+		sd_list_insert_tail(&dev->watches, &w->node);
+	}
+	w->refs++;
+	ep->watch = w;
+	ep->pidfd = w->pidfd;
+}
+
+/* The ep no longer watches its peer; the last one closes the pidfd. */
+static void
+watch_put(struct fabric_ep *ep)
+{
+	struct fabric_watch *w = ep->watch;
+
+	ep->watch = NULL;
+	ep->pidfd = -1;
+	if (w == NULL || --w->refs > 0)
+		return;
+	sd_list_del(&w->node);
+	close(w->pidfd);
+	free(w);
+}
+
+/*
  * How the ep learns of the peer's death (dev->w.lock held).  UCX 1.13 has no
  * peer-failure support on shm (sysv/posix/cma): PEER mode would silently push
  * a local peer onto tcp (40x slower puts).  Local peers get NONE and a pidfd
@@ -393,7 +450,7 @@ peer_watch(struct fabric_ep *ep, const struct fabric_conn_blob *b)
 	if (!same_host(dev, b))
 		return UCP_ERR_HANDLING_MODE_PEER;
 	if (b->pid != 0 && b->pid_ns == dev->pid_ns && dev->pid_ns != 0) {
-		ep->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)b->pid, 0);
+		watch_get(ep, b->pid);
 		ep->peer_pid = b->pid;
 		fabric_direct_note_peer_exe(ep);
 	}
@@ -440,9 +497,7 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const c
 	params.err_handler.arg = ep;
 	st = ucp_ep_create(dev->w.worker, &params, &ep->uep);
 	if (st != UCS_OK) {
-		if (ep->pidfd >= 0)
-			close(ep->pidfd);
-		ep->pidfd = -1;
+		watch_put(ep);
 		fabric_dev_unlock(dev);
 		DOCA_LOG_DBG("Connection %u: ucp_ep_create: %s", ep->id, ucs_status_string(st));
 		if (reason != NULL)
@@ -472,6 +527,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	stats->direct = fabric_ep_direct(ep);
 	sd_list_for_each(pos, &ep->inflight) stats->inflight++;
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
+	stats->batched = ep->n_batch;
 	stats->inflight += ep->n_batch;
 	fabric_dev_unlock(ep->ctx->dev);
 }
@@ -652,11 +708,9 @@ sd_fabric_ep_destroy(struct fabric_ep *ep)
 		close_wait(ep, ep->close_req);
 		ep->close_req = NULL;
 	}
-	if (ep->pidfd >= 0) {
-		close(ep->pidfd);
-		ep->pidfd = -1;
+	if (ep->pidfd >= 0)
 		dev->n_watched--;
-	}
+	watch_put(ep);
 	fabric_direct_forget(ep);
 	if (ep->uep != NULL) {
 		prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

@@ -69,6 +69,7 @@ struct fabric_dev {
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
+	struct sd_list watches;	   /* struct fabric_watch: one pidfd per peer process (fabric_ep.c) */
 	uint64_t next_liveness_ns; /* when to poll those pidfds next */
 	/* recycled UCX callback tickets (fabric_ep.c), freed when the last ctx goes */
 	struct fabric_ticket_link *ticket_cache;
@@ -157,7 +158,8 @@ struct fabric_ep {
 	 * Same-host peers use UCP_ERR_HANDLING_MODE_NONE (UCX 1.13 refuses shm/cma
 	 * under PEER), so their death is seen through a pidfd instead.
 	 */
-	int pidfd;
+	int pidfd; /* watch->pidfd: shared by every connection to that process */
+	struct fabric_watch *watch;
 	/*
 	 * Same host and pid namespace: writes and reads may go straight into the
 	 * peer with process_vm_writev/readv once its HELLO said where its
@@ -168,6 +170,13 @@ struct fabric_ep {
 	 */
 	uint32_t peer_pid;
 	const struct fabric_tx_ops *tx; /* how writes and reads travel (fabric_tx.c) */
+	/*
+	 * Direct since a HELLO that came while writes or reads of ours still
+	 * travelled as active messages: later ones wait until those are done
+	 * (they may not overtake them) instead of following them as messages,
+	 * which a connection kept busy would do forever (fabric_tx.c).
+	 */
+	bool direct_drain;
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
@@ -184,6 +193,14 @@ struct fabric_ep {
 	bool batch_write;
 	struct sd_list batch_node;  /* in ctx->batched while n_batch > 0 */
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
+};
+
+/* A same-host peer process watched through one pidfd, whatever its number of connections to us. */
+struct fabric_watch {
+	struct sd_list node; /* in dev->watches */
+	uint32_t pid;
+	int pidfd;
+	uint32_t refs; /* eps using it */
 };
 
 /* Region ids an rkey can carry (24 bits: rkey = id << 8 | tag). */

@@ -348,10 +348,20 @@ fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq)
 
 /* ---- issuing ---- */
 
+/* A write or read, which a direct connection copies itself. */
+static bool
+is_rma(const struct fabric_op *op)
+{
+	return op->type == FABRIC_OP_WRITE || op->type == FABRIC_OP_READ ||
+	       (op->type == FABRIC_OP_WRITE_IMM && op->stage == 0);
+}
+
 static bool
 op_blocked(const struct fabric_ep *ep, const struct fabric_op *op)
 {
 	if (needs_ack(op) && ep->n_inflight_acked >= FABRIC_WINDOW)
+		return true;
+	if (ep->direct_drain && is_rma(op))
 		return true;
 	if (is_request(op))
 		return ep->n_requests >= FABRIC_WINDOW || ep->writes > 0;
@@ -587,6 +597,9 @@ fabric_ep_kick(struct fabric_ep *ep)
 	struct fabric_op *op;
 	doca_error_t err;
 
+	/* the messages of before the HELLO are all done: what waited for them is copied */
+	if (ep->direct_drain && ep->onesided == 0 && ep->n_requests == 0)
+		ep->direct_drain = false;
 	while (ep->state == FABRIC_EP_CONNECTED && !sd_list_empty(&ep->deferred)) {
 		op = sd_container_of(ep->deferred.next, struct fabric_op, node);
 		if (op_blocked(ep, op))

@@ -268,6 +268,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	if (dev == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	sd_list_init(&dev->ctxs);
+	sd_list_init(&dev->watches);
 	sd_list_init(&dev->ack_eps);
 	snprintf(dev->netdev, sizeof(dev->netdev), "%s", netdev ? netdev : "");
 	read_host_id(dev->host_id);

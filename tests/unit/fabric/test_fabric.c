@@ -511,6 +511,113 @@ run_write_burst_then_send(int tcp)
 BOTH(write_burst_then_send)
 
 /*
+ * Writes posted before the target connected back (so before its HELLO) travel
+ * as active messages; a connection kept busy from then on - each completion
+ * posts the next write, so one is always in flight - still turns to direct
+ * copies once the HELLO came: at some point every outstanding write sits in
+ * the direct batch and none waits for an ack.  Every byte lands.  (Without
+ * ep->direct_drain this held only when an ack happened to cover every write
+ * in flight: doca_perf's 64 connections never turned; here acks often do.)
+ */
+#define BUSY_DEPTH 4
+#define BUSY_LEN 4096
+
+struct busy {
+	struct side *s;
+	struct fabric_rmr *rmr;
+	uint64_t raddr;
+	const uint8_t *src;
+	int posted, done;
+	bool stop;
+};
+
+static struct busy busy_run;
+
+static void
+busy_done(struct fabric_op *op)
+{
+	struct busy *b = &busy_run;
+
+	CHECK_ERR(op->status, DOCA_SUCCESS);
+	b->done++;
+	if (b->stop)
+		return;
+	CHECK_ERR(sd_fabric_ep_write(b->s->ep, op, b->src, BUSY_LEN, b->rmr, b->raddr), DOCA_SUCCESS);
+	b->posted++;
+}
+
+TEST(busy_writes_turn_direct)
+{
+	static struct fabric_op w[BUSY_DEPTH];
+	struct busy *b = &busy_run;
+	struct side s = {0};
+	struct fabric_ep_stats st;
+	uint8_t peer[FABRIC_BLOB_MAX], *src = malloc(BUSY_LEN);
+	const void *blob;
+	size_t len, plen;
+	bool direct_seen = false;
+	double end;
+	pid_t pid;
+
+	if (sd_test_fork_peer(&pid, &s.sock)) {
+		uint8_t *mem = calloc(1, BUSY_LEN), *want = malloc(BUSY_LEN);
+		struct fabric_mr *mr;
+		char verdict;
+
+		side_open(&s, 0);
+		CHECK_ERR(sd_fabric_ep_export(s.ep, &blob, &len), DOCA_SUCCESS);
+		send_blob(s.sock, blob, len);
+		mr = export_mr(&s, mem, BUSY_LEN, FABRIC_PERM_REMOTE_WRITE);
+		plen = recv_blob(s.sock, peer, sizeof(peer));
+		sync_wait(s.sock); /* the first writes are on their way: connect back now (our HELLO) */
+		CHECK_ERR(sd_fabric_ep_connect(s.ep, peer, plen, NULL), DOCA_SUCCESS);
+		sync_wait(s.sock); /* every write completed */
+		fill(want, BUSY_LEN, 3);
+		verdict = memcmp(mem, want, BUSY_LEN) == 0 ? 'y' : 'n';
+		CHECK(write(s.sock, &verdict, 1) == 1);
+		sd_fabric_mr_deregister(mr);
+		side_close(&s);
+		_exit(0);
+	}
+	side_open(&s, 0);
+	plen = recv_blob(s.sock, peer, sizeof(peer));
+	ASSERT_OK(sd_fabric_ep_export(s.ep, &blob, &len));
+	send_blob(s.sock, blob, len);
+	*b = (struct busy){.s = &s, .src = src};
+	b->rmr = import_mr(&s, NULL, NULL);
+	sd_fabric_rmr_get_range(b->rmr, &b->raddr, NULL, NULL);
+	ASSERT_OK(sd_fabric_ep_connect(s.ep, peer, plen, NULL));
+	fill(src, BUSY_LEN, 3);
+	for (int i = 0; i < BUSY_DEPTH; i++) {
+		w[i].cb = busy_done;
+		ASSERT_OK(sd_fabric_ep_write(s.ep, &w[i], src, BUSY_LEN, b->rmr, b->raddr));
+		b->posted++;
+	}
+	sd_fabric_ep_get_stats(s.ep, &st);
+	ASSERT(!st.direct); /* no HELLO yet: these are messages */
+	sync_send(s.sock);
+	for (end = now_s() + 10; !direct_seen && now_s() < end;) {
+		sd_fabric_ctx_progress(s.ctx);
+		sd_fabric_ep_get_stats(s.ep, &st);
+		direct_seen = st.direct && st.batched > 0 && st.inflight == st.batched && st.deferred == 0;
+	}
+	ASSERT(direct_seen);
+	b->stop = true;
+	ASSERT_OK(wait_flag(&s, &b->done, b->posted, NULL, 10.0));
+	sync_send(s.sock);
+	{
+		char verdict = 0;
+
+		ASSERT_EQ(read(s.sock, &verdict, 1), 1);
+		ASSERT_EQ(verdict, 'y');
+	}
+	sd_test_reap(pid);
+	sd_fabric_rmr_destroy(b->rmr);
+	free(src);
+	side_close(&s);
+}
+
+/*
  * Refused accesses leave the target untouched: outside the range and without
  * the permission (initiator check), and - where the target mediates (AM
  * writes) - with a wrong key or a forged permission.
