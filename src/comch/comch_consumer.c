@@ -88,7 +88,7 @@ static void
 consumer_ring_free(struct doca_comch_consumer *c)
 {
 	if (c->ring != NULL && c->shared)
-		sd_comch_shring_unmap(c->ring, c->ring->cap);
+		sd_comch_shring_unmap(c->ring, c->cap);
 	else
 		free(c->ring);
 	free(c->slots);
@@ -106,6 +106,7 @@ static doca_error_t
 consumer_ring_new(struct doca_comch_consumer *c, uint32_t cap, int *ring_fd)
 {
 	consumer_ring_free(c);
+	c->cap = cap;
 	c->ring = sd_comch_shring_create(cap, ring_fd);
 	c->shared = c->ring != NULL;
 	if (c->ring == NULL) {
@@ -189,7 +190,7 @@ consumer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
 
-	return c->shared && c->announced && sd_comch_shring_arm(c->ring, c->ring->cap, c->arrived);
+	return c->shared && c->announced && sd_comch_shring_arm(c->ring, c->cap, c->arrived);
 }
 
 void
@@ -203,12 +204,6 @@ sd_comch_consumer_unannounce(struct doca_comch_consumer *c)
 	consumer_ungrant(c);
 	if (c->conn->state == SD_COMCH_CONN_OPEN)
 		(void)sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_GONE, c->id, NULL, 0, NULL, 0);
-}
-
-static inline uint64_t
-ring_posted(const struct sd_comch_ring *ring)
-{
-	return atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
 }
 
 /* The peer no longer sees the ring: every posted slot is withdrawn, the dropped ones said once. */
@@ -232,14 +227,14 @@ consumer_flush(struct doca_ctx *ctx)
 	if (c->ring == NULL)
 		return;
 	/* Oldest first: what the peer did not fill, in ring order. */
-	for (uint64_t pos = c->arrived, end = ring_posted(c->ring); pos != end; pos++) {
-		struct doca_comch_consumer_task_post_recv *t = c->slots[pos & (c->ring->cap - 1)];
+	for (uint64_t pos = c->arrived, end = c->posted; pos != end; pos++) {
+		struct doca_comch_consumer_task_post_recv *t = c->slots[pos & (c->cap - 1)];
 
-		c->slots[pos & (c->ring->cap - 1)] = NULL;
+		c->slots[pos & (c->cap - 1)] = NULL;
 		if (t != NULL)
 			sd_task_complete(&t->task, SD_TASK_FLUSH_STATUS);
 	}
-	c->arrived = ring_posted(c->ring);
+	c->arrived = c->posted;
 }
 
 static void
@@ -252,8 +247,9 @@ consumer_stopped(struct doca_ctx *ctx)
 	/* The next start begins a new ring: the peer forgets this one with CONSUMER_GONE. */
 	if (c->ring != NULL) {
 		atomic_store_explicit((_Atomic uint64_t *)&c->ring->posted, 0, memory_order_relaxed);
-		memset(c->slots, 0, c->ring->cap * sizeof(c->slots[0]));
+		memset(c->slots, 0, c->cap * sizeof(c->slots[0]));
 	}
+	c->posted = 0;
 	c->arrived = 0;
 }
 
@@ -264,7 +260,7 @@ consumer_submit(struct doca_task *task)
 		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
 	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_ring *ring = c->ring;
-	uint64_t posted = ring_posted(ring);
+	uint64_t posted = c->posted;
 	size_t head_len, data_len;
 	void *head, *data;
 
@@ -274,7 +270,7 @@ consumer_submit(struct doca_task *task)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Only dropped receives can fill the ring beyond the pool: their slots come back as the peer fills them. */
-	if (sd_unlikely(posted - c->arrived >= ring->cap))
+	if (sd_unlikely(posted - c->arrived >= c->cap))
 		return DOCA_ERROR_AGAIN;
 	(void)doca_buf_get_head(t->buf, &head);
 	(void)doca_buf_get_len(t->buf, &head_len);
@@ -282,13 +278,14 @@ consumer_submit(struct doca_task *task)
 	(void)doca_buf_get_data_len(t->buf, &data_len);
 	t->producer_id = 0;
 	t->imm_len = 0;
-	ring->slot[posted & (ring->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
-	ring->slot[posted & (ring->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
+	ring->slot[posted & (c->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
+	ring->slot[posted & (c->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
 	t->pos = posted;
-	c->slots[posted & (ring->cap - 1)] = t;
+	c->slots[posted & (c->cap - 1)] = t;
 	sd_list_init(sd_task_link(task));
 	/* The slot is complete before a producer can see the new count. */
 	atomic_store_explicit((_Atomic uint64_t *)&ring->posted, posted + 1, memory_order_release);
+	c->posted = posted + 1;
 	return DOCA_SUCCESS;
 }
 
@@ -302,11 +299,11 @@ consumer_drop(struct doca_task *task)
 	struct doca_comch_consumer_task_post_recv **slot;
 
 	/* A task the peer filled (in the shared ring, not yet reaped), or a flushed one, is reported soon. */
-	if (c->ring == NULL || t->pos < c->arrived || t->pos >= ring_posted(c->ring))
+	if (c->ring == NULL || t->pos < c->arrived || t->pos >= c->posted)
 		return false;
-	if (c->shared && c->announced && t->pos < sd_comch_shring_done(c->ring, c->ring->cap))
+	if (c->shared && c->announced && t->pos < sd_comch_shring_done(c->ring, c->cap))
 		return false;
-	slot = &c->slots[t->pos & (c->ring->cap - 1)];
+	slot = &c->slots[t->pos & (c->cap - 1)];
 	if (*slot != t)
 		return false;
 	*slot = NULL;

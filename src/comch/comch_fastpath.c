@@ -142,8 +142,7 @@ sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct s
 	return err;
 }
 
-/* Map the shared ring the peer passed with CONSUMER_NEW; without one (or a bad one) rc reads the ring via the kernel.
- */
+/* Map the ring the peer passed with CONSUMER_NEW; without one (or a bad one) rc reads the ring via the kernel. */
 static void
 consumer_map(struct doca_comch_connection *conn, struct sd_comch_remote_consumer *rc, int pass_fd)
 {
@@ -227,7 +226,7 @@ posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, c
 	struct doca_comch_consumer_task_post_recv *t, **slot;
 	size_t len = 0, room = 0;
 
-	slot = &c->slots[c->arrived & (c->ring->cap - 1)];
+	slot = &c->slots[c->arrived & (c->cap - 1)];
 	t = *slot;
 	if (t == NULL) {
 		/* The program freed this receive: the bytes are in its memory, nobody is told. */
@@ -255,18 +254,12 @@ posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, c
 	return 1;
 }
 
-static inline uint64_t
-posted_count(const struct doca_comch_consumer *c)
-{
-	return atomic_load_explicit((_Atomic uint64_t *)&c->ring->posted, memory_order_relaxed);
-}
-
 static unsigned
 data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 {
 	struct doca_comch_consumer *c = local_consumer(conn, m->arg);
 
-	if (c == NULL || c->arrived == posted_count(c)) {
+	if (c == NULL || c->arrived == c->posted) {
 		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
 		return 0;
 	}
@@ -285,19 +278,19 @@ sd_comch_fp_reap(struct doca_comch_consumer *c)
 
 	if (!c->shared || !c->announced)
 		return 0;
-	done = sd_comch_shring_done(c->ring, c->ring->cap);
+	done = sd_comch_shring_done(c->ring, c->cap);
 	if (done == c->arrived)
 		return 0;
-	if (done - c->arrived > posted_count(c) - c->arrived) {
+	if (done - c->arrived > c->posted - c->arrived) {
 		DOCA_LOG_ERR("Comch peer (pid %d) completed %llu receives of consumer %u, which has %llu posted; "
 			     "closing the connection",
 			     (int)c->conn->peer.pid, (unsigned long long)(done - c->arrived), c->id,
-			     (unsigned long long)(posted_count(c) - c->arrived));
+			     (unsigned long long)(c->posted - c->arrived));
 		sd_comch_conn_fail(c->conn);
 		return 0;
 	}
 	while (c->arrived != done) {
-		if (sd_comch_shring_comp_get(c->ring, c->ring->cap, c->arrived, &d, imm, &reason) != DOCA_SUCCESS) {
+		if (sd_comch_shring_comp_get(c->ring, c->cap, c->arrived, &d, imm, &reason) != DOCA_SUCCESS) {
 			DOCA_LOG_ERR("Comch peer (pid %d) broke consumer %u's shared ring: %s; closing the connection",
 				     (int)c->conn->peer.pid, c->id, reason);
 			sd_comch_conn_fail(c->conn);
@@ -319,8 +312,10 @@ sd_comch_fp_reap_conn(struct doca_comch_connection *conn)
 
 	if (conn->fp == NULL)
 		return 0;
-	sd_list_for_each_safe(elem, next, &conn->fp->local_consumers) n +=
-		sd_comch_fp_reap(sd_container_of(elem, struct doca_comch_consumer, link));
+	sd_list_for_each_safe(elem, next, &conn->fp->local_consumers)
+	{
+		n += sd_comch_fp_reap(sd_container_of(elem, struct doca_comch_consumer, link));
+	}
 	return n;
 }
 

@@ -231,8 +231,14 @@ struct doca_comch_consumer {
 	uint32_t id;
 	uint32_t imm_data_len;
 	struct sd_task_pool *recv_pool;
-	struct sd_comch_ring *ring;	/* read by the producer's process */
-	bool shared;			/* ring is a shared memfd map (sd_comch_shring_create), else calloc'd */
+	struct sd_comch_ring *ring; /* read by the producer's process */
+	bool shared;		    /* ring is a shared memfd map (sd_comch_shring_create), else calloc'd */
+	/*
+	 * The ring's size and posted count as this side knows them: the peer may write
+	 * anything into a shared ring, so nothing of it is read back.
+	 */
+	uint32_t cap;
+	uint64_t posted;
 	struct sd_xproc_ref ring_grant; /* while announced: the peer may read the ring */
 	struct sd_xproc_ref buf_grant;	/* while announced: the peer may write the mmap */
 	pid_t tracer;			/* while announced: the peer, allowed to trace us (Yama) */

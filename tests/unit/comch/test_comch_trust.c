@@ -414,6 +414,7 @@ enum ring_forgery {
 	FORGE_OUTSIDE, /* the slot points outside the grant */
 	FORGE_COUNT,   /* the posted count runs past the ring */
 	FORGE_TORN,    /* a slot whose room wraps the address space (a torn or forged entry) */
+	FORGE_DONE,    /* the producer's half: more completions than posted, a larger ring size */
 };
 
 static void
@@ -472,19 +473,25 @@ real_consumer_forges(enum ring_forgery how, const char *refusal)
 	ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(cons, rx, &rt));
 	ASSERT_OK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)));
 
-	/* its process now breaks its own (shared) ring */
 	ASSERT(cons->shared);
-	forge(cons, how, false);
-	server_produce(&sv);
-	forge(cons, how, true);
-	ASSERT_EQ(num_sent, 0);
-	ASSERT_EQ(num_send_failed, 1);
+	if (how == FORGE_DONE) {
+		/* what a lying producer could write into the shared ring: the consumer reads back neither */
+		((struct sd_comch_shring_tail *)((uintptr_t)cons->ring + sd_comch_shring_tail(2)))->done = 5;
+		cons->ring->cap = 65536;
+	} else {
+		/* its process now breaks its own (shared) ring */
+		forge(cons, how, false);
+		server_produce(&sv);
+		forge(cons, how, true);
+		ASSERT_EQ(num_sent, 0);
+		ASSERT_EQ(num_send_failed, 1);
+	}
 	ASSERT(target_untouched(target.buf));
 	ASSERT(target_untouched(rx_mem));
-	ASSERT_LOG_HAS(fd, refusal);
 	/* the connection is over: the client stops, its consumer's post is flushed */
 	for (int i = 0; i < 2000 && (c.state == DOCA_CTX_STATE_RUNNING || num_recv_failed == 0); i++)
 		progress_for(all, 3, 1);
+	ASSERT_LOG_HAS(fd, refusal);
 	ASSERT_NE(c.state, DOCA_CTX_STATE_RUNNING);
 	ASSERT_EQ(num_recv_failed, 1);
 	ASSERT_EQ(num_received, 0);
@@ -499,6 +506,11 @@ TEST(real_consumer_slot_outside_its_grant)
 TEST(real_consumer_count_past_its_ring)
 {
 	real_consumer_forges(FORGE_COUNT, "the consumer's shared ring claims more posted buffers than it has slots");
+}
+
+TEST(producer_half_forged)
+{
+	real_consumer_forges(FORGE_DONE, "completed 5 receives of consumer");
 }
 
 TEST(real_consumer_torn_slot)
