@@ -35,11 +35,12 @@
  *   FP_DOORBELL   consumer arg's shared ring holds new completions and it was armed
  *                 (empty; see "The shared post ring" below)
  *
- * The post ring (struct sd_comch_ring) lives in the consumer's memory; the producer
- * process reads it and writes the data through the kernel (process_vm_readv /
- * writev) - into the process at the other end of the socket (SO_PEERCRED), never
- * one a record names, and only inside what that process granted: the pid fields of
- * HELLO and WELCOME are informational.
+ * The post ring (struct sd_comch_ring) lives in the consumer's memory - a shared
+ * memfd both map when CONSUMER_NEW carries its descriptor, else memory the producer
+ * reads through the kernel (process_vm_readv); the producer writes the data through
+ * the kernel (process_vm_writev) - into the process at the other end of the socket
+ * (SO_PEERCRED), never one a record names, and only inside what that process
+ * granted: the pid fields of HELLO and WELCOME are informational.
  */
 #ifndef SD_COMCH_PROTO_H_
 #define SD_COMCH_PROTO_H_
@@ -122,8 +123,8 @@ struct sd_comch_consumer_info {
 /*
  * The consumer's post ring (not a record: read in place by the producer).  The
  * consumer writes slot[posted % cap] and then publishes posted + 1 (release); a
- * producer reads posted, then the slot, in one process_vm_readv.  A slot is
- * reused only after the FP_DATA that consumed it was handled.
+ * producer reads posted, then the slot (from the shared map, or in one
+ * process_vm_readv).  A slot is reused only after its completion was handled.
  */
 struct sd_comch_ring_slot {
 	uint64_t addr; /* where the data goes, in the consumer's process */
