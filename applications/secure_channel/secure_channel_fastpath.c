@@ -102,6 +102,9 @@ recv_done(struct doca_comch_consumer_task_post_recv *task, union doca_data task_
 	struct doca_buf *buf = doca_comch_consumer_task_post_recv_get_buf(task);
 
 	(void)task_ud;
+	/* The peer may start before we do: the exchange starts with whichever comes first. */
+	if (fp->start_ms == 0)
+		fp->start_ms = now_ms();
 	if (!message_intact(fp, buf, fp->received))
 		fp->failed = true;
 	if (++fp->received == fp->cfg->num_msgs)
@@ -202,7 +205,8 @@ sc_fastpath_push(struct sc_fastpath *fp)
 		return !fp->failed;
 	if (!fp->started) {
 		fp->started = true;
-		fp->start_ms = now_ms();
+		if (fp->start_ms == 0)
+			fp->start_ms = now_ms();
 	}
 	while (fp->submitted < fp->cfg->num_msgs && fp->num_free_tx != 0) {
 		doca_error_t r = send_next(fp);

@@ -2,13 +2,16 @@
 /*
  * The Comch consumer: a context on a connection that posts receive buffers.
  * Posting writes the buffer's free room into the post ring (struct sd_comch_ring,
- * read by the peer's producers in place) and queues the task; the connection's
- * FP_DATA record completes it (comch_fastpath.c).
+ * read by the peer's producers in place) and queues the task; the producer's
+ * completion in the shared ring, or the connection's FP_DATA record, completes
+ * it (comch_fastpath.c).
  *
- * Start: the peer is told (CONSUMER_NEW) and the context is STARTING
+ * Start: a new ring (a shared memfd when the kernel makes one: the producer
+ * then posts its completions there, comch_shring.c), the peer is told
+ * (CONSUMER_NEW, with the ring's descriptor) and the context is STARTING
  * (doca_ctx_start returns IN_PROGRESS), then RUNNING from its next progress call.
  * Stop: the peer is told (CONSUMER_GONE); posted tasks are flushed.  The ring
- * stays allocated until destroy, since a peer may still read it.
+ * stays allocated until the next start or destroy, since a peer may still read it.
  *
  * Freeing a posted task drops it (DOCA programs free their posted receives
  * before they stop the consumer): the task leaves slots[] and returns to its
@@ -81,6 +84,49 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 	return DOCA_SUCCESS;
 }
 
+static void
+consumer_ring_free(struct doca_comch_consumer *c)
+{
+	if (c->ring != NULL && c->shared)
+		sd_comch_shring_unmap(c->ring, c->cap);
+	else
+		free(c->ring);
+	free(c->slots);
+	c->ring = NULL;
+	c->slots = NULL;
+	c->shared = false;
+}
+
+/*
+ * A new post ring for this start (a peer may still hold the previous one): a
+ * shared memfd ring when the kernel makes one (*ring_fd), else process memory
+ * the peer reads through the kernel (*ring_fd -1).
+ */
+static doca_error_t
+consumer_ring_new(struct doca_comch_consumer *c, uint32_t cap, int *ring_fd)
+{
+	consumer_ring_free(c);
+	c->cap = cap;
+	c->ring = sd_comch_shring_create(cap, ring_fd);
+	c->shared = c->ring != NULL;
+	if (c->ring == NULL) {
+		DOCA_LOG_DBG("Comch consumer %u: no shared ring (memfd refused); the peer reads the ring through the "
+			     "kernel",
+			     c->id);
+		c->ring = calloc(1, sizeof(*c->ring) + cap * sizeof(c->ring->slot[0]));
+	}
+	c->slots = calloc(cap, sizeof(c->slots[0]));
+	if (c->ring == NULL || c->slots == NULL) {
+		sd_comch_close_fd(ring_fd);
+		consumer_ring_free(c);
+		DOCA_LOG_ERR(
+			"doca_ctx_start: out of memory for the consumer's post ring; free memory or ask for fewer");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->ring->cap = cap;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t
 consumer_start(struct doca_ctx *ctx, bool *running)
 {
@@ -89,6 +135,7 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 	struct sd_comch_consumer rec;
 	uint32_t cap = 1;
 	doca_error_t err;
+	int ring_fd = -1;
 
 	if (c->recv_pool == NULL) {
 		DOCA_LOG_ERR("doca_ctx_start: Comch consumer has no post_recv tasks; call "
@@ -102,26 +149,17 @@ consumer_start(struct doca_ctx *ctx, bool *running)
 	}
 	while (cap < sd_task_pool_size(c->recv_pool))
 		cap <<= 1;
-	if (c->ring == NULL || c->ring->cap != cap) {
-		free(c->ring);
-		free(c->slots);
-		c->ring = calloc(1, sizeof(*c->ring) + cap * sizeof(c->ring->slot[0]));
-		c->slots = calloc(cap, sizeof(c->slots[0]));
-		if (c->ring == NULL || c->slots == NULL) {
-			free(c->ring);
-			free(c->slots);
-			c->ring = NULL;
-			c->slots = NULL;
-			DOCA_LOG_ERR("doca_ctx_start: out of memory for the consumer's post ring; free memory or ask "
-				     "for fewer");
-			return DOCA_ERROR_NO_MEMORY;
-		}
-		c->ring->cap = cap;
-	}
-	err = consumer_grant(c, cap, &rec);
+	err = consumer_ring_new(c, cap, &ring_fd);
 	if (err != DOCA_SUCCESS)
 		return err;
-	err = sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0);
+	err = consumer_grant(c, cap, &rec);
+	if (err != DOCA_SUCCESS) {
+		sd_comch_close_fd(&ring_fd);
+		return err;
+	}
+	/* The shared ring's descriptor travels with the announcement; the peer's copy keeps it alive. */
+	err = sd_comch_send_record_fd(c->conn->fd, SD_COMCH_CONSUMER_NEW, c->id, &rec, sizeof(rec), NULL, 0, ring_fd);
+	sd_comch_close_fd(&ring_fd);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_ctx_start: could not announce the consumer to the peer: %s; start consumers while "
 			     "the connection is open",
@@ -142,7 +180,17 @@ consumer_progress(struct doca_ctx *ctx)
 		sd_ctx_set_running(ctx);
 		return 1;
 	}
-	return 0;
+	/* Completions the producer published in the shared ring (no system call). */
+	return sd_comch_fp_reap(consumer_from_ctx(ctx));
+}
+
+/* The program sleeps on the PE: the producer rings the doorbell (FP_DOORBELL) after its next completion. */
+static bool
+consumer_arm(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
+
+	return c->shared && c->announced && sd_comch_shring_arm(c->ring, c->cap, c->arrived);
 }
 
 void
@@ -156,12 +204,6 @@ sd_comch_consumer_unannounce(struct doca_comch_consumer *c)
 	consumer_ungrant(c);
 	if (c->conn->state == SD_COMCH_CONN_OPEN)
 		(void)sd_comch_send_record(c->conn->fd, SD_COMCH_CONSUMER_GONE, c->id, NULL, 0, NULL, 0);
-}
-
-static inline uint64_t
-ring_posted(const struct sd_comch_ring *ring)
-{
-	return atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_relaxed);
 }
 
 /* The peer no longer sees the ring: every posted slot is withdrawn, the dropped ones said once. */
@@ -185,14 +227,14 @@ consumer_flush(struct doca_ctx *ctx)
 	if (c->ring == NULL)
 		return;
 	/* Oldest first: what the peer did not fill, in ring order. */
-	for (uint64_t pos = c->arrived, end = ring_posted(c->ring); pos != end; pos++) {
-		struct doca_comch_consumer_task_post_recv *t = c->slots[pos & (c->ring->cap - 1)];
+	for (uint64_t pos = c->arrived, end = c->posted; pos != end; pos++) {
+		struct doca_comch_consumer_task_post_recv *t = c->slots[pos & (c->cap - 1)];
 
-		c->slots[pos & (c->ring->cap - 1)] = NULL;
+		c->slots[pos & (c->cap - 1)] = NULL;
 		if (t != NULL)
 			sd_task_complete(&t->task, SD_TASK_FLUSH_STATUS);
 	}
-	c->arrived = ring_posted(c->ring);
+	c->arrived = c->posted;
 }
 
 static void
@@ -205,8 +247,9 @@ consumer_stopped(struct doca_ctx *ctx)
 	/* The next start begins a new ring: the peer forgets this one with CONSUMER_GONE. */
 	if (c->ring != NULL) {
 		atomic_store_explicit((_Atomic uint64_t *)&c->ring->posted, 0, memory_order_relaxed);
-		memset(c->slots, 0, c->ring->cap * sizeof(c->slots[0]));
+		memset(c->slots, 0, c->cap * sizeof(c->slots[0]));
 	}
+	c->posted = 0;
 	c->arrived = 0;
 }
 
@@ -217,7 +260,7 @@ consumer_submit(struct doca_task *task)
 		sd_container_of(task, struct doca_comch_consumer_task_post_recv, task);
 	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_ring *ring = c->ring;
-	uint64_t posted = ring_posted(ring);
+	uint64_t posted = c->posted;
 	size_t head_len, data_len;
 	void *head, *data;
 
@@ -227,7 +270,7 @@ consumer_submit(struct doca_task *task)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Only dropped receives can fill the ring beyond the pool: their slots come back as the peer fills them. */
-	if (sd_unlikely(posted - c->arrived >= ring->cap))
+	if (sd_unlikely(posted - c->arrived >= c->cap))
 		return DOCA_ERROR_AGAIN;
 	(void)doca_buf_get_head(t->buf, &head);
 	(void)doca_buf_get_len(t->buf, &head_len);
@@ -235,13 +278,14 @@ consumer_submit(struct doca_task *task)
 	(void)doca_buf_get_data_len(t->buf, &data_len);
 	t->producer_id = 0;
 	t->imm_len = 0;
-	ring->slot[posted & (ring->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
-	ring->slot[posted & (ring->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
+	ring->slot[posted & (c->cap - 1)].addr = (uint64_t)(uintptr_t)data + data_len;
+	ring->slot[posted & (c->cap - 1)].len = (uint64_t)(uintptr_t)head + head_len - (uintptr_t)data - data_len;
 	t->pos = posted;
-	c->slots[posted & (ring->cap - 1)] = t;
+	c->slots[posted & (c->cap - 1)] = t;
 	sd_list_init(sd_task_link(task));
 	/* The slot is complete before a producer can see the new count. */
 	atomic_store_explicit((_Atomic uint64_t *)&ring->posted, posted + 1, memory_order_release);
+	c->posted = posted + 1;
 	return DOCA_SUCCESS;
 }
 
@@ -254,10 +298,12 @@ consumer_drop(struct doca_task *task)
 	struct doca_comch_consumer *c = consumer_from_ctx(sd_task_ctx(task));
 	struct doca_comch_consumer_task_post_recv **slot;
 
-	/* A task the peer filled, or a flushed one, is reported soon: its callback frees it. */
-	if (c->ring == NULL || t->pos < c->arrived || t->pos >= ring_posted(c->ring))
+	/* A task the peer filled (in the shared ring, not yet reaped), or a flushed one, is reported soon. */
+	if (c->ring == NULL || t->pos < c->arrived || t->pos >= c->posted)
 		return false;
-	slot = &c->slots[t->pos & (c->ring->cap - 1)];
+	if (c->shared && c->announced && t->pos < sd_comch_shring_done(c->ring, c->cap))
+		return false;
+	slot = &c->slots[t->pos & (c->cap - 1)];
 	if (*slot != t)
 		return false;
 	*slot = NULL;
@@ -279,6 +325,7 @@ static const struct sd_ctx_ops consumer_ctx_ops = {
 	.flush = consumer_flush,
 	.stopped = consumer_stopped,
 	.progress = consumer_progress,
+	.arm = consumer_arm,
 	.submit = consumer_submit,
 	.drop = consumer_drop,
 	.vanish = consumer_vanish,
@@ -332,8 +379,7 @@ doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	if (err != DOCA_SUCCESS)
 		return err;
 	sd_comch_fp_user_put(consumer->conn);
-	free(consumer->ring);
-	free(consumer->slots);
+	consumer_ring_free(consumer);
 	free(consumer);
 	return DOCA_SUCCESS;
 }

@@ -192,16 +192,23 @@ sd_comch_conn_poll(struct doca_comch_connection *conn)
 	struct sd_comch_ep *ep = conn->ep;
 	struct sd_comch_msg m;
 	doca_error_t err;
+	unsigned n;
+	int pfd;
 
 	if (conn->fd < 0)
 		return 0;
-	err = sd_comch_recv_record(conn->fd, ep->rx, &m);
+	err = sd_comch_recv_record(conn->fd, ep->rx, &m, &pfd);
 	if (err == DOCA_ERROR_AGAIN)
 		return 0;
 	if (err != DOCA_SUCCESS)
 		return conn_lost(conn, false);
+	if (m.type == SD_COMCH_CONSUMER_NEW && conn->state == SD_COMCH_CONN_OPEN)
+		return sd_comch_fp_consumer_new(conn, &m, pfd);
+	sd_comch_close_fd(&pfd); /* only CONSUMER_NEW carries one */
 	if (conn->state == SD_COMCH_CONN_HANDSHAKE)
 		return ep->handshake(ep, conn, &m);
+	/* Completions the peer published in shared rings before it sent this record come first. */
+	n = sd_comch_fp_reap_conn(conn);
 
 	switch (m.type) {
 	case SD_COMCH_MSG:
@@ -210,18 +217,18 @@ sd_comch_conn_poll(struct doca_comch_connection *conn)
 		if (ep->recv_cb == NULL) {
 			DOCA_LOG_DBG("Comch message of %u bytes dropped: no receive callback registered",
 				     m.payload_len);
-			return 0;
+			return n;
 		}
 		/* The buffer is ours and valid until the next record is read. */
 		ep->recv_cb((struct doca_comch_event_msg_recv *)conn, (uint8_t *)(uintptr_t)m.payload, m.payload_len,
 			    conn);
-		return 1;
+		return n + 1;
 	case SD_COMCH_BYE:
-		return conn_lost(conn, true);
-	case SD_COMCH_CONSUMER_NEW:
+		return n + conn_lost(conn, true);
 	case SD_COMCH_CONSUMER_GONE:
 	case SD_COMCH_FP_DATA:
-		return sd_comch_fp_record(conn, &m);
+	case SD_COMCH_FP_DOORBELL:
+		return n + sd_comch_fp_record(conn, &m);
 	default:
 		DOCA_LOG_ERR("Comch peer sent a handshake record (type %d) on an open connection; closing it",
 			     (int)m.type);

@@ -115,33 +115,76 @@ doca_error_t
 sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v, size_t len,
 		       const char **reason)
 {
-	doca_error_t err;
+	return sd_comch_shring_check(&v->buf_rec, &rc->info.buf, &v->slot, len, reason);
+}
 
-	/* The whole posted room lies in the granted mmap, and the data fits the room. */
-	err = sd_xproc_rec_check(&v->buf_rec, &rc->info.buf, v->slot.addr, v->slot.len, SD_XPROC_WRITE, reason);
-	if (err == DOCA_SUCCESS && len > v->slot.len) {
-		*reason = "the data does not fit the consumer's posted buffer";
-		return DOCA_ERROR_INVALID_VALUE;
+doca_error_t
+sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
+			struct sd_comch_ring_view *v, const char **reason)
+{
+	const char *ring_reason = "";
+	doca_error_t taken, err;
+
+	taken = sd_comch_shring_take(rc->shared, rc->info.ring_cap, rc->consumed, &v->slot, &ring_reason);
+	if (taken == DOCA_ERROR_AGAIN)
+		return taken; /* nothing posted: no system call */
+	v->posted = rc->consumed + 1;
+	/* The grant is read through the kernel right before the copy (xproc.h rule 3). */
+	err = sd_xproc_rec_fetch(&conn->peer, &rc->info.buf, &v->buf_rec, reason);
+	if (err == DOCA_ERROR_NOT_FOUND)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (err == DOCA_SUCCESS && v->buf_rec.magic == SD_XPROC_REC_MAGIC && v->buf_rec.live == 0)
+		return DOCA_ERROR_NOT_CONNECTED; /* revoked: the consumer stopped (and may have reset its ring) */
+	if (err == DOCA_SUCCESS && taken != DOCA_SUCCESS) {
+		*reason = ring_reason;
+		return taken;
 	}
 	return err;
 }
 
-/* A consumer the peer announces must name a ring and buffers its own process granted. */
-static unsigned
-consumer_new(struct doca_comch_connection *conn, struct sd_comch_fp *fp, const struct sd_comch_msg *m)
+/* Map the ring the peer passed with CONSUMER_NEW; without one (or a bad one) rc reads the ring via the kernel. */
+static void
+consumer_map(struct doca_comch_connection *conn, struct sd_comch_remote_consumer *rc, int pass_fd)
 {
+	const char *reason = "";
+
+	if (pass_fd < 0)
+		return;
+	rc->shared = sd_comch_shring_map(pass_fd, rc->info.ring_cap, &reason);
+	if (rc->shared == NULL)
+		DOCA_LOG_WARN("Comch peer (pid %d) passed a shared ring for consumer %u that is refused: %s; its "
+			      "producers read the ring through the kernel instead",
+			      (int)conn->peer.pid, rc->id, reason);
+	sd_comch_close_fd(&pass_fd);
+}
+
+static void
+remote_free(struct sd_comch_remote_consumer *rc)
+{
+	sd_comch_shring_unmap(rc->shared, rc->info.ring_cap);
+	free(rc);
+}
+
+/* A consumer the peer announces must name a ring and buffers its own process granted. */
+unsigned
+sd_comch_fp_consumer_new(struct doca_comch_connection *conn, const struct sd_comch_msg *m, int pass_fd)
+{
+	struct sd_comch_fp *fp = sd_comch_fp_get(conn);
 	struct sd_comch_remote_consumer *rc;
 	struct sd_comch_ring_view v;
 	const char *reason = "";
 	doca_error_t err;
 
-	if (sd_comch_fp_remote(conn, m->arg) != NULL) {
-		DOCA_LOG_ERR("Comch peer announced consumer %u twice; ignored", m->arg);
+	if (fp == NULL || sd_comch_fp_remote(conn, m->arg) != NULL) {
+		if (fp != NULL)
+			DOCA_LOG_ERR("Comch peer announced consumer %u twice; ignored", m->arg);
+		sd_comch_close_fd(&pass_fd);
 		return 0;
 	}
 	rc = calloc(1, sizeof(*rc));
 	if (rc == NULL) {
 		DOCA_LOG_ERR("Comch fast path: out of memory; consumer %u is lost", m->arg);
+		sd_comch_close_fd(&pass_fd);
 		return 0;
 	}
 	rc->id = m->arg;
@@ -152,9 +195,11 @@ consumer_new(struct doca_comch_connection *conn, struct sd_comch_fp *fp, const s
 			     "the connection",
 			     (int)conn->peer.pid, m->arg, reason);
 		free(rc);
+		sd_comch_close_fd(&pass_fd);
 		sd_comch_conn_fail(conn);
 		return 0;
 	}
+	consumer_map(conn, rc, pass_fd);
 	sd_list_insert_tail(&fp->remote_consumers, &rc->link);
 	sd_comch_ep_queue_event(conn->ep, SD_COMCH_EV_CONSUMER_NEW, conn, rc->id);
 	return 0;
@@ -174,45 +219,104 @@ tail_room(const struct doca_buf *buf, size_t *data_len)
 	return (size_t)((uintptr_t)head + head_len - (uintptr_t)data - *data_len);
 }
 
-/* The producer filled the consumer's oldest posted buffer: complete that task. */
-static unsigned
-data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
+/* The producer filled c's oldest posted buffer (d, imm): complete that task; -1 when the peer broke a rule. */
+static int
+posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, const uint8_t *imm)
 {
-	struct doca_comch_consumer *c = local_consumer(conn, m->arg);
 	struct doca_comch_consumer_task_post_recv *t, **slot;
 	size_t len = 0, room = 0;
 
-	if (c == NULL ||
-	    c->arrived == atomic_load_explicit((_Atomic uint64_t *)&c->ring->posted, memory_order_relaxed)) {
-		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
-		return 0;
-	}
-	slot = &c->slots[c->arrived & (c->ring->cap - 1)];
+	slot = &c->slots[c->arrived & (c->cap - 1)];
 	t = *slot;
 	if (t == NULL) {
 		/* The program freed this receive: the bytes are in its memory, nobody is told. */
 		c->arrived++;
 		DOCA_LOG_DBG("Comch consumer %u: %llu bytes arrived for a posted task the program freed; discarded",
-			     c->id, (unsigned long long)m->u.data.len);
+			     c->id, (unsigned long long)d->len);
 		return 0;
 	}
 	room = tail_room(t->buf, &len);
-	if (m->u.data.len > room) {
+	if (d->len > room) {
 		DOCA_LOG_ERR("Comch peer says it wrote %llu bytes into consumer %u's buffer of %zu free bytes; closing "
 			     "the connection",
-			     (unsigned long long)m->u.data.len, m->arg, room);
-		sd_comch_conn_fail(conn);
-		return 0;
+			     (unsigned long long)d->len, c->id, room);
+		sd_comch_conn_fail(c->conn);
+		return -1;
 	}
 	*slot = NULL;
 	c->arrived++;
-	t->producer_id = m->u.data.producer_id;
-	t->imm_len = m->u.data.imm_len;
-	memcpy(t->imm, m->imm, m->u.data.imm_len);
-	(void)doca_buf_set_data_len(t->buf, len + m->u.data.len);
+	t->producer_id = d->producer_id;
+	t->imm_len = d->imm_len;
+	memcpy(t->imm, imm, d->imm_len);
+	(void)doca_buf_set_data_len(t->buf, len + d->len);
 	sd_task_complete(&t->task, DOCA_SUCCESS);
 	sd_pe_wake(sd_ctx_pe(&c->ctx));
 	return 1;
+}
+
+static unsigned
+data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
+{
+	struct doca_comch_consumer *c = local_consumer(conn, m->arg);
+
+	if (c == NULL || c->arrived == c->posted) {
+		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
+		return 0;
+	}
+	return posted_filled(c, &m->u.data, m->imm) > 0 ? 1 : 0;
+}
+
+unsigned
+sd_comch_fp_reap(struct doca_comch_consumer *c)
+{
+	uint8_t imm[SD_COMCH_MAX_IMM];
+	struct sd_comch_fp_data d;
+	const char *reason = "";
+	unsigned n = 0;
+	uint64_t done;
+	int r;
+
+	if (!c->shared || !c->announced)
+		return 0;
+	done = sd_comch_shring_done(c->ring, c->cap);
+	if (done == c->arrived)
+		return 0;
+	if (done - c->arrived > c->posted - c->arrived) {
+		DOCA_LOG_ERR("Comch peer (pid %d) completed %llu receives of consumer %u, which has %llu posted; "
+			     "closing the connection",
+			     (int)c->conn->peer.pid, (unsigned long long)(done - c->arrived), c->id,
+			     (unsigned long long)(c->posted - c->arrived));
+		sd_comch_conn_fail(c->conn);
+		return 0;
+	}
+	while (c->arrived != done) {
+		if (sd_comch_shring_comp_get(c->ring, c->cap, c->arrived, &d, imm, &reason) != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("Comch peer (pid %d) broke consumer %u's shared ring: %s; closing the connection",
+				     (int)c->conn->peer.pid, c->id, reason);
+			sd_comch_conn_fail(c->conn);
+			break;
+		}
+		r = posted_filled(c, &d, imm);
+		if (r < 0)
+			break;
+		n += (unsigned)r;
+	}
+	return n;
+}
+
+unsigned
+sd_comch_fp_reap_conn(struct doca_comch_connection *conn)
+{
+	struct sd_list *elem, *next;
+	unsigned n = 0;
+
+	if (conn->fp == NULL)
+		return 0;
+	sd_list_for_each_safe(elem, next, &conn->fp->local_consumers)
+	{
+		n += sd_comch_fp_reap(sd_container_of(elem, struct doca_comch_consumer, link));
+	}
+	return n;
 }
 
 unsigned
@@ -224,18 +328,19 @@ sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg
 	if (fp == NULL)
 		return 0;
 	switch (m->type) {
-	case SD_COMCH_CONSUMER_NEW:
-		return consumer_new(conn, fp, m);
 	case SD_COMCH_CONSUMER_GONE:
 		rc = sd_comch_fp_remote(conn, m->arg);
 		if (rc == NULL)
 			return 0;
 		sd_list_del(&rc->link);
-		free(rc);
+		remote_free(rc);
 		sd_comch_ep_queue_event(conn->ep, SD_COMCH_EV_CONSUMER_GONE, conn, m->arg);
 		return 0;
 	case SD_COMCH_FP_DATA:
 		return data_arrived(conn, m);
+	case SD_COMCH_FP_DOORBELL:
+		/* The ring was reaped before this record (sd_comch_conn_poll), which woke the consumer's PE. */
+		return 0;
 	default:
 		return 0;
 	}
@@ -261,7 +366,7 @@ sd_comch_fp_conn_free(struct doca_comch_connection *conn)
 	if (conn->fp == NULL)
 		return;
 	while ((elem = sd_list_pop_head(&conn->fp->remote_consumers)) != NULL)
-		free(sd_container_of(elem, struct sd_comch_remote_consumer, link));
+		remote_free(sd_container_of(elem, struct sd_comch_remote_consumer, link));
 	while (!sd_list_empty(&conn->fp->local_consumers))
 		sd_comch_consumer_unannounce(
 			sd_container_of(conn->fp->local_consumers.next, struct doca_comch_consumer, link));

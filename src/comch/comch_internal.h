@@ -30,6 +30,7 @@
 #include "../core/sd_core.h"
 #include "../core/xproc.h"
 #include "comch_proto.h"
+#include "comch_shring.h"
 
 #define SD_COMCH_DEFAULT_RECV_QUEUE 64u
 #define SD_COMCH_MAX_RECV_QUEUE 1024u
@@ -154,11 +155,17 @@ void sd_comch_size_sndbuf(int fd, uint32_t peer_queue, uint32_t peer_max);
 /* Send one record (header + payload) without blocking: SUCCESS, AGAIN, NOT_CONNECTED. */
 doca_error_t sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1,
 				  const void *p2, uint32_t l2);
+/* The same, carrying descriptor pass_fd (SCM_RIGHTS) when it is >= 0. */
+doca_error_t sd_comch_send_record_fd(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1,
+				     const void *p2, uint32_t l2, int pass_fd);
 /*
  * Read one record into buf (SD_COMCH_MAX_RECORD + 1 bytes) and parse it: SUCCESS,
  * AGAIN (nothing to read), CONNECTION_RESET (peer gone, or a malformed record: logged).
+ * *fd_out: the descriptor the record carried (SUCCESS only; the caller owns it), else -1.
  */
-doca_error_t sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg);
+doca_error_t sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg, int *fd_out);
+/* Close *fd when it is open; *fd becomes -1. */
+void sd_comch_close_fd(int *fd);
 
 /* --- comch_ep.c: what servers and clients share --- */
 
@@ -207,6 +214,7 @@ struct sd_comch_remote_consumer {
 	uint32_t id;
 	struct sd_comch_consumer_info info; /* its ring and the peer's grants, in the peer (conn->peer) */
 	uint64_t consumed;		    /* slots this process's producers filled */
+	struct sd_comch_ring *shared;	    /* its shared ring mapped here (comch_shring.c), or NULL */
 };
 
 /* Fast-path state of one connection (allocated on first use). */
@@ -223,7 +231,14 @@ struct doca_comch_consumer {
 	uint32_t id;
 	uint32_t imm_data_len;
 	struct sd_task_pool *recv_pool;
-	struct sd_comch_ring *ring;	/* read by the producer's process */
+	struct sd_comch_ring *ring; /* read by the producer's process */
+	bool shared;		    /* ring is a shared memfd map (sd_comch_shring_create), else calloc'd */
+	/*
+	 * The ring's size and posted count as this side knows them: the peer may write
+	 * anything into a shared ring, so nothing of it is read back.
+	 */
+	uint32_t cap;
+	uint64_t posted;
 	struct sd_xproc_ref ring_grant; /* while announced: the peer may read the ring */
 	struct sd_xproc_ref buf_grant;	/* while announced: the peer may write the mmap */
 	pid_t tracer;			/* while announced: the peer, allowed to trace us (Yama) */
@@ -287,12 +302,26 @@ struct sd_comch_ring_view {
  */
 doca_error_t sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
 				   struct sd_comch_ring_view *v, const char **reason);
+/*
+ * The same view from rc's shared ring (no system call) and the buffer grant
+ * read from the peer (one): SUCCESS, AGAIN (nothing posted), NOT_CONNECTED,
+ * NOT_PERMITTED (*reason).  v->ring_rec is not read.
+ */
+doca_error_t sd_comch_fp_read_shared(const struct doca_comch_connection *conn,
+				     const struct sd_comch_remote_consumer *rc, struct sd_comch_ring_view *v,
+				     const char **reason);
 /* The view's slot lies in the granted buffers and holds len bytes: SUCCESS, NOT_PERMITTED, INVALID_VALUE. */
 doca_error_t sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v,
 				    size_t len, const char **reason);
 
-/* A fast-path record (CONSUMER_*, FP_*) arrived on conn; returns callbacks run. */
+/* CONSUMER_NEW arrived on conn, with the shared ring's descriptor pass_fd (or -1; closed here). */
+unsigned sd_comch_fp_consumer_new(struct doca_comch_connection *conn, const struct sd_comch_msg *m, int pass_fd);
+/* A fast-path record (CONSUMER_GONE, FP_*) arrived on conn; returns callbacks run. */
 unsigned sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg *msg);
+/* Complete c's posted tasks the producer finished in its shared ring; returns tasks completed. */
+unsigned sd_comch_fp_reap(struct doca_comch_consumer *c);
+/* The same for every consumer of this side announced on conn. */
+unsigned sd_comch_fp_reap_conn(struct doca_comch_connection *conn);
 /* conn closed: fail what the fast path waits for on it. */
 void sd_comch_fp_conn_closed(struct doca_comch_connection *conn);
 void sd_comch_fp_conn_free(struct doca_comch_connection *conn);

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Comch producer: a context on a connection that sends doca_bufs to a
- * consumer of the peer.  A send reads from the connected process its grants of
- * the consumer's ring and buffers, the ring's posted count and the next slot (one
- * system call, comch_fastpath.c), writes the data into that slot's buffer if the
- * grant covers it (xproc.h), then tells the consumer with a FP_DATA record.  All of it happens in doca_task_submit, so
+ * consumer of the peer.  With the consumer's shared ring mapped (comch_shring.c)
+ * a send takes the next slot from the map, reads the consumer's buffer grant
+ * (one system call), writes the data into the slot's buffer if the grant covers
+ * it (xproc.h, one system call) and publishes the completion in the ring,
+ * sending a FP_DOORBELL record only when the consumer sleeps.  Without one it
+ * reads from the connected process its grants of the consumer's ring and
+ * buffers, the ring's posted count and the next slot (one system call,
+ * comch_fastpath.c), writes the data, then tells the consumer with a FP_DATA
+ * record.  All of it happens in doca_task_submit, so
  * a send that found no posted buffer (AGAIN) succeeds as soon as the consumer posts, without progress on this side; the
  * completion is reported by progress.
  */
@@ -44,6 +49,21 @@ producer_start(struct doca_ctx *ctx, bool *running)
 	return DOCA_SUCCESS;
 }
 
+/* The data is in the consumer's buffer: publish the completion in its shared ring, ring the doorbell if it sleeps. */
+static doca_error_t
+producer_complete_shared(struct doca_comch_producer *p, struct sd_comch_remote_consumer *rc,
+			 struct doca_comch_producer_task_send *t, size_t len)
+{
+	struct sd_comch_fp_data d = {.len = len, .producer_id = p->id, .imm_len = t->imm_len};
+
+	/* A full socket already wakes the consumer (it is readable): AGAIN loses no wake-up. */
+	if (sd_comch_shring_complete(rc->shared, rc->info.ring_cap, rc->consumed, &d, t->imm))
+		(void)sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DOORBELL, rc->id, NULL, 0, NULL, 0);
+	rc->consumed++;
+	sd_task_complete(&t->task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t
 producer_submit(struct doca_task *task)
 {
@@ -73,8 +93,16 @@ producer_submit(struct doca_task *task)
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	/* One system call: the consumer's grants, the posted count and the slot we would fill. */
-	err = sd_comch_fp_read_ring(p->conn, rc, &view, &reason);
+	/*
+	 * Shared ring: the slot from the map, the buffer grant in one system call.
+	 * Else one system call: the consumer's grants, the posted count and the slot we would fill.
+	 */
+	if (rc->shared != NULL)
+		err = sd_comch_fp_read_shared(p->conn, rc, &view, &reason);
+	else
+		err = sd_comch_fp_read_ring(p->conn, rc, &view, &reason);
+	if (err == DOCA_ERROR_AGAIN)
+		return err; /* no buffer posted: the caller retries */
 	if (err == DOCA_ERROR_NOT_CONNECTED) {
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;
@@ -110,6 +138,8 @@ producer_submit(struct doca_task *task)
 		sd_comch_conn_fail(p->conn);
 		return DOCA_SUCCESS;
 	}
+	if (rc->shared != NULL)
+		return producer_complete_shared(p, rc, t, len);
 	rec.len = htole64(len);
 	rec.producer_id = htole32(p->id);
 	rec.imm_len = htole32(t->imm_len);

@@ -74,7 +74,7 @@ parse_empty(struct sd_comch_msg *m, const uint8_t *p, uint32_t n, const char **r
 {
 	(void)m;
 	(void)p;
-	return n != 0 ? sd_wire_refuse(reason, "BYE / CONSUMER_GONE carry no payload") : DOCA_SUCCESS;
+	return n != 0 ? sd_wire_refuse(reason, "BYE / CONSUMER_GONE / FP_DOORBELL carry no payload") : DOCA_SUCCESS;
 }
 
 static doca_error_t
@@ -129,6 +129,7 @@ static const struct {
 	[SD_COMCH_CONSUMER_NEW] = {parse_consumer, true},
 	[SD_COMCH_CONSUMER_GONE] = {parse_empty, true},
 	[SD_COMCH_FP_DATA] = {parse_data, true},
+	[SD_COMCH_FP_DOORBELL] = {parse_empty, true},
 };
 
 static doca_error_t

@@ -32,12 +32,15 @@
  *   CONSUMER_GONE consumer arg stopped (empty)
  *   FP_DATA       producer wrote into consumer arg's oldest posted buffer:
  *                 struct sd_comch_fp_data + imm_len immediate bytes
+ *   FP_DOORBELL   consumer arg's shared ring holds new completions and it was armed
+ *                 (empty; see "The shared post ring" below)
  *
- * The post ring (struct sd_comch_ring) lives in the consumer's memory; the producer
- * process reads it and writes the data through the kernel (process_vm_readv /
- * writev) - into the process at the other end of the socket (SO_PEERCRED), never
- * one a record names, and only inside what that process granted: the pid fields of
- * HELLO and WELCOME are informational.
+ * The post ring (struct sd_comch_ring) lives in the consumer's memory - a shared
+ * memfd both map when CONSUMER_NEW carries its descriptor, else memory the producer
+ * reads through the kernel (process_vm_readv); the producer writes the data through
+ * the kernel (process_vm_writev) - into the process at the other end of the socket
+ * (SO_PEERCRED), never one a record names, and only inside what that process
+ * granted: the pid fields of HELLO and WELCOME are informational.
  */
 #ifndef SD_COMCH_PROTO_H_
 #define SD_COMCH_PROTO_H_
@@ -65,6 +68,7 @@ enum sd_comch_type {
 	SD_COMCH_CONSUMER_GONE = 6,
 	/* 7: reserved */
 	SD_COMCH_FP_DATA = 8,
+	SD_COMCH_FP_DOORBELL = 9,
 };
 
 struct sd_comch_hdr {
@@ -119,8 +123,8 @@ struct sd_comch_consumer_info {
 /*
  * The consumer's post ring (not a record: read in place by the producer).  The
  * consumer writes slot[posted % cap] and then publishes posted + 1 (release); a
- * producer reads posted, then the slot, in one process_vm_readv.  A slot is
- * reused only after the FP_DATA that consumed it was handled.
+ * producer reads posted, then the slot (from the shared map, or in one
+ * process_vm_readv).  A slot is reused only after its completion was handled.
  */
 struct sd_comch_ring_slot {
 	uint64_t addr; /* where the data goes, in the consumer's process */
@@ -141,6 +145,56 @@ struct sd_comch_fp_data {
 	uint32_t imm_len; /* 0 .. SD_COMCH_MAX_IMM, the bytes follow */
 };
 _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 bytes");
+
+/*
+ * The shared post ring (docs/comch.md "Shared ring").  When the consumer can make
+ * one, its post ring lives at offset 0 of a sealed memfd (F_SEAL_SHRINK, GROW,
+ * SEAL) of sd_comch_shring_size(cap) bytes, passed with CONSUMER_NEW (SCM_RIGHTS)
+ * and mapped by both processes.  After the ring's cap slots, at
+ * sd_comch_shring_tail(cap), the producer's half:
+ *
+ *   done   completions published (atomic, release): entry[p % cap] is the
+ *          completion of ring position p for p < done
+ *   armed  1: the consumer sleeps on its PE's notification; the producer that
+ *          sees it takes it (exchange to 0) and sends one FP_DOORBELL
+ *   entry  cap completions (struct sd_comch_shring_comp, FP_DATA's fields)
+ *
+ * Both sides treat what the other writes as foreign: the producer copies a slot
+ * once and checks it against the consumer's buffer grant (read through the
+ * kernel right before the copy), the consumer checks each completion as it
+ * checks FP_DATA.  Native byte order: both ends run on one kernel.
+ */
+struct sd_comch_shring_tail {
+	uint64_t done;
+	uint32_t armed;
+	uint32_t reserved;
+	uint8_t pad[48];
+};
+_Static_assert(sizeof(struct sd_comch_shring_tail) == 64, "shared ring tail is one cache line");
+
+struct sd_comch_shring_comp {
+	uint64_t len;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+};
+_Static_assert(sizeof(struct sd_comch_shring_comp) == 48, "shared ring completion is 48 bytes");
+
+/* Offset of the tail (cache-line aligned, after the header and cap slots). */
+static inline uint64_t
+sd_comch_shring_tail(uint32_t cap)
+{
+	return (16u + (uint64_t)cap * sizeof(struct sd_comch_ring_slot) + 63u) & ~(uint64_t)63u;
+}
+
+/* Bytes of the memfd: a whole number of 4 KiB pages. */
+static inline uint64_t
+sd_comch_shring_size(uint32_t cap)
+{
+	uint64_t end = sd_comch_shring_tail(cap) + 64u + (uint64_t)cap * sizeof(struct sd_comch_shring_comp);
+
+	return (end + 4095u) & ~(uint64_t)4095u;
+}
 
 /* A parsed record: the header's fields and the payload (pointing into the input). */
 struct sd_comch_msg {

@@ -164,8 +164,8 @@ sd_comch_size_sndbuf(int fd, uint32_t peer_queue, uint32_t peer_max)
 }
 
 doca_error_t
-sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1, const void *p2,
-		     uint32_t l2)
+sd_comch_send_record_fd(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1, const void *p2,
+			uint32_t l2, int pass_fd)
 {
 	struct sd_comch_hdr hdr;
 	struct iovec iov[3] = {
@@ -173,9 +173,25 @@ sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *
 		{.iov_base = (void *)(uintptr_t)p1, .iov_len = l1},
 		{.iov_base = (void *)(uintptr_t)p2, .iov_len = l2},
 	};
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
 	ssize_t n;
 
+	if (pass_fd >= 0) {
+		struct cmsghdr *cm;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+	}
 	sd_comch_hdr_init(&hdr, type, l1 + l2, arg);
 	do
 		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -189,15 +205,57 @@ sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *
 }
 
 doca_error_t
-sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg)
+sd_comch_send_record(int fd, enum sd_comch_type type, uint32_t arg, const void *p1, uint32_t l1, const void *p2,
+		     uint32_t l2)
+{
+	return sd_comch_send_record_fd(fd, type, arg, p1, l1, p2, l2, -1);
+}
+
+/* The descriptor a record carried (SCM_RIGHTS), or -1; any other (or extra) descriptor is closed. */
+static int
+passed_fd(struct msghdr *mh)
+{
+	int got = -1;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t n;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (got < 0)
+				got = f;
+			else
+				close(f);
+		}
+	}
+	return got;
+}
+
+doca_error_t
+sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg, int *fd_out)
 {
 	const char *reason = NULL;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = buf, .iov_len = SD_COMCH_MAX_RECORD + 1};
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
 	doca_error_t err;
 	ssize_t n;
 
+	*fd_out = -1;
 	do
-		n = recv(fd, buf, SD_COMCH_MAX_RECORD + 1, MSG_DONTWAIT | MSG_TRUNC);
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		*fd_out = passed_fd(&mh);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return DOCA_ERROR_AGAIN;
@@ -209,12 +267,22 @@ sd_comch_recv_record(int fd, uint8_t *buf, struct sd_comch_msg *msg)
 	if ((size_t)n > SD_COMCH_MAX_RECORD) {
 		DOCA_LOG_ERR("Comch peer sent a record of %zd bytes (at most %u); closing the connection", n,
 			     SD_COMCH_MAX_RECORD);
+		sd_comch_close_fd(fd_out);
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	err = sd_comch_parse(buf, (size_t)n, msg, &reason);
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Comch peer sent a malformed record (%s); closing the connection", reason);
+		sd_comch_close_fd(fd_out);
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	return DOCA_SUCCESS;
+}
+
+void
+sd_comch_close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }

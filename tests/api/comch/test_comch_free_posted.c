@@ -5,8 +5,12 @@
  * one INFO line at the stop, no callback for a freed task, the freed buf never
  * touched again even when data arrives for it before the stop.  Other in-flight
  * tasks keep the refusal.  The consumer's mmap cannot be destroyed while the peer
- * may write into it.
+ * may write into it.  A filled receive is known from the shared ring before any
+ * record (so it can no longer be freed); the producer rings the doorbell only
+ * for a consumer that sleeps.
  */
+#include <poll.h>
+
 #include <doca_buf_inventory.h>
 #include <doca_comch_consumer.h>
 #include <doca_comch_producer.h>
@@ -492,6 +496,56 @@ TEST(consumer_pins_its_mmap)
 
 	fixture_init(&f, 2);
 	ASSERT_ERR(doca_mmap_destroy(f.rx_mmap), DOCA_ERROR_BAD_STATE);
+	ASSERT_OK(stop_idle(&f, &f.cons_side));
+	fixture_fini(&f);
+}
+
+static bool
+readable(doca_notification_handle_t h)
+{
+	struct pollfd pfd = {.fd = (int)h, .events = POLLIN};
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/* Awake: a send costs the consumer's side no record.  Asleep on its PE: one doorbell record wakes it. */
+TEST(sleeping_consumer_is_woken_by_the_doorbell)
+{
+	struct fixture f;
+	doca_notification_handle_t srv, cons;
+
+	fixture_init(&f, 2);
+	ASSERT_OK(doca_pe_get_notification_handle(f.s.pe, &srv));
+	ASSERT_OK(doca_pe_get_notification_handle(f.cons_side.pe, &cons));
+	(void)post(&f, 0, 400);
+	(void)post(&f, 1, 401);
+	progress_for(f.all, 4, 20);
+	ASSERT(!readable(srv));
+
+	/* Awake (not armed): the completion is in the shared ring, nothing arrives on the connection. */
+	ASSERT_OK(send_bytes(&f, 0, 0x71, 100));
+	ASSERT(!readable(srv));
+	want_ok = 1;
+	for (int i = 0; i < 5000 && f.seen.ok < want_ok; i++)
+		(void)doca_pe_progress(f.cons_side.pe);
+	ASSERT_EQ(f.seen.ok, 1);
+	ASSERT_EQ(f.seen.ok_tags[0], 400);
+	ASSERT_EQ(f.seen.ok_len[0], 100);
+
+	/* Asleep: the producer's next send rings the doorbell; the server's PE hears it and wakes the consumer's. */
+	ASSERT_OK(doca_pe_request_notification(f.cons_side.pe));
+	ASSERT(!readable(cons));
+	ASSERT_OK(send_bytes(&f, 1, 0x72, 200));
+	ASSERT(readable(srv));
+	for (int i = 0; i < 5000 && !readable(cons); i++)
+		(void)doca_pe_progress(f.s.pe);
+	ASSERT(readable(cons));
+	ASSERT_OK(doca_pe_clear_notification(f.cons_side.pe, cons));
+	want_ok = 2;
+	progress_until(f.all, 4, ok_reached, &f.seen, 5000);
+	ASSERT_EQ(f.seen.ok_tags[1], 401);
+	ASSERT_EQ(f.seen.ok_len[1], 200);
+	ASSERT_EQ(f.rx_mem[SLOT], 0x72);
 	ASSERT_OK(stop_idle(&f, &f.cons_side));
 	fixture_fini(&f);
 }

@@ -409,7 +409,33 @@ announced(void *arg)
 	return announced_conn != NULL;
 }
 
-TEST(real_consumer_slot_outside_its_grant)
+/* How a consumer's own process breaks its shared ring after posting one buffer of rx_mem (the fault, undone after). */
+enum ring_forgery {
+	FORGE_OUTSIDE, /* the slot points outside the grant */
+	FORGE_COUNT,   /* the posted count runs past the ring */
+	FORGE_TORN,    /* a slot whose room wraps the address space (a torn or forged entry) */
+	FORGE_DONE,    /* the producer's half: more completions than posted, a larger ring size */
+};
+
+static void
+forge(struct doca_comch_consumer *cons, enum ring_forgery how, bool undo)
+{
+	static struct sd_comch_ring_slot saved;
+
+	if (!undo)
+		saved = cons->ring->slot[0];
+	if (how == FORGE_COUNT)
+		cons->ring->posted = undo ? 1 : 100;
+	else if (undo)
+		cons->ring->slot[0] = saved;
+	else if (how == FORGE_OUTSIDE)
+		cons->ring->slot[0].addr = (uint64_t)(uintptr_t)target.buf;
+	else
+		cons->ring->slot[0].len = UINT64_MAX - 64;
+}
+
+static void
+real_consumer_forges(enum ring_forgery how, const char *refusal)
 {
 	struct server sv = {0};
 	struct side c = {0}, cons_side = {0};
@@ -447,21 +473,49 @@ TEST(real_consumer_slot_outside_its_grant)
 	ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(cons, rx, &rt));
 	ASSERT_OK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(rt)));
 
-	/* its process now points the posted slot outside what it granted */
-	cons->ring->slot[0].addr = (uint64_t)(uintptr_t)target.buf;
-	server_produce(&sv);
-	ASSERT_EQ(num_sent, 0);
-	ASSERT_EQ(num_send_failed, 1);
+	ASSERT(cons->shared);
+	if (how == FORGE_DONE) {
+		/* what a lying producer could write into the shared ring: the consumer reads back neither */
+		((struct sd_comch_shring_tail *)((uintptr_t)cons->ring + sd_comch_shring_tail(2)))->done = 5;
+		cons->ring->cap = 65536;
+	} else {
+		/* its process now breaks its own (shared) ring */
+		forge(cons, how, false);
+		server_produce(&sv);
+		forge(cons, how, true);
+		ASSERT_EQ(num_sent, 0);
+		ASSERT_EQ(num_send_failed, 1);
+	}
 	ASSERT(target_untouched(target.buf));
 	ASSERT(target_untouched(rx_mem));
-	ASSERT_LOG_HAS(fd, "the range lies outside what the peer granted");
 	/* the connection is over: the client stops, its consumer's post is flushed */
 	for (int i = 0; i < 2000 && (c.state == DOCA_CTX_STATE_RUNNING || num_recv_failed == 0); i++)
 		progress_for(all, 3, 1);
+	ASSERT_LOG_HAS(fd, refusal);
 	ASSERT_NE(c.state, DOCA_CTX_STATE_RUNNING);
 	ASSERT_EQ(num_recv_failed, 1);
 	ASSERT_EQ(num_received, 0);
 	still_serving(&sv);
+}
+
+TEST(real_consumer_slot_outside_its_grant)
+{
+	real_consumer_forges(FORGE_OUTSIDE, "the range lies outside what the peer granted");
+}
+
+TEST(real_consumer_count_past_its_ring)
+{
+	real_consumer_forges(FORGE_COUNT, "the consumer's shared ring claims more posted buffers than it has slots");
+}
+
+TEST(producer_half_forged)
+{
+	real_consumer_forges(FORGE_DONE, "completed 5 receives of consumer");
+}
+
+TEST(real_consumer_torn_slot)
+{
+	real_consumer_forges(FORGE_TORN, "the range lies outside what the peer granted");
 }
 
 TEST(runtime_directory_must_be_private)

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared post ring of a consumer (layout: comch_proto.h "The shared post
+ * ring"; design: docs/comch.md "Shared ring").  The consumer makes a sealed
+ * memfd holding its post ring and the producer's completion half; the producer
+ * maps the descriptor CONSUMER_NEW carried.  Posting and completing then cost no
+ * system call: the producer's per-message calls are the grant read and the data
+ * copy (comch_producer.c, through xproc.c), plus one FP_DOORBELL record only when
+ * the consumer sleeps.
+ *
+ * Whatever one side reads of the map, the other may have written anything into:
+ * every field is loaded once into a local copy, checked, and only the copy is
+ * used.  sd_comch_shring_take() and sd_comch_shring_check() are the producer's
+ * parser of those bytes; tests/fuzz/comch feeds them random rings.
+ */
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "comch_shring.h"
+
+#define SHRING_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
+static inline struct sd_comch_shring_tail *
+ring_tail(const struct sd_comch_ring *ring, uint32_t cap)
+{
+	return (struct sd_comch_shring_tail *)((uintptr_t)ring + sd_comch_shring_tail(cap));
+}
+
+static inline struct sd_comch_shring_comp *
+ring_comp(const struct sd_comch_ring *ring, uint32_t cap, uint64_t pos)
+{
+	return (struct sd_comch_shring_comp *)(ring_tail(ring, cap) + 1) + (pos & (cap - 1));
+}
+
+struct sd_comch_ring *
+sd_comch_shring_create(uint32_t cap, int *fd_out)
+{
+	uint64_t size = sd_comch_shring_size(cap);
+	struct sd_comch_ring *ring;
+	void *p;
+	int fd;
+
+	*fd_out = -1;
+	fd = memfd_create("softdoca-comch-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return NULL;
+	/* Sealed before anyone else holds it: no one can shrink it under the other's loads (SIGBUS). */
+	if (ftruncate(fd, (off_t)size) != 0 || fcntl(fd, F_ADD_SEALS, SHRING_SEALS) != 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	ring = p;
+	ring->cap = cap;
+	*fd_out = fd;
+	return ring;
+}
+
+void
+sd_comch_shring_unmap(struct sd_comch_ring *ring, uint32_t cap)
+{
+	if (ring != NULL)
+		(void)munmap(ring, sd_comch_shring_size(cap));
+}
+
+struct sd_comch_ring *
+sd_comch_shring_map(int fd, uint32_t cap, const char **reason)
+{
+	uint64_t size = sd_comch_shring_size(cap);
+	struct stat st;
+	int seals;
+	void *p;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+		*reason = "the descriptor is not a shared ring of the announced size";
+		return NULL;
+	}
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_SEAL)) != (F_SEAL_SHRINK | F_SEAL_SEAL)) {
+		*reason = "the shared ring is not sealed against shrinking";
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		*reason = "the shared ring cannot be mapped";
+		return NULL;
+	}
+	return p;
+}
+
+doca_error_t
+sd_comch_shring_take(const struct sd_comch_ring *ring, uint32_t cap, uint64_t consumed, struct sd_comch_ring_slot *slot,
+		     const char **reason)
+{
+	uint64_t posted = atomic_load_explicit((_Atomic uint64_t *)&ring->posted, memory_order_acquire);
+	const struct sd_comch_ring_slot *s;
+
+	if (posted == consumed)
+		return DOCA_ERROR_AGAIN;
+	/* The consumer posts only into slots whose completion it took: never more than cap ahead. */
+	if (posted - consumed > cap) {
+		*reason = "the consumer's shared ring claims more posted buffers than it has slots";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	/* The index comes from our own count and the announced size, never from the map. */
+	s = &ring->slot[consumed & (cap - 1)];
+	slot->addr = atomic_load_explicit((_Atomic uint64_t *)&s->addr, memory_order_relaxed);
+	slot->len = atomic_load_explicit((_Atomic uint64_t *)&s->len, memory_order_relaxed);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+sd_comch_shring_check(const struct sd_xproc_rec *buf_rec, const struct sd_xproc_ref *buf_ref,
+		      const struct sd_comch_ring_slot *slot, size_t len, const char **reason)
+{
+	doca_error_t err;
+
+	/* The whole posted room lies in the granted mmap, and the data fits the room. */
+	err = sd_xproc_rec_check(buf_rec, buf_ref, slot->addr, slot->len, SD_XPROC_WRITE, reason);
+	if (err == DOCA_SUCCESS && len > slot->len) {
+		*reason = "the data does not fit the consumer's posted buffer";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return err;
+}
+
+bool
+sd_comch_shring_complete(struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, const struct sd_comch_fp_data *d,
+			 const uint8_t *imm)
+{
+	struct sd_comch_shring_tail *tail = ring_tail(ring, cap);
+	struct sd_comch_shring_comp *comp = ring_comp(ring, cap, pos);
+	_Atomic uint32_t *armed = (_Atomic uint32_t *)&tail->armed;
+
+	comp->len = d->len;
+	comp->producer_id = d->producer_id;
+	comp->imm_len = d->imm_len;
+	memcpy(comp->imm, imm, d->imm_len);
+	atomic_store_explicit((_Atomic uint64_t *)&tail->done, pos + 1, memory_order_release);
+	/* Publish, then look at armed (pairs with sd_comch_shring_arm): either it sees done or we see armed. */
+#ifdef __SANITIZE_THREAD__
+	if (atomic_fetch_or(armed, 0) == 0)
+		return false;
+#else
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(armed, memory_order_relaxed) == 0)
+		return false;
+#endif
+	return atomic_exchange(armed, 0) != 0;
+}
+
+uint64_t
+sd_comch_shring_done(const struct sd_comch_ring *ring, uint32_t cap)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&ring_tail(ring, cap)->done, memory_order_acquire);
+}
+
+doca_error_t
+sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, struct sd_comch_fp_data *d,
+			 uint8_t imm[SD_COMCH_MAX_IMM], const char **reason)
+{
+	const struct sd_comch_shring_comp *comp = ring_comp(ring, cap, pos);
+
+	d->len = atomic_load_explicit((_Atomic uint64_t *)&comp->len, memory_order_relaxed);
+	d->producer_id = atomic_load_explicit((_Atomic uint32_t *)&comp->producer_id, memory_order_relaxed);
+	d->imm_len = atomic_load_explicit((_Atomic uint32_t *)&comp->imm_len, memory_order_relaxed);
+	if (d->imm_len > SD_COMCH_MAX_IMM) {
+		*reason = "a completion's immediate data is longer than 32 bytes";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	memcpy(imm, comp->imm, d->imm_len);
+	return DOCA_SUCCESS;
+}
+
+bool
+sd_comch_shring_arm(struct sd_comch_ring *ring, uint32_t cap, uint64_t arrived)
+{
+	struct sd_comch_shring_tail *tail = ring_tail(ring, cap);
+
+	atomic_store((_Atomic uint32_t *)&tail->armed, 1);
+	return atomic_load((_Atomic uint64_t *)&tail->done) != arrived;
+}

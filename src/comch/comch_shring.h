@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The shared post ring (comch_shring.c; layout in comch_proto.h).  Needs only
+ * the wire format and xproc's record check, so the fuzz target links it alone.
+ */
+#ifndef SD_COMCH_SHRING_H_
+#define SD_COMCH_SHRING_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comch_proto.h"
+
+/* --- the consumer's side --- */
+
+/* A new sealed memfd ring of cap slots, mapped; *fd_out its descriptor.  NULL (nothing logged) when the kernel refuses.
+ */
+struct sd_comch_ring *sd_comch_shring_create(uint32_t cap, int *fd_out);
+/* Completions the producer published (acquire). */
+uint64_t sd_comch_shring_done(const struct sd_comch_ring *ring, uint32_t cap);
+/* Copy out and check the completion of ring position pos: SUCCESS, NOT_PERMITTED (*reason). */
+doca_error_t sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t cap, uint64_t pos,
+				      struct sd_comch_fp_data *d, uint8_t imm[SD_COMCH_MAX_IMM], const char **reason);
+/* About to sleep: armed for one FP_DOORBELL; true when completions past arrived are already there. */
+bool sd_comch_shring_arm(struct sd_comch_ring *ring, uint32_t cap, uint64_t arrived);
+
+/* --- both --- */
+
+void sd_comch_shring_unmap(struct sd_comch_ring *ring, uint32_t cap);
+
+/* --- the producer's side --- */
+
+/* Map the peer's ring descriptor after checking its size and seals; NULL with *reason otherwise. */
+struct sd_comch_ring *sd_comch_shring_map(int fd, uint32_t cap, const char **reason);
+/*
+ * The slot of ring position consumed, copied out of the map once: SUCCESS; AGAIN
+ * (nothing posted); NOT_PERMITTED (*reason: the ring breaks its rules).  cap is
+ * the announced size, never the map's.
+ */
+doca_error_t sd_comch_shring_take(const struct sd_comch_ring *ring, uint32_t cap, uint64_t consumed,
+				  struct sd_comch_ring_slot *slot, const char **reason);
+/*
+ * The slot lies inside the buffer grant buf_rec (read from the consumer right
+ * before the copy) names, and holds len bytes: SUCCESS, NOT_PERMITTED,
+ * INVALID_VALUE (*reason).  Pure.
+ */
+doca_error_t sd_comch_shring_check(const struct sd_xproc_rec *buf_rec, const struct sd_xproc_ref *buf_ref,
+				   const struct sd_comch_ring_slot *slot, size_t len, const char **reason);
+/* Publish the completion of position pos (release); true when the consumer was armed: send one FP_DOORBELL. */
+bool sd_comch_shring_complete(struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, const struct sd_comch_fp_data *d,
+			      const uint8_t *imm);
+
+#endif /* SD_COMCH_SHRING_H_ */
