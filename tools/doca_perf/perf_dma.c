@@ -70,19 +70,28 @@ measure_start(struct dma_run *S, uint64_t done0)
 
 /* Submit, or park the task when the context's queue is full (AGAIN); false on any other error. */
 static inline __attribute__((always_inline)) bool
-submit_or_park(struct dma_run *S, struct doca_dma_task_memcpy *task)
+submit_now(struct dma_run *S, struct doca_dma_task_memcpy *task)
 {
 	doca_error_t err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
 
-	if (err == DOCA_SUCCESS) {
-		S->submitted++;
+	if (err == DOCA_SUCCESS)
 		return true;
-	}
 	if (err != DOCA_ERROR_AGAIN)
 		return false;
 	S->parked[S->nparked++] = task;
 	S->again++;
 	return true;
+}
+
+/*
+ * A new submit: it counts against the limit at once, parked or not, so tasks parked near the end
+ * of an -n run do not add completions past it.
+ */
+static inline __attribute__((always_inline)) bool
+submit_or_park(struct dma_run *S, struct doca_dma_task_memcpy *task)
+{
+	S->submitted++;
+	return submit_now(S, task);
 }
 
 /* The stamp of a submit: now (t, else read the clock) for one submit in lat_every, else 0 (untimed). */
@@ -108,7 +117,7 @@ retry_parked(struct dma_run *S)
 
 		if (*stamp != 0)
 			*stamp = perf_ticks();
-		if (!submit_or_park(S, task)) {
+		if (!submit_now(S, task)) {
 			S->failed++;
 			doca_task_free(doca_dma_task_memcpy_as_task(task));
 		}
