@@ -457,8 +457,16 @@ sd_rdma_task_submit(struct doca_task *task)
 		/*
 		 * Hardware takes the work request and fails it when it executes: the
 		 * error callback runs after those of every task submitted before it.
+		 * Except on a connection that failed or ended: its queue is in error and
+		 * flushes at once.  Held in order, such a task would wait for every task
+		 * still running, a posted receive included, which no dead peer ever
+		 * fills: the first error of a peer that died while nothing was in flight
+		 * would never come (the soak test's survivor, docs/robustness.md).
 		 */
-		sd_task_fail_in_order(task, sd_refusal_status(sd_rdma_refusals, &v));
+		if (v.why == SD_RDMA_CONN_ENDED)
+			sd_task_complete(task, sd_refusal_status(sd_rdma_refusals, &v));
+		else
+			sd_task_fail_in_order(task, sd_refusal_status(sd_rdma_refusals, &v));
 		return DOCA_SUCCESS;
 	}
 	/*

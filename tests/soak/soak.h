@@ -52,12 +52,13 @@ struct soak_shared {
 	uint64_t base_rss, max_rss;
 	/* the long-lived process tells the driver where it is */
 	pid_t life_pid, peer_pid;
-	int life_killable;     /* 1: an RDMA cycle whose peer keeps traffic of its own going */
-	double heartbeat;      /* last progress of the long-lived process */
-	double life_killed_at; /* set by the driver just before it SIGKILLs the long-lived process */
-	uint64_t link_epoch;   /* bumped by the driver at each cut, restore and tc change */
+	int life_killable;	/* 1: an RDMA cycle whose peer keeps traffic of its own going */
+	int in_setup, link_cut; /* a netns cycle connecting; a cut on (never both: soak_chaos.c) */
+	double heartbeat;	/* last progress of the long-lived process */
+	double life_killed_at;	/* set by the driver just before it SIGKILLs the long-lived process */
+	uint64_t link_epoch;	/* bumped by the driver at each cut, restore and tc change */
 	/* the two namespaces (SD_NETNS_*), empty without them */
-	bool netns;
+	bool netns, netem;
 	char ns_a[64], ns_b[64], veth_a[32], veth_b[32], addr_b[64];
 	char skip_netns[160];
 	double end;

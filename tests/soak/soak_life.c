@@ -166,6 +166,12 @@ run_cycle(uint64_t n, uint32_t *seed, bool last)
 	}
 
 	soak_use_where(c.where, false);
+	if (c.where == W_NETNS) {
+		/* a connection is made with the link up (the driver cuts none while in_setup is set) */
+		__atomic_store_n(&soak->in_setup, 1, __ATOMIC_SEQ_CST);
+		for (double start = soak_now(); __atomic_load_n(&soak->link_cut, __ATOMIC_SEQ_CST);)
+			soak_watchdog(start, "a link cut");
+	}
 	c.epoch = soak->link_epoch;
 	c.first = n * SOAK_ROUNDS;
 	if (sd_test_fork_peer(&c.peer, &c.sock)) {
@@ -176,6 +182,7 @@ run_cycle(uint64_t n, uint32_t *seed, bool last)
 	}
 	soak->peer_pid = c.peer;
 	k->up(&c);
+	__atomic_store_n(&soak->in_setup, 0, __ATOMIC_SEQ_CST);
 	soak->conns++;
 	soak->life_killable = k == &soak_rdma_ops;
 	for (int i = 0; c.killed_at == 0 || soak_now() - c.killed_at < SOAK_OP_BOUND_S; i++) {
