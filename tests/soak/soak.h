@@ -77,6 +77,7 @@ struct soak_cycle {
 	uint64_t epoch; /* soak->link_epoch when the cycle began */
 	uint64_t first; /* the number of the cycle's first round */
 	double killed_at;
+	bool broken; /* a round failed (counted) */
 	void *state; /* the kind's own */
 };
 

@@ -132,6 +132,7 @@ round_failed(struct soak_cycle *c, const struct soak_kind_ops *k, int i, doca_er
 			     (unsigned long long)soak->cycles, k->name, i, doca_error_get_name(err));
 	}
 	soak->broken++;
+	c->broken = true;
 	return true;
 }
 
@@ -145,8 +146,17 @@ peer_end(struct soak_cycle *c, const struct soak_kind_ops *k)
 		/* a peer whose connection a link event broke may have gone already */
 		(void)!write(c->sock, "q", 1);
 		st = sd_test_wait_exit(c->peer);
-		if (st != 0 && st != 3)
-			sd_test_fail(__FILE__, __LINE__, "%s peer ended with %d", k->name, st);
+		/* 3: the peer saw its connection fail, which only a link event may explain */
+		if (st == 3 && c->where == W_NETNS && soak->link_epoch != c->epoch) {
+			if (!c->broken)
+				soak->broken_by_link++;
+			soak->broken += (uint64_t)!c->broken;
+		} else if (st != 0) {
+			if (st == 3)
+				soak->lost++;
+			sd_test_fail(__FILE__, __LINE__, "%s peer ended with %d%s", k->name, st,
+				     st == 3 ? ": its live connection failed" : "");
+		}
 	} else {
 		ASSERT_EQ(sd_test_wait_exit(c->peer), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	}
