@@ -62,7 +62,8 @@ struct soak_shared {
 	char ns_a[64], ns_b[64], veth_a[32], veth_b[32], addr_b[64];
 	char skip_netns[160];
 	double end;
-	bool tcp; /* tcp cycles allowed (SOAK_TRANSPORTS unset) */
+	bool tcp;     /* tcp cycles allowed (SOAK_TRANSPORTS unset) */
+	bool own_shm; /* /dev/shm is this run's own (root: a private mount), so its entries count */
 };
 
 extern struct soak_shared *soak;

@@ -244,6 +244,7 @@ TEST(soak_mixed_traffic_under_chaos)
 	memset(soak, 0, sizeof(*soak));
 	soak->end = soak_now() + secs;
 	soak->tcp = only == NULL || strcmp(only, "shm") != 0;
+	soak->own_shm = own_shm;
 	soak_chaos_init();
 	/* orphaned survivors come to the driver */
 	ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);

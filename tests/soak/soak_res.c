@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The long-lived process's resources: open fds, threads, RSS and the objects in /dev/shm
- * (a private mount when the test runs as root, so they are this run's) must be back at
+ * (a private mount when the test runs as root, so they are this run's; not counted otherwise) must be back at
  * the baseline after every cycle; an ending thread or a dead peer's objects get 10 s.
  */
 #include <dirent.h>
@@ -14,6 +14,13 @@
 
 #define RSS_SLACK (64ull << 20) /* allocator noise: 7 to 31 MiB seen under meson (MALLOC_PERTURB_) */
 #define SETTLE_S 10.0
+
+/* This run's objects in /dev/shm; 0 when it is shared with the rest of the machine (not counted). */
+static long
+shm_entries(void)
+{
+	return soak->own_shm ? soak_count_entries("/dev/shm") : 0;
+}
 
 long
 soak_count_entries(const char *dir)
@@ -48,7 +55,7 @@ soak_res_baseline(void)
 {
 	soak->base_fds = soak_count_entries("/proc/self/fd");
 	soak->base_threads = soak_count_entries("/proc/self/task");
-	soak->base_shm = soak_count_entries("/dev/shm");
+	soak->base_shm = shm_entries();
 	soak->base_rss = rss_bytes();
 	if (soak->base_fds > soak->max_fds)
 		soak->max_fds = soak->base_fds;
@@ -70,7 +77,7 @@ soak_res_check(void)
 	for (;;) {
 		fds = soak_count_entries("/proc/self/fd");
 		threads = soak_count_entries("/proc/self/task");
-		shm = soak_count_entries("/dev/shm");
+		shm = shm_entries();
 		if ((fds == soak->base_fds && threads == soak->base_threads && shm <= soak->base_shm) ||
 		    soak_now() > end)
 			break;
