@@ -505,8 +505,11 @@ sd_rdma_task_submit(struct doca_task *task)
 			      NULL, 0, (uint64_t)err, 0);
 		log_refusal(rdma, "doca_task_submit", t, &v, false);
 		task_release(t);
-		/* a connection that failed or ended: at once, as above (the soak saw this one too) */
-		if (t->conn != NULL && t->conn->err != DOCA_SUCCESS)
+		/*
+		 * Not the target's checks but the connection that cannot carry it (failed,
+		 * ended, timed out; the RDMA connection may not know yet): at once, as above.
+		 */
+		if (v.why == SD_RDMA_POST_FAILED)
 			sd_task_complete(task, err);
 		else
 			sd_task_fail_in_order(task, err);

@@ -202,7 +202,10 @@ print_figures(double secs, long shm_left, long run_left, bool own_shm)
 	       (unsigned long long)s->life_kills, (unsigned long long)s->survivors_reported, s->worst_life_detect_s);
 	printf("# soak: %llu link cuts, %llu tc changes (tbf%s); slowest operation %.2f s (watchdog %.0f s)\n",
 	       (unsigned long long)s->link_cuts, (unsigned long long)s->tc_changes,
-	       s->netem ? " and netem" : "; no netem: this kernel has no sch_netem", s->worst_op_s, SOAK_OP_BOUND_S);
+	       s->netem	  ? " and netem"
+	       : s->netns ? "; no netem: this kernel has no sch_netem"
+			  : "",
+	       s->worst_op_s, SOAK_OP_BOUND_S);
 	printf("# soak: long-lived process: fds %ld (max %ld), threads %ld (max %ld), /dev/shm %ld (max %ld), "
 	       "RSS %llu MiB (max %llu MiB)\n",
 	       s->base_fds, s->max_fds, s->base_threads, s->max_threads, s->base_shm, s->max_shm,
