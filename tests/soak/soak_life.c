@@ -17,6 +17,7 @@
 #include "soak.h"
 
 struct soak_shared *soak;
+static const struct soak_cycle *cur; /* the long-lived process's cycle, for failure messages */
 
 double
 soak_now(void)
@@ -39,9 +40,18 @@ soak_verify(const uint8_t *p, size_t len, uint64_t r, const char *what)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (p[i] != soak_pattern(r, i)) {
+			size_t same = 0;
+
+			while (i + same < len && p[i + same] == p[i])
+				same++;
 			__atomic_add_fetch(&soak->corrupted, 1, __ATOMIC_SEQ_CST);
-			sd_test_fail(__FILE__, __LINE__, "%s round %llu: byte %zu is 0x%02x, 0x%02x was sent", what,
-				     (unsigned long long)r, i, p[i], soak_pattern(r, i));
+			sd_test_fail(__FILE__, __LINE__,
+				     "%s round %llu: byte %zu is 0x%02x (%zu such bytes from there), 0x%02x was sent; "
+				     "cycle: place %d, %s, peer %s (kill before round %d)",
+				     what, (unsigned long long)r, i, p[i], same, soak_pattern(r, i),
+				     cur != NULL ? (int)cur->where : -1, cur != NULL && cur->cm ? "RDMA-CM" : "OOB",
+				     cur != NULL && cur->killed_at != 0 ? "SIGKILLed" : "alive",
+				     cur != NULL ? cur->kill_at : -2);
 		}
 	}
 	return true;
@@ -110,6 +120,12 @@ plan(uint64_t n, struct soak_cycle *c, uint32_t *seed)
 			c->where = W_TCP_LO;
 	} else if (k == &soak_verbs_ops && soak->tcp && (turn & 1)) {
 		c->where = W_TCP_LO;
+	}
+	if (getenv("SOAK_ONLY_RDMA_TCP") != NULL) {
+		/* narrowing a failure: RDMA cycles over tcp on lo only (docs/robustness.md) */
+		k = &soak_rdma_ops;
+		c->where = W_TCP_LO;
+		c->cm = (turn & 1) != 0;
 	}
 	c->kill_at = sd_test_rand(seed) % 3 == 0 ? (int)(sd_test_rand(seed) % SOAK_ROUNDS) : -1;
 	/* tcp: never before the first round completed, UCX 1.13's wireup may abort (docs/robustness.md) */
@@ -191,6 +207,7 @@ run_cycle(uint64_t n, uint32_t *seed, bool last)
 		_exit(k->peer(&c));
 	}
 	soak->peer_pid = c.peer;
+	cur = &c;
 	k->up(&c);
 	__atomic_store_n(&soak->in_setup, 0, __ATOMIC_SEQ_CST);
 	soak->conns++;
@@ -218,6 +235,7 @@ run_cycle(uint64_t n, uint32_t *seed, bool last)
 	/* the peer goes first (an orderly end: 'q', it stops its traffic and closes), then this side */
 	peer_end(&c, k);
 	k->down(&c);
+	cur = NULL;
 	soak->cycles++;
 	soak->cycles_by_where[c.where]++;
 	soak->cycles_cm += (uint64_t)c.cm;
