@@ -22,6 +22,9 @@
 #define OFF_MSG (2u * SLOT_LEN)		   /* outgoing message */
 #define OFF_ECHO (2u * SLOT_LEN + MSG_LEN) /* incoming echo */
 #define OFF_STAMP (MEM_LEN - STAMP_LEN)	   /* what the peer's keepalive reads */
+/* the peer's own areas, above the slots the long-lived side writes and reads back */
+#define PEER_MSG (SLOTS * SLOT_LEN)
+#define PEER_KEEP (SLOTS * SLOT_LEN + MSG_LEN)
 #define RW_PERMS (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE)
 
 struct rd {
@@ -258,7 +261,7 @@ peer_echo(struct rd *d, struct doca_rdma_task_receive **rt)
 	if (d->er.status != DOCA_SUCCESS)
 		return false;
 	ASSERT_OK(doca_buf_get_data_len(d->echo, &len));
-	ASSERT_OK(doca_buf_set_data(d->msg, d->n.mem + OFF_ECHO, len));
+	ASSERT_OK(doca_buf_set_data(d->msg, d->n.mem + PEER_MSG, len));
 	if (rd_run(d, doca_rdma_task_send_as_task(d->st), &d->sr) != DOCA_SUCCESS)
 		return false;
 	ASSERT_OK(doca_buf_reset_data_len(d->echo));
@@ -270,10 +273,10 @@ peer_echo(struct rd *d, struct doca_rdma_task_receive **rt)
 static bool
 peer_keepalive(struct rd *d)
 {
-	ASSERT_OK(doca_buf_set_data(d->dst, d->n.mem + OFF_CHECK, 0));
+	ASSERT_OK(doca_buf_set_data(d->dst, d->n.mem + PEER_KEEP, 0));
 	if (rd_run(d, doca_rdma_task_read_as_task(d->rt), &d->rr) != DOCA_SUCCESS)
 		return false;
-	return soak_verify(d->n.mem + OFF_CHECK, STAMP_LEN, 0, "RDMA keepalive read");
+	return soak_verify(d->n.mem + PEER_KEEP, STAMP_LEN, 0, "RDMA keepalive read");
 }
 
 /* The survivor's report: a failed task after the long-lived side was SIGKILLed is the expected end. */
@@ -299,10 +302,10 @@ rdma_peer(struct soak_cycle *c)
 	int code = 0;
 
 	rd_open(&d, c, true);
-	d.msg = buf_at(&d.n, d.n.mmap, d.n.mem + OFF_ECHO, MSG_LEN, 0); /* the echo goes out from where it came in */
-	d.echo = buf_at(&d.n, d.n.mmap, d.n.mem + OFF_ECHO, MSG_LEN, 0);
+	d.msg = buf_at(&d.n, d.n.mmap, d.n.mem + PEER_MSG, MSG_LEN, 0); /* the echo goes out from where it came in */
+	d.echo = buf_at(&d.n, d.n.mmap, d.n.mem + PEER_MSG, MSG_LEN, 0);
 	d.rsrc = buf_at(&d.n, d.remote, d.raddr + OFF_STAMP, STAMP_LEN, STAMP_LEN);
-	d.dst = buf_at(&d.n, d.n.mmap, d.n.mem + OFF_CHECK, STAMP_LEN, 0);
+	d.dst = buf_at(&d.n, d.n.mmap, d.n.mem + PEER_KEEP, STAMP_LEN, 0);
 	ASSERT_OK(doca_rdma_task_send_allocate_init(d.n.rdma, d.n.conn, d.msg, (union doca_data){.ptr = &d.sr}, &d.st));
 	ASSERT_OK(doca_rdma_task_read_allocate_init(d.n.rdma, d.n.conn, d.rsrc, d.dst, (union doca_data){.ptr = &d.rr},
 						    &d.rt));
