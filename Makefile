@@ -54,8 +54,10 @@ test-tsan: deps
 		scripts/run-tests.sh $(TSAN_BUILD) --timeout-multiplier 3 --suite api --suite unit
 
 # The soak test for SOAK_MINUTES (make test runs 60 s of it): docs/robustness.md.
+# Inside the test bed's two namespaces (root; without it the netns cycles are skipped, saying why).
 soak: build
 	SOAK_SECONDS=$$(($(SOAK_MINUTES) * 60)) SD_TEST_TIMEOUT=$$(($(SOAK_MINUTES) * 60 + 600)) UCX_LOG_FILE=stderr \
+		PYTHONPATH=python python3 -m softdoca_testbed.netns --name soak --link 'v=10.78.0.%d/24' -- \
 		$(BUILD)/tests/soak/test_soak
 
 bench: build

@@ -148,6 +148,8 @@ SD_EXPORT doca_error_t sd_comch_sock_path(const char *host_pci, const char *name
  * path that refuses connections because it is not listening yet.
  */
 doca_error_t sd_comch_listen(const char *path, int *listen_fd, int *lock_fd);
+/* Remove the server's lock file, then release it (a stopping server). */
+void sd_comch_unlock(const char *path, int lock_fd);
 /* Non-blocking connect: SUCCESS, or NOT_FOUND (no live server) / AGAIN (backlog full). */
 doca_error_t sd_comch_connect(const char *path, int *fd);
 /* Size the send buffer so roughly peer_queue messages of peer_max bytes fit. */

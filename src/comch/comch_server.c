@@ -203,7 +203,7 @@ server_shutdown(struct doca_comch_server *s)
 		s->epoll_fd = -1;
 	}
 	if (s->lock_fd >= 0) {
-		close(s->lock_fd); /* releases the flock: another server may take the name */
+		sd_comch_unlock(s->path, s->lock_fd); /* releases the flock: another server may take the name */
 		s->lock_fd = -1;
 	}
 }

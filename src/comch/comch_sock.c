@@ -58,6 +58,55 @@ sd_comch_sock_path(const char *host_pci, const char *name, char *path, size_t si
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Open and flock the server's lock file.  A stopping server unlinks the file while it holds
+ * the lock (sd_comch_unlock), so a lock taken on a file that is no longer under its name is
+ * the old one's: open the name again.
+ */
+static doca_error_t
+lock_take(const char *lock_path, int *lfd_out)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		struct stat held, named;
+		int lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+		if (lfd < 0) {
+			DOCA_LOG_ERR(
+				"doca_ctx_start: cannot open the Comch server lock %s: %s; make SOFTDOCA_RUNTIME_DIR "
+				"writable",
+				lock_path, strerror(errno));
+			return DOCA_ERROR_NOT_PERMITTED;
+		}
+		if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+			DOCA_LOG_ERR("doca_ctx_start: another running Comch server already serves this host function "
+				     "under this name (lock %s); stop it or choose another name",
+				     lock_path);
+			close(lfd);
+			return DOCA_ERROR_IN_USE;
+		}
+		if (fstat(lfd, &held) == 0 && stat(lock_path, &named) == 0 && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev) {
+			*lfd_out = lfd;
+			return DOCA_SUCCESS;
+		}
+		close(lfd);
+	}
+	DOCA_LOG_ERR("doca_ctx_start: the Comch server lock %s kept being replaced; another server is starting and "
+		     "stopping under this name",
+		     lock_path);
+	return DOCA_ERROR_IN_USE;
+}
+
+void
+sd_comch_unlock(const char *path, int lock_fd)
+{
+	char lock_path[128];
+
+	snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
+	(void)unlink(lock_path); /* still held: a server that opened the old file sees it was replaced */
+	close(lock_fd);
+}
+
 doca_error_t
 sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 {
@@ -67,20 +116,9 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 	int lfd, fd;
 
 	snprintf(lock_path, sizeof(lock_path), "%s.lock", path);
-	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lfd < 0) {
-		DOCA_LOG_ERR("doca_ctx_start: cannot open the Comch server lock %s: %s; make SOFTDOCA_RUNTIME_DIR "
-			     "writable",
-			     lock_path, strerror(errno));
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if (flock(lfd, LOCK_EX | LOCK_NB) != 0) {
-		DOCA_LOG_ERR("doca_ctx_start: another running Comch server already serves this host function "
-			     "under this name (lock %s); stop it or choose another name",
-			     lock_path);
-		err = DOCA_ERROR_IN_USE;
-		goto close_lock;
-	}
+	err = lock_take(lock_path, &lfd);
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
 		err = DOCA_ERROR_INVALID_VALUE;
 		goto close_lock;
@@ -118,7 +156,7 @@ sd_comch_listen(const char *path, int *listen_fd, int *lock_fd)
 close_sock:
 	close(fd);
 close_lock:
-	close(lfd);
+	sd_comch_unlock(path, lfd);
 	return err;
 }
 

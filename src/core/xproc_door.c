@@ -8,6 +8,7 @@
  * -> one knock within DOOR_KNOCK_NS -> answered; held as a tracer while it
  * stays open when the grant stood, closed otherwise.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -68,6 +69,41 @@ door_path(pid_t pid, uint64_t start_time, char *path, size_t size, const char **
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
+}
+
+/*
+ * Remove the doors of processes that are gone: a SIGKILLed exporter cannot remove its own.
+ * A door names its pid and start time, so one whose pid is dead or now runs another process
+ * (another start time) can be no one's.  Run when a door opens and when one closes.
+ */
+static void
+door_sweep(const char *own)
+{
+	const char *slash = strrchr(own, '/');
+	char dir[sizeof(door.path)], path[sizeof(door.path) + 256];
+	struct dirent *e;
+	DIR *d;
+
+	if (slash == NULL || (size_t)(slash - own) >= sizeof(dir))
+		return;
+	memcpy(dir, own, (size_t)(slash - own));
+	dir[slash - own] = '\0';
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		uint64_t start, now_start;
+		int pid;
+
+		if (sscanf(e->d_name, "door-%d-%" SCNu64, &pid, &start) != 2 || pid <= 0)
+			continue;
+		if (sd_xproc_start_time((pid_t)pid, &now_start) == DOCA_SUCCESS && now_start == start)
+			continue; /* its process lives */
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (strcmp(path, own) != 0 && unlink(path) == 0)
+			DOCA_LOG_DBG("Removed the door of pid %d, which is gone: %s", pid, path);
+	}
+	closedir(d);
 }
 
 static void
@@ -197,6 +233,7 @@ door_listen(const char **reason)
 	}
 	/* a door of this pid and start time can only be this process's own, left by a program it exec'd from */
 	(void)unlink(door.path);
+	door_sweep(door.path);
 	memcpy(addr.sun_path, door.path, sizeof(door.path));
 	if (bind(door.lfd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || chmod(door.path, 0600) != 0 ||
 	    listen(door.lfd, SOMAXCONN) != 0) {
@@ -213,6 +250,7 @@ static void
 door_unlisten(void)
 {
 	(void)unlink(door.path);
+	door_sweep(door.path);
 	close(door.lfd);
 	door.lfd = -1;
 }

@@ -457,8 +457,16 @@ sd_rdma_task_submit(struct doca_task *task)
 		/*
 		 * Hardware takes the work request and fails it when it executes: the
 		 * error callback runs after those of every task submitted before it.
+		 * Except on a connection that failed or ended: its queue is in error and
+		 * flushes at once.  Held in order, such a task would wait for every task
+		 * still running, a posted receive included, which no dead peer ever
+		 * fills: the first error of a peer that died while nothing was in flight
+		 * would never come (the soak test's survivor, docs/robustness.md).
 		 */
-		sd_task_fail_in_order(task, sd_refusal_status(sd_rdma_refusals, &v));
+		if (v.why == SD_RDMA_CONN_ENDED)
+			sd_task_complete(task, sd_refusal_status(sd_rdma_refusals, &v));
+		else
+			sd_task_fail_in_order(task, sd_refusal_status(sd_rdma_refusals, &v));
 		return DOCA_SUCCESS;
 	}
 	/*
@@ -497,7 +505,14 @@ sd_rdma_task_submit(struct doca_task *task)
 			      NULL, 0, (uint64_t)err, 0);
 		log_refusal(rdma, "doca_task_submit", t, &v, false);
 		task_release(t);
-		sd_task_fail_in_order(task, err);
+		/*
+		 * Not the target's checks but the connection that cannot carry it (failed,
+		 * ended, timed out; the RDMA connection may not know yet): at once, as above.
+		 */
+		if (v.why == SD_RDMA_POST_FAILED)
+			sd_task_complete(task, err);
+		else
+			sd_task_fail_in_order(task, err);
 	}
 	return DOCA_SUCCESS;
 }

@@ -6,6 +6,7 @@
  * sender progress and across stop, a server appearing late, wrong names, 64
  * clients, disconnect, and a peer process that dies.
  */
+#include <dirent.h>
 #include <signal.h>
 #include <sys/select.h>
 #include <stdio.h>
@@ -410,6 +411,39 @@ TEST(notification_handle_wakes_when_the_server_appears)
 	}
 	sd_test_reap(child);
 	side_fini(&w->c);
+}
+
+/* Runtime-directory entries whose name starts with prefix. */
+static int
+rundir_entries(const char *prefix)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/rt", sd_test_tmpdir());
+	d = opendir(dir);
+	ASSERT_NOT_NULL(d);
+	while ((e = readdir(d)) != NULL)
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* A server that stops leaves nothing of its name behind, its lock file included; a second one starts. */
+TEST(a_stopped_server_leaves_nothing_in_the_runtime_directory)
+{
+	struct world *w = world_new();
+
+	for (int i = 0; i < 2; i++) {
+		memset(&w->s, 0, sizeof(w->s));
+		server_init(&w->s, w->dpu, w->rep, PAIR_NAME);
+		ASSERT_OK(doca_ctx_start(w->s.ctx));
+		ASSERT_EQ(rundir_entries("comch-"), 2); /* the socket and its lock */
+		side_fini(&w->s);
+		ASSERT_EQ(rundir_entries("comch-"), 0);
+	}
 }
 
 TEST(wrong_service_name_never_connects)

@@ -460,6 +460,66 @@ TEST(cm_peer_killed_mid_transfer)
 	node_close(&c.n);
 }
 
+/*
+ * The peer dies while this side holds nothing but a posted receive: the disconnect callback
+ * comes, the receive stays posted (a CM context may accept new peers), and a task then
+ * submitted on the dead connection fails at once.  It used to be held for in-order delivery
+ * behind that receive and never came (the soak test's survivor, docs/robustness.md).
+ */
+TEST(cm_task_on_a_dead_connection_fails_at_once)
+{
+	static struct cm_node c;
+	static struct result rr, sr;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *dst, *src;
+	uint16_t port = free_port();
+	double t0;
+	pid_t pid;
+
+	if (sd_test_fork_peer(&pid, &c.n.sock)) {
+		/* client: connect, then die without a word */
+		cm_open(&c, 1, false);
+		node_start(&c.n);
+		sync_wait(c.n.sock);
+		client_connect(&c, "127.0.0.1", port, 1);
+		CHECK(cm_wait(&c, &c.n_established, 1, 10));
+		sync_send(c.n.sock);
+		sync_wait(c.n.sock);
+		_exit(0);
+	}
+	c.accept = true;
+	cm_open(&c, 1, true);
+	node_start(&c.n);
+	ASSERT_OK(doca_rdma_start_listen_to_port(c.n.rdma, port));
+	sync_send(c.n.sock);
+	ASSERT(cm_wait(&c, &c.n_established, 1, 10));
+	dst = buf_at(&c.n, c.n.mmap, c.n.mem, 4096, 0);
+	src = buf_at(&c.n, c.n.mmap, c.n.mem + 4096, 64, 64);
+	ASSERT_OK(doca_rdma_task_receive_allocate_init(c.n.rdma, dst, (union doca_data){.ptr = &rr}, &rt));
+	ASSERT_OK(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
+	sync_wait(c.n.sock);
+	sync_send(c.n.sock);
+	sd_test_reap(pid);
+	ASSERT(cm_wait(&c, &c.n_disconnect, 1, 10));
+	ASSERT_EQ(rr.done, 0); /* still posted */
+	ASSERT_OK(doca_rdma_task_send_allocate_init(c.n.rdma, c.conns[0], src, (union doca_data){.ptr = &sr}, &st));
+	t0 = now_s();
+	ASSERT_OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
+	ASSERT(cm_wait(&c, &sr.done, 1, 10));
+	ASSERT(now_s() - t0 < 2);
+	ASSERT_NE(sr.status, DOCA_SUCCESS);
+	/* the failed task stops the context, which flushes the receive */
+	wait_idle(&c.n);
+	ASSERT_EQ(rr.done, 1);
+	ASSERT_NE(rr.status, DOCA_SUCCESS);
+	doca_task_free(doca_rdma_task_send_as_task(st));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	ASSERT_OK(doca_buf_dec_refcount(dst, NULL));
+	ASSERT_OK(doca_buf_dec_refcount(src, NULL));
+	node_close(&c.n);
+}
+
 /* ---- argument and state refusals (single process) ---- */
 
 TEST(cm_addr_and_refusals)

@@ -4,7 +4,8 @@
  * is held as this process's Yama tracer until it hangs up or the door closes;
  * a wrong or revoked key, garbage, no door, and a door some other process
  * listens on are refused and hold nothing (the registry is observed with
- * sd_xproc_ptracer_current, which works with or without Yama).
+ * sd_xproc_ptracer_current, which works with or without Yama); doors of processes that are
+ * gone are swept when a door opens or closes.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -264,6 +265,59 @@ TEST(a_door_another_process_listens_on_gets_no_key)
 	close(up[0]);
 	waitpid(squatter, NULL, 0);
 	unlink(a.sun_path);
+}
+
+/* A file named like a door in the runtime directory; true if it exists now. */
+static bool
+door_file(pid_t pid, uint64_t start, bool create)
+{
+	char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/door-%d-%llu", rundir, (int)pid, (unsigned long long)start);
+	if (create) {
+		f = fopen(path, "w");
+		ASSERT_NOT_NULL(f);
+		fclose(f);
+	}
+	return access(path, F_OK) == 0;
+}
+
+TEST(doors_of_processes_that_are_gone_are_swept)
+{
+	const char *why = "";
+	uint64_t parent_start;
+	pid_t dead = fork();
+
+	ASSERT(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	ASSERT_EQ(waitpid(dead, NULL, 0), dead);
+	ASSERT_OK(sd_xproc_start_time(getppid(), &parent_start));
+	/* a SIGKILLed exporter's door, one of a pid now running another process, one of a live process */
+	ASSERT(door_file(dead, 12345, true));
+	ASSERT(door_file(getpid(), my_start_time() + 7, true));
+	ASSERT(door_file(getppid(), parent_start, true));
+	ASSERT_OK(sd_xproc_door_open(&why));
+	ASSERT(!door_file(dead, 12345, false));
+	ASSERT(!door_file(getpid(), my_start_time() + 7, false));
+	ASSERT(door_file(getppid(), parent_start, false));
+	ASSERT(door_file(getpid(), my_start_time(), false)); /* its own */
+	sd_xproc_door_close();
+	ASSERT(!door_file(getpid(), my_start_time(), false));
+	ASSERT(door_file(getppid(), parent_start, false));
+	/* closing sweeps too */
+	ASSERT_OK(sd_xproc_door_open(&why));
+	ASSERT(door_file(dead, 12345, true));
+	sd_xproc_door_close();
+	ASSERT(!door_file(dead, 12345, false));
+	{
+		char path[160];
+
+		snprintf(path, sizeof(path), "%s/door-%d-%llu", rundir, (int)getppid(),
+			 (unsigned long long)parent_start);
+		ASSERT_EQ(unlink(path), 0);
+	}
 }
 
 int
