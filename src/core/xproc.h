@@ -147,6 +147,74 @@ SD_EXPORT doca_error_t sd_xproc_rec_fetch(const struct sd_xproc_peer *peer, cons
 SD_EXPORT doca_error_t sd_xproc_copy(const struct sd_xproc_peer *peer, bool write, struct iovec *liov, size_t ln,
 				     struct iovec *riov, size_t rn, size_t len, const char **reason);
 
+/* --- shareable memory: the mapped path ------------------------------------------------ */
+
+/*
+ * A registered range that already lies in memory another process can map (a
+ * memfd, POSIX or SysV shared memory, a hugetlbfs or regular file mapped
+ * MAP_SHARED) can be copied with memcpy instead of the kernel's copy.  The
+ * owner finds the object behind the range in /proc/self/maps and keeps a
+ * descriptor of it open while the range is registered; it names that
+ * descriptor (number, inode, device, offset) in the record it publishes - the
+ * record is the owner's own word, never a message's.  The peer takes the
+ * descriptor with pidfd_getfd (the same ptrace rule as process_vm_writev),
+ * checks that it is that object and large enough, and maps exactly the
+ * registered range.  Every copy is still checked against the owner's record
+ * right before it is done; a revoked range is not touched.  Nothing of the
+ * application's memory is remapped.  docs/security.md "The mapped path".
+ */
+struct sd_xproc_share {
+	int32_t fd; /* the owner's own descriptor of the object (close-on-exec); -1: not shareable */
+	uint32_t pad;
+	uint64_t off; /* offset in the object of the range's first byte */
+	uint64_t ino;
+	uint64_t dev;
+};
+
+#define SD_XPROC_SHARE_NONE ((struct sd_xproc_share){.fd = -1})
+
+/*
+ * Owner side: whether [addr, addr + len) of this process lies in one shared
+ * object it can hand to a peer; *share names it (fd -1 when not, with *what
+ * saying why: private memory, no descriptor reachable, ...).  Never fails
+ * otherwise; nothing logged.
+ */
+SD_EXPORT void sd_xproc_share_find(const void *addr, size_t len, struct sd_xproc_share *share, const char **what);
+/* Close the owner's descriptor; *share becomes SD_XPROC_SHARE_NONE. */
+SD_EXPORT void sd_xproc_share_drop(struct sd_xproc_share *share);
+
+/* Peer side: a mapping of a peer's registered range. */
+struct sd_xproc_window {
+	uint8_t *base; /* the range's first byte; NULL: no window */
+	uint64_t len;  /* the range's length */
+	void *map;     /* what to munmap */
+	size_t map_len;
+	bool writable; /* the owner's descriptor allows writes */
+	bool guarded;  /* the object can shrink under the mapping: copies catch SIGBUS */
+};
+
+/*
+ * Map len bytes at share->off of the object behind the peer's descriptor
+ * share->fd, after checking it is the object share names and holds the
+ * range.  NOT_PERMITTED (the kernel refused the descriptor), NOT_FOUND (no
+ * such descriptor, or another object), INVALID_VALUE (too small), NO_MEMORY
+ * (mmap); *reason says which.  Nothing logged.
+ */
+SD_EXPORT doca_error_t sd_xproc_window_map(const struct sd_xproc_peer *peer, const struct sd_xproc_share *share,
+					   uint64_t len, struct sd_xproc_window *win, const char **reason);
+SD_EXPORT void sd_xproc_window_unmap(struct sd_xproc_window *win);
+
+/*
+ * Copy len bytes between local and the window at offset off (write: local ->
+ * window); the caller checked the range against the owner's record.  DRIVER
+ * when the object shrank under the mapping (the copy stopped where it did;
+ * caught, never a crash); NOT_SUPPORTED when the window needs that guard and
+ * the program has replaced softdoca's SIGBUS handler (copy through the kernel
+ * instead).
+ */
+SD_EXPORT doca_error_t sd_xproc_window_copy(const struct sd_xproc_window *win, bool write, uint64_t off, void *local,
+					    size_t len);
+
 /* --- Yama: who may ptrace this process ---------------------------------------------- */
 
 /*

@@ -129,6 +129,7 @@ struct fabric_ep_stats {
 	uint32_t inflight; /* ops waiting for an ack or a UCX completion, or batched */
 	uint32_t batched;  /* of those, direct copies waiting for the next progress call */
 	uint32_t deferred; /* ops held back by ordering or the window */
+	uint64_t mapped;   /* direct copies done with memcpy into the peer's shared object (fabric_mapped.c) */
 };
 
 typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, void *user);

@@ -43,7 +43,7 @@ SD_LOG_REGISTER(fabric.direct);
 
 #define RECS_BYTES (FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec))
 #define RECS_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
-#define FABRIC_RECS_MAGIC 0x5344524543534e31ull /* "1NSCERDS": record 0 of a table */
+#define FABRIC_RECS_MAGIC 0x5344524543534e32ull /* "2NSCERDS": record 0 of a table (2: 128-byte records) */
 
 void
 fabric_recs_init(struct fabric_dev *dev)
@@ -114,6 +114,10 @@ rec_write(struct fabric_mr_rec *r, const struct fabric_mr *mr)
 		r->mr_id = mr->id;
 		r->domain = mr->domain;
 		memcpy(r->key, mr->key, sizeof(r->key));
+		r->share_fd = mr->share.fd;
+		r->share_off = mr->share.off;
+		r->share_ino = mr->share.ino;
+		r->share_dev = mr->share.dev;
 	} else {
 		r->addr = 0;
 		r->len = 0;
@@ -121,6 +125,8 @@ rec_write(struct fabric_mr_rec *r, const struct fabric_mr *mr)
 		r->mr_id = 0;
 		r->domain = 0;
 		memset(r->key, 0, sizeof(r->key));
+		r->share_fd = -1;
+		r->share_off = r->share_ino = r->share_dev = 0;
 	}
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit((_Atomic uint64_t *)&r->seq, s + 2, memory_order_relaxed);
@@ -232,34 +238,43 @@ fabric_direct_forget(struct fabric_ep *ep)
 	if (ep->peer_recs != NULL)
 		munmap((void *)(uintptr_t)ep->peer_recs, ep->peer_recs_cap * sizeof(struct fabric_mr_rec));
 	ep->peer_recs = NULL;
+	fabric_wins_fini(ep);
 	ep->early_hello_valid = false;
 	ep->direct_drain = false;
 	ep->tx = &fabric_tx_am;
 }
 
 bool
-fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, bool write)
+fabric_direct_grants_rec(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
+			 bool write, struct fabric_mr_rec *rec)
 {
 	uint32_t perm = write ? FABRIC_PERM_REMOTE_WRITE : FABRIC_PERM_REMOTE_READ;
 	const struct fabric_mr_rec *r;
-	struct fabric_mr_rec rec;
 	uint64_t s1, s2;
 
 	if (rmr->mr_id == 0 || rmr->mr_id >= ep->peer_recs_cap)
 		return false;
 	r = &ep->peer_recs[rmr->mr_id];
 	s1 = atomic_load_explicit((const _Atomic uint64_t *)&r->seq, memory_order_acquire);
-	memcpy(&rec, r, sizeof(rec));
+	memcpy(rec, r, sizeof(*rec));
 	atomic_thread_fence(memory_order_acquire);
 	s2 = atomic_load_explicit((const _Atomic uint64_t *)&r->seq_end, memory_order_relaxed);
-	if (s1 != s2 || (s1 & 1) != 0 || rec.mr_id != rmr->mr_id || (rec.perms & perm) != perm)
+	if (s1 != s2 || (s1 & 1) != 0 || rec->mr_id != rmr->mr_id || (rec->perms & perm) != perm)
 		return false;
-	if (!sd_secret_equal(rec.key, rmr->key, sizeof(rec.key)))
+	if (!sd_secret_equal(rec->key, rmr->key, sizeof(rec->key)))
 		return false;
 	/* a registration of a domain: only for the peer's connection of that domain (the AM path refuses) */
-	if (rec.domain != 0 && rec.domain != ep->peer_domain)
+	if (rec->domain != 0 && rec->domain != ep->peer_domain)
 		return false;
-	return raddr >= rec.addr && len <= rec.len && raddr - rec.addr <= rec.len - len;
+	return raddr >= rec->addr && len <= rec->len && raddr - rec->addr <= rec->len - len;
+}
+
+bool
+fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, bool write)
+{
+	struct fabric_mr_rec rec;
+
+	return fabric_direct_grants_rec(ep, rmr, raddr, len, write, &rec);
 }
 
 /* The kernel refused us the peer (ptrace policy, no process_vm_*): no more direct copies on this ep. */
@@ -443,9 +458,9 @@ fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, 
 	return err == DOCA_SUCCESS;
 }
 
-/* Copy ops[0..n) in one go (Core's copy loop); returns how many are done (all or none: they complete). */
-static uint32_t
-batch_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
+/* Copy ops[0..n) through the kernel in one go (Core's copy loop): all or none. */
+static bool
+kernel_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
 {
 	struct iovec l[FABRIC_DIRECT_BATCH], r[FABRIC_DIRECT_BATCH];
 	struct sd_xproc_peer peer = direct_peer(ep);
@@ -462,20 +477,59 @@ batch_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write)
 		len += ops[k]->buf_len;
 	}
 	err = sd_xproc_copy(&peer, write, l, n, r, n, len, &reason);
-	if (err != DOCA_SUCCESS) {
-		/* what did land is written (or read) again by the active-message path */
-		direct_refused(ep, err, reason);
-		return 0;
+	/* what did land on a failure is written (or read) again by the active-message path */
+	direct_refused(ep, err, reason);
+	return err == DOCA_SUCCESS;
+}
+
+/* Op k's region is mapped here (fabric_mapped.c) in the direction of the copy. */
+static const struct sd_xproc_window *
+op_window(struct fabric_ep *ep, const struct fabric_mr_rec *rec, bool write)
+{
+	const struct sd_xproc_window *w = fabric_win_get(ep, rec);
+
+	return w != NULL && (w->writable || !write) ? w : NULL;
+}
+
+/*
+ * Copy ops[0..n) in order (recs: the records they were just granted by):
+ * memcpy through a window where the region is mapped, one kernel copy for
+ * each run of the others.  Returns how many are done; they complete.
+ */
+static uint32_t
+batch_copy(struct fabric_ep *ep, struct fabric_op **ops, const struct fabric_mr_rec *recs, uint32_t n, bool write)
+{
+	uint32_t done = 0, k;
+
+	while (done < n) {
+		const struct sd_xproc_window *w = op_window(ep, &recs[done], write);
+
+		if (w != NULL) {
+			if (sd_xproc_window_copy(w, write, ops[done]->raddr - recs[done].addr, ops[done]->buf,
+						 ops[done]->buf_len) == DOCA_SUCCESS) {
+				ep->n_mapped++;
+				done++;
+				continue;
+			}
+			/* the object shrank, or the guard is gone: the kernel's copy (or the target) says what holds */
+			fabric_win_drop(ep, recs[done].mr_id);
+		}
+		for (k = done + 1; k < n && op_window(ep, &recs[k], write) == NULL; k++)
+			;
+		if (!kernel_copy(ep, ops + done, k - done, write))
+			break;
+		done = k;
 	}
-	for (k = 0; k < n; k++)
+	for (k = 0; k < done; k++)
 		direct_done(ops[k]);
-	return n;
+	return done;
 }
 
 bool
 fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *next)
 {
 	struct fabric_op *ops[FABRIC_DIRECT_BATCH];
+	struct fabric_mr_rec recs[FABRIC_DIRECT_BATCH];
 	bool write = ep->batch_write;
 	uint32_t n = batch_take(ep, ops), done = 0, granted = 0;
 
@@ -486,11 +540,11 @@ fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *next)
 	 * revoked since the op was posted is not touched.
 	 */
 	if (fabric_ep_direct(ep) && peer_same_image(ep)) {
-		while (granted < n &&
-		       fabric_direct_grants(ep, ops[granted]->rmr, ops[granted]->raddr, ops[granted]->buf_len, write))
+		while (granted < n && fabric_direct_grants_rec(ep, ops[granted]->rmr, ops[granted]->raddr,
+							       ops[granted]->buf_len, write, &recs[granted]))
 			granted++;
 		if (granted > 0)
-			done = batch_copy(ep, ops, granted, write);
+			done = batch_copy(ep, ops, recs, granted, write);
 	}
 	if (done == n)
 		return false;

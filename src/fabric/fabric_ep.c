@@ -150,7 +150,8 @@ sd_fabric_ep_vanish(struct fabric_ep *ep)
 }
 
 /*
- * Poll the pidfds of same-host peers (at most every 200 ms; dev->w.lock held).
+ * Poll the pidfds of same-host peers (at most every 200 ms; dev->w.lock held)
+ * and drop the windows onto regions they revoked (fabric_mapped.c).
  * A dead peer fails its eps and force-closes the UCP endpoint so requests
  * UCX still holds complete (with an error) instead of waiting forever.
  */
@@ -183,6 +184,7 @@ fabric_liveness_check(struct fabric_dev *dev)
 				/* same pid, another program: nothing of the peer's soft NIC answers any more */
 				DOCA_LOG_INFO("Connection %u lost: peer process replaced its program (exec)", ep->id);
 			} else {
+				fabric_wins_sweep(ep);
 				continue;
 			}
 			peer_died(ep);
@@ -529,6 +531,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	sd_list_for_each(pos, &ep->deferred) stats->deferred++;
 	stats->batched = ep->n_batch;
 	stats->inflight += ep->n_batch;
+	stats->mapped = ep->n_mapped;
 	fabric_dev_unlock(ep->ctx->dev);
 }
 

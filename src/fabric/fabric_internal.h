@@ -22,6 +22,7 @@
 #include "fabric.h"
 #include "fabric_proto.h"
 #include "fabric_worker.h"
+#include "../core/xproc.h"
 
 /* Ops needing an answer that may be outstanding per ep (ack window). */
 #define FABRIC_WINDOW 64u
@@ -32,8 +33,13 @@
 #define FABRIC_OPP_RESP (1u << 2)  /* READ/ATOMIC: the peer's answer is awaited */
 #define FABRIC_OPP_FETCH (1u << 3) /* READ: the answer's rendezvous payload is being fetched */
 
-/* Registration records a process offers to same-host peers (fabric_direct.c). */
-#define FABRIC_RECS_CAP 4096u
+/*
+ * Registration records a process offers to same-host peers (fabric_direct.c):
+ * regions with a higher id are reached by active messages.  2,048 records of
+ * 128 bytes: the table takes the 256 KiB of address space it took with 4,096
+ * of 64 (tools/doca_perf's address-space-limit test runs near UCX's limit).
+ */
+#define FABRIC_RECS_CAP 2048u
 /* Direct copies an ep gathers into one process_vm_writev/readv (fabric_direct.c). */
 #define FABRIC_DIRECT_BATCH 64u
 
@@ -66,6 +72,7 @@ struct fabric_dev {
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	bool direct_enabled;	   /* SOFTDOCA_FABRIC_CMA is not off (fabric_direct.c) */
+	bool mapped_enabled;	   /* SOFTDOCA_FABRIC_MAPPED is not off (fabric_mapped.c) */
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
@@ -191,7 +198,11 @@ struct fabric_ep {
 	struct sd_list batch;
 	uint32_t n_batch;
 	bool batch_write;
-	struct sd_list batch_node;  /* in ctx->batched while n_batch > 0 */
+	struct sd_list batch_node; /* in ctx->batched while n_batch > 0 */
+	/* the peer's shareable regions this side mapped, by region id and record version (fabric_mapped.c) */
+	struct fabric_win *wins;
+	uint32_t n_wins, wins_next;
+	uint64_t n_mapped;	    /* copies done through a window */
 	ucs_status_ptr_t close_req; /* forced close started when the peer died */
 };
 
@@ -202,6 +213,20 @@ struct fabric_watch {
 	int pidfd;
 	uint32_t refs; /* eps using it */
 };
+
+/*
+ * A window onto a peer's registered range that lies in a shared object
+ * (fabric_mapped.c): valid while the peer's record of mr_id has version seq.
+ * win.base NULL: that version of the record names nothing this side could
+ * map (not asked again until the record changes).
+ */
+struct fabric_win {
+	uint32_t mr_id; /* 0: free slot */
+	uint64_t seq;
+	struct sd_xproc_window win;
+};
+
+#define FABRIC_WINS 8 /* windows kept per connection (round robin) */
 
 /* Region ids an rkey can carry (24 bits: rkey = id << 8 | tag). */
 #define FABRIC_RKEY_MAX_ID 0xffffffu
@@ -215,7 +240,8 @@ struct fabric_mr {
 	uint32_t perms;
 	uint8_t key[16];
 	struct fabric_mr_blob blob;
-	fabric_mr_notify_cb notify; /* called (dev->lock held) on FABRIC_AM_CHANGED */
+	struct sd_xproc_share share; /* the shared object the range lies in, for the mapped path (fabric_mapped.c) */
+	fabric_mr_notify_cb notify;  /* called (dev->lock held) on FABRIC_AM_CHANGED */
 	void *notify_arg;
 };
 
@@ -340,11 +366,23 @@ bool fabric_direct_peer_replaced(const struct fabric_ep *ep);
 void fabric_direct_note_peer_exe(struct fabric_ep *ep);
 bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
 			  bool write);
+/* The same check, handing back the record it passed (for the mapped path). */
+bool fabric_direct_grants_rec(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
+			      bool write, struct fabric_mr_rec *rec);
 bool fabric_direct_copy(struct fabric_ep *ep, void *buf, size_t len, uint64_t raddr, bool write);
 void fabric_direct_batch(struct fabric_ep *ep, struct fabric_op *op, bool write);
 bool fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *op);
 void fabric_direct_flush(struct fabric_ep *ep);
 void fabric_direct_drop(struct fabric_ep *ep, doca_error_t err);
+
+/* fabric_mapped.c */
+/* The window onto the region rec describes (mapped now if need be), or NULL: copy through the kernel. */
+const struct sd_xproc_window *fabric_win_get(struct fabric_ep *ep, const struct fabric_mr_rec *rec);
+/* A window whose copy failed: forget it (the next version of the record is tried again). */
+void fabric_win_drop(struct fabric_ep *ep, uint32_t mr_id);
+/* Unmap windows whose record changed since (a revoked region keeps no object alive); and all of them. */
+void fabric_wins_sweep(struct fabric_ep *ep);
+void fabric_wins_fini(struct fabric_ep *ep);
 
 /* fabric_mem.c */
 struct fabric_mr *fabric_mr_lookup(struct fabric_dev *dev, uint32_t id);

@@ -67,6 +67,25 @@ rkey_to_key(uint32_t rkey, uint8_t key[16])
 	memcpy(key, &rkey, sizeof(rkey));
 }
 
+/*
+ * A range that lies in a shared object (memfd, shm, hugetlbfs, a MAP_SHARED
+ * file) is named in its record so same-host peers can map it
+ * (fabric_mapped.c); private memory is copied by the kernel as before.
+ */
+static void
+mr_find_share(struct fabric_dev *dev, struct fabric_mr *mr)
+{
+	const char *what = "";
+
+	if (!dev->direct_enabled || !dev->mapped_enabled || dev->recs == NULL)
+		return;
+	sd_xproc_share_find(mr->addr, mr->len, &mr->share, &what);
+	if (mr->share.fd >= 0)
+		DOCA_LOG_DBG("Region %p+%zu lies in a shared object: same-host peers may map it", mr->addr, mr->len);
+	else
+		DOCA_LOG_DBG("Region %p+%zu is not mapped by peers: %s", mr->addr, mr->len, what);
+}
+
 static doca_error_t
 mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint32_t domain, struct fabric_mr **out,
 	    uint32_t *rkey)
@@ -86,9 +105,11 @@ mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint
 	mr->len = len;
 	mr->perms = perms;
 	mr->domain = domain;
+	mr->share = SD_XPROC_SHARE_NONE;
 	err = sd_random_bytes(mr->key, sizeof(mr->key));
 	if (err != DOCA_SUCCESS)
 		goto cleanup_mr;
+	mr_find_share(dev, mr);
 
 	fabric_dev_lock(dev);
 	err = fabric_id_alloc((void ***)&dev->mrs, &dev->mrs_cap, mr, &mr->id);
@@ -122,6 +143,7 @@ mr_register(struct fabric_dev *dev, void *addr, size_t len, uint32_t perms, uint
 	return DOCA_SUCCESS;
 
 cleanup_mr:
+	sd_xproc_share_drop(&mr->share);
 	free(mr);
 	return err;
 }
@@ -175,6 +197,8 @@ sd_fabric_mr_deregister(struct fabric_mr *mr)
 	fabric_rec_revoke(dev, mr);
 	fabric_id_free((void **)dev->mrs, dev->mrs_cap, mr->id);
 	fabric_dev_unlock(dev);
+	/* after the revocation: a peer that takes the descriptor now finds no record to use it with */
+	sd_xproc_share_drop(&mr->share);
 	explicit_bzero(mr->key, sizeof(mr->key));
 	explicit_bzero(mr->blob.key, sizeof(mr->blob.key));
 	free(mr);

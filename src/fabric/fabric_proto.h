@@ -163,6 +163,9 @@ static_assert(sizeof(struct fabric_am_hello) == 40, "fabric_am_hello is a wire f
  * read before they copy into or out of the range themselves.  The owner
  * writes seq_end = odd, the fields, then seq = seq_end = even; a reader loads
  * seq, the fields, then seq_end: equal and even means not torn by an update.
+ * share_*: the shared object the range lies in, when it is one (xproc.h
+ * "shareable memory"): the owner's descriptor number, the object's inode and
+ * device, the range's offset in it; share_fd -1 when the range is private.
  */
 struct fabric_mr_rec {
 	uint64_t seq;
@@ -173,9 +176,13 @@ struct fabric_mr_rec {
 	uint8_t key[16];
 	uint64_t seq_end;
 	uint32_t domain; /* 0: any connection; else only the peer connections of that domain (written with the rest) */
-	uint32_t reserved;
+	int32_t share_fd;
+	uint64_t share_off;
+	uint64_t share_ino;
+	uint64_t share_dev;
+	uint64_t reserved[5];
 };
-static_assert(sizeof(struct fabric_mr_rec) == 64, "fabric_mr_rec is read by other processes");
+static_assert(sizeof(struct fabric_mr_rec) == 128, "fabric_mr_rec is read by other processes");
 
 /* An op embeds the largest request header (struct fabric_op.wire). */
 #define FABRIC_AM_HDR_MAX (sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_atomic))

@@ -280,6 +280,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	dev->shm_enabled = shm_allowed();
 	dev->tcp_seg = tcp_seg_bytes();
 	dev->direct_enabled = direct;
+	dev->mapped_enabled = sd_env_bool("SOFTDOCA_FABRIC_MAPPED", true);
 	fabric_recs_init(dev);
 	err = ucx_open(dev, netdev);
 	if (err != DOCA_SUCCESS)
