@@ -43,7 +43,7 @@ import report  # noqa: E402
 import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
 from results import (KIB, LARGEST, MIB, OURS, UCX_VETH_PEERS, Results, Target,  # noqa: E402
                      fmt_ratio, human_size, perf_vals, ratio)
-from results import LARGE_WRITE, P4_TITLE, P9_TITLE, small_copy  # noqa: E402
+from results import LARGE_WRITE, P4_TITLE, P9_TITLE, UCP_PUT_BW, small_copy  # noqa: E402
 from runner import Bench, last_line, run  # noqa: E402
 
 PLUGINS = (verbs_rows, multi_rail, engine_rows)
@@ -253,6 +253,23 @@ def ucx_rows(b, res, smoke):
                 b.ucx_peer(res, workload, "ucp_am_lat", 8, tls, r, lat=("avg", "p50"))
 
 
+def mapped_rows(b, res, smoke):
+    """P36: doca_perf rdma write whose registrations lie in a sealed memfd (--memory memfd: the
+    mapped path, a memcpy through the peer's window) beside ucp_put_bw, whose buffers UCX maps in
+    both processes, and a bare memcpy into a memfd both map."""
+    sizes = [4 * KIB, 64 * KIB, MIB] if not smoke else [MIB]
+    workload = "rdma-write-mapped"
+    for r in range(b.pipeline_rounds):
+        _rdma_ours(b, res, workload, ["rdma", "write", "-s", ",".join(map(str, sizes)), "-t", "16", "--buffers", "1",
+                                      "--memory", "memfd"], r, None)
+        if b.ucx:
+            for s in sizes:
+                b.ucx_peer(res, workload, "ucp_put_bw", s, "shm", r)
+        b.mapped_peer(res, workload, sizes, r)
+    if not b.ucx:
+        res.skip(workload + "/ucx", "ucx_perftest not installed (package ucx-utils)")
+
+
 def cm_rows(b, res, smoke):
     """doca_perf rdma write connected through RDMA-CM beside the same run connected with
     descriptor files (doca_rdma_export/connect): the connection method must not matter."""
@@ -358,7 +375,7 @@ def idle_cpu(b, res, smoke):
         shutil.rmtree(oob, ignore_errors=True)
 
 
-STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
+STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("mapped", mapped_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
          (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows),
          ("connections", conns_rows), ("comch", comch_rows),
          (multi_rail.STEP, multi_rail.run), (engine_rows.STEP, engine_rows.run))
@@ -410,6 +427,8 @@ TARGETS = (
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
     Target("P9", P9_TITLE % ("RDMA write", "writev", "put"), "rdma-write-shm", 4 * KIB, measure=small_copy("write")),
     Target("P10", P9_TITLE % ("RDMA read", "readv", "get"), "rdma-read-shm", 4 * KIB, measure=small_copy("read")),
+    Target("P36", "RDMA write 1 MiB into a registration that is already shareable (a sealed memfd) >= 0.9x "
+           "ucp_put_bw", "rdma-write-mapped", MIB, peer=UCP_PUT_BW, goal=0.9, show_cpu=True),
     Target("P13", "RDMA write 1 MiB, 64 connections of one context >= 0.9x one connection (same 4 buffers)",
            "rdma-write-conns64", MIB, peer="1 connection", goal=0.9, show_cpu=True),
     Target("P14", "RDMA write 1 MiB, 1,024 connections of one context: works, >= 0.8x one connection",

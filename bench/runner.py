@@ -165,6 +165,13 @@ class Bench:
         runs = [(CMA_LIMIT[op], [self.put, kind]), (UCP_PRIVATE[op], [self.ucp, "put" if op == "write" else "get"])]
         if op == "write":
             runs.append((MAPPED, [self.put, "memfd"]))
+        self._peer_runs(res, workload, runs, sizes, r, batch)
+
+    def mapped_peer(self, res, workload, sizes, r, batch=16):
+        """The memcpy into a MAP_SHARED memfd both processes map, as a peer of workload in round r."""
+        self._peer_runs(res, workload, [(MAPPED, [self.put, "memfd"])], sizes, r, batch)
+
+    def _peer_runs(self, res, workload, runs, sizes, r, batch):
         for who, argv in runs:
             for s in sizes:
                 if not os.access(argv[0], os.X_OK):

@@ -63,6 +63,10 @@ usage(FILE *out)
 		     "      --server-addr IP   RDMA-CM: the server's address (client)\n"
 		     "      --lat              send: ping-pong latency (half round trip, 1 in flight)\n"
 		     "      --idle SEC         client: stay connected and idle SEC seconds after the run\n"
+		     "      --memory KIND      what each side registers: private (default, aligned_alloc),\n"
+		     "                         memfd (sealed), shm (POSIX shared memory) or hugetlb (a\n"
+		     "                         hugetlbfs memfd: reserve huge pages first); same-host peers\n"
+		     "                         copy into a shared kind with memcpy (verbs too)\n"
 		     "\n"
 		     "Verbs (DOCA Verbs, one RC QP; --server/--client/--oob-dir/--lat as for RDMA):\n"
 		     "      --cq-mod N         write/read: post chains of N work requests, only the last\n"
@@ -165,6 +169,7 @@ enum {
 	OPT_EVENT,
 	OPT_BUFFERS,
 	OPT_CQ_MOD,
+	OPT_MEMORY,
 };
 
 static const struct option long_opts[] = {
@@ -198,6 +203,7 @@ static const struct option long_opts[] = {
 	{"idle", required_argument, NULL, OPT_IDLE},
 	{"lat", no_argument, NULL, OPT_LAT},
 	{"cq-mod", required_argument, NULL, OPT_CQ_MOD},
+	{"memory", required_argument, NULL, OPT_MEMORY},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -356,6 +362,10 @@ parse_args(struct perf_opts *o, int argc, char **argv)
 		}
 		case OPT_LAT:
 			o->lat = true;
+			break;
+		case OPT_MEMORY:
+			if (!perf_memory_parse(optarg, &o->memory))
+				return bad("--memory: '%s' is not private, memfd, shm or hugetlb", optarg);
 			break;
 		case OPT_CQ_MOD:
 			if (!parse_u64(optarg, 1, 4096, &v))
@@ -523,6 +533,8 @@ main(int argc, char **argv)
 		return bad("--event is a dma option");
 	if (o.cq_mod != 0 && !(t->takes & TAKES_CQ_MOD))
 		return bad("--cq-mod is a verbs option");
+	if (o.memory != PERF_MEM_PRIVATE && strcmp(t->family, "dma") == 0)
+		return bad("--memory is an rdma and verbs option");
 	if (o.lat_every != 0 && !(t->takes & TAKES_EVENT))
 		return bad("--lat-every is a dma option");
 	perf_clock_init();

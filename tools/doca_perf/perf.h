@@ -41,6 +41,9 @@ enum perf_dma_mode {
 	PERF_DMA_REMOTE, /* one buffer in a forked exporter (host), this process is the DPU */
 };
 
+/* What an RDMA or Verbs side registers (--memory, perf_mem.c). */
+enum perf_memory { PERF_MEM_PRIVATE, PERF_MEM_MEMFD, PERF_MEM_SHM, PERF_MEM_HUGETLB };
+
 struct perf_opts {
 	const char *test; /* the table's operation ("write", "read", "send", "atomic"), or "dma" */
 	size_t sizes[PERF_MAX_SIZES];
@@ -71,7 +74,8 @@ struct perf_opts {
 	double idle; /* client: stay connected and idle this long after the run */
 	bool lat;    /* send: ping-pong latency (half round trip) */
 	/* verbs */
-	uint32_t cq_mod; /* work requests per signaled completion, 0: depth / 4 (at least 1) */
+	uint32_t cq_mod;	 /* work requests per signaled completion, 0: depth / 4 (at least 1) */
+	enum perf_memory memory; /* rdma and verbs: where the registered buffers live */
 };
 
 struct perf_result {
@@ -141,6 +145,12 @@ uint32_t perf_lat_every(const struct perf_opts *o, size_t size);
 
 /* Page-aligned memory of at least n bytes (aligned_alloc wants a multiple of the alignment). */
 void *perf_page_alloc(size_t n);
+
+/* perf_mem.c: at least n bytes of the --memory kind (NULL, said on stderr, when it cannot be had); its free. */
+void *perf_mem_alloc(const struct perf_opts *o, size_t n);
+void perf_mem_free(const struct perf_opts *o, void *p);
+const char *perf_memory_name(enum perf_memory m);
+bool perf_memory_parse(const char *s, enum perf_memory *m);
 
 /* Progress indicator on stderr (no-op unless enabled); call often, it rate-limits itself. */
 void perf_progress(const struct perf_opts *o, size_t size, double done_fraction);

@@ -89,7 +89,7 @@ map_memory(struct perf_rdma *r, uint32_t perm)
 {
 	size_t len = r->area + 2 * PERF_RDMA_CTL_BYTES;
 
-	r->mem = perf_page_alloc(len);
+	r->mem = perf_mem_alloc(r->o, len);
 	if (r->mem == NULL) {
 		fprintf(stderr, "doca_perf: cannot allocate %zu bytes\n", r->area);
 		exit(1);
@@ -166,7 +166,7 @@ perf_rdma_ctx_close(struct perf_rdma *r)
 		doca_mmap_stop(r->mmap);
 		doca_mmap_destroy(r->mmap);
 	}
-	free(r->mem);
+	perf_mem_free(r->o, r->mem);
 	doca_dev_close(r->dev);
 }
 

@@ -113,7 +113,7 @@ register_memory(struct perf_verbs *v)
 
 	v->rslot = v->op == PERF_VERBS_SEND && v->max_size > PERF_VERBS_CTL_SZ ? v->max_size : PERF_VERBS_CTL_SZ;
 	v->mem_len = v->area + PERF_VERBS_NRECV * v->rslot + v->rslot;
-	v->mem = perf_page_alloc(v->mem_len);
+	v->mem = perf_mem_alloc(v->o, v->mem_len);
 	if (v->mem == NULL)
 		perf_verbs_die(v, "out of memory for the buffers");
 	memset(v->mem, 0, v->mem_len);
@@ -295,7 +295,7 @@ perf_verbs_close(struct perf_verbs *v)
 		doca_verbs_pd_destroy(v->pd);
 	if (v->ctx != NULL)
 		doca_verbs_context_destroy(v->ctx);
-	free(v->mem);
+	perf_mem_free(v->o, v->mem);
 }
 
 void
