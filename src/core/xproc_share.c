@@ -67,6 +67,8 @@ span_find(uint64_t lo, uint64_t hi, struct share_span *s, const char **what)
 	*what = "the process's map (/proc/self/maps) cannot be read";
 	if (f == NULL)
 		return false;
+	/* the kernel writes the map a page per read: one large buffer reads it in two or three */
+	(void)setvbuf(f, NULL, _IOFBF, 64 * 1024);
 	*what = "the range is not mapped";
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (sd_maps_line_parse(line, (size_t)n, &e, NULL) != DOCA_SUCCESS)

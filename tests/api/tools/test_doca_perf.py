@@ -148,6 +148,23 @@ def _():
     assert len(rows) == 1 and rows[0]["size"] == 1 << 20 and rows[0]["tasks"] == 64, rows
 
 
+@case("memory_kinds_for_rdma_and_verbs_only")
+def _():
+    """--memory memfd|shm: both forked sides register a shared object and the run completes;
+    an unknown kind, or --memory with dma, is a usage error naming the flag."""
+    for kind in ("memfd", "shm"):
+        for fam in (["rdma", "write"], ["verbs", "write"]):
+            p = run(fam + ["-s", "64K", "-n", "200", "-t", "4", "--buffers", "1", "--memory", kind, "--json",
+                           "--no-progress"])
+            assert p.returncode == 0, "%s --memory %s: exit %d: %s" % (fam, kind, p.returncode, p.stderr[-300:])
+            rows = json.loads(p.stdout)["results"]
+            assert len(rows) == 1 and rows[0]["tasks"] == 200, rows
+    p = run(["rdma", "write", "--memory", "cxl"])
+    assert p.returncode == 2 and "--memory: 'cxl' is not private, memfd, shm or hugetlb" in p.stderr, p.stderr
+    p = run(["dma", "--memory", "memfd"])
+    assert p.returncode == 2 and "--memory is an rdma and verbs option" in p.stderr, p.stderr
+
+
 @case("oob_dir_unusable_fails_at_once_with_the_reason")
 def _():
     with tempfile.TemporaryDirectory(prefix="sd-perf-") as tmp:
