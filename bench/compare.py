@@ -270,6 +270,28 @@ def mapped_rows(b, res, smoke):
         res.skip(workload + "/ucx", "ucx_perftest not installed (package ucx-utils)")
 
 
+def small_rows(b, res, smoke):
+    """P12: 64-byte sends, 16 in flight, against ucp_am_bw's message rate at 64 B (shm).  P27: the
+    8-byte ping-pong of P5 and ucp_am_lat while a third process keeps one CPU busy (both under
+    the same load: the spinner runs through the whole row)."""
+    rounds = b.pipeline_rounds
+    for r in range(rounds):
+        _rdma_ours(b, res, "rdma-send-64", ["rdma", "send", "-s", "64", "-t", "16"], r, None)
+        if b.ucx:
+            b.ucx_peer(res, "rdma-send-64", "ucp_am_bw", 64, "shm", r)
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        for r in range(rounds):
+            _rdma_ours(b, res, "rdma-send-lat-loaded", ["rdma", "send", "--lat", "-s", "8"], r, None)
+            if b.ucx:
+                b.ucx_peer(res, "rdma-send-lat-loaded", "ucp_am_lat", 8, "shm", r, lat=("avg", "p50"))
+    finally:
+        spinner.kill()
+        spinner.wait()
+    if not b.ucx:
+        res.skip("rdma-small/ucx", "ucx_perftest not installed (package ucx-utils)")
+
+
 def cm_rows(b, res, smoke):
     """doca_perf rdma write connected through RDMA-CM beside the same run connected with
     descriptor files (doca_rdma_export/connect): the connection method must not matter."""
@@ -375,7 +397,8 @@ def idle_cpu(b, res, smoke):
         shutil.rmtree(oob, ignore_errors=True)
 
 
-STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("mapped", mapped_rows), ("rdma-cm", cm_rows), ("netns", netns_rows),
+STEPS = (("dma", dma_rows), ("rdma/ucx", ucx_rows), ("mapped", mapped_rows), ("rdma-small", small_rows),
+         ("rdma-cm", cm_rows), ("netns", netns_rows),
          (verbs_rows.STEP, verbs_rows.run), ("idle", idle_cpu), ("scaling", scaling_rows),
          ("connections", conns_rows), ("comch", comch_rows),
          (multi_rail.STEP, multi_rail.run), (engine_rows.STEP, engine_rows.run))
@@ -423,6 +446,11 @@ TARGETS = (
     Target("P4", P4_TITLE % "RDMA", "rdma-write-shm", MIB, measure=LARGE_WRITE),
     Target("P5", "RDMA 8 B send/recv latency <= 1.3x ucp_am_lat (shm, avg)", "rdma-send-lat-shm", 8,
            metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.3),
+    Target("P12", "RDMA send 64 B message rate, 16 in flight >= 0.8x ucp_am_bw at 64 B (shm)", "rdma-send-64", 64,
+           metric="rate", peer="ucx_perftest ucp_am_bw", goal=0.8, show_values=True),
+    Target("P27", "RDMA 8 B send/recv latency while another process keeps one CPU busy <= 1.5x ucp_am_lat under "
+           "the same load (shm, avg)", "rdma-send-lat-loaded", 8, metric="lat_avg", peer="ucx_perftest ucp_am_lat",
+           op="<=", goal=1.5),
     Target("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
     Target("P9", P9_TITLE % ("RDMA write", "writev", "put"), "rdma-write-shm", 4 * KIB, measure=small_copy("write")),
