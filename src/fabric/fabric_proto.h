@@ -24,7 +24,13 @@
  * by the initiator with the kernel after it read that record (no UCX
  * put/get/atomics, no rkeys, no shared windows); see docs/security.md.
  */
-#define FABRIC_PROTO_VERSION 2
+/*
+ * Version 3: 128-byte records naming the shared object a range lies in (the
+ * mapped path), and UCX shared-memory FIFO elements of 256 bytes
+ * (fabric_ucx.c): a version-2 peer would fill our FIFO with 128-byte steps,
+ * so the two refuse each other at connect instead of hanging.
+ */
+#define FABRIC_PROTO_VERSION 3
 
 /* ---- active messages ---- */
 

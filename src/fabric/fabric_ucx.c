@@ -19,6 +19,7 @@ SD_LOG_REGISTER(fabric.ucx);
 
 /* UCX tcp receive segment = largest AM fragment over tcp (see ucx_open). */
 #define FABRIC_TCP_RX_SEG_SIZE "512K"
+#define FABRIC_MM_FIFO_ELEM_SIZE "256" /* ucx_configure */
 
 /* Devices opened by this process, by netdev name. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -227,6 +228,19 @@ ucx_configure(ucp_config_t *config, void *arg)
 	 */
 	if (getenv("UCX_TCP_RX_SEG_SIZE") == NULL && tcp_allowed())
 		(void)ucp_config_modify(config, "RX_SEG_SIZE", FABRIC_TCP_RX_SEG_SIZE);
+	/*
+	 * Over shared memory a message of up to a FIFO element goes inline
+	 * (am_short); 128-byte elements hold 112 bytes, less than softdoca's
+	 * 40-byte header, 64 bytes of payload and UCP's AM and reply headers, so
+	 * a 64-byte send was a bcopy (3x the instructions of ucp_am_bw's send).
+	 * 256-byte elements: +40 % 64-byte sends/s.  Sender and receiver must
+	 * agree (the sender steps through the receiver's FIFO by its own element
+	 * size: a mismatch hangs both), and nothing in a connection says which
+	 * one the peer uses, so every softdoca process sets it, a user's
+	 * UCX_MM_FIFO_ELEM_SIZE included (docs/rdma-ucx.md).
+	 */
+	if (shm_allowed())
+		(void)ucp_config_modify(config, "MM_FIFO_ELEM_SIZE", FABRIC_MM_FIFO_ELEM_SIZE);
 }
 
 static doca_error_t
