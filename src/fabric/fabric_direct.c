@@ -348,20 +348,14 @@ direct_done(struct fabric_op *op)
 /*
  * Is the process behind peer_pid still the image whose record table we
  * mapped?  It may have died and its pid been reused, or exec'd: the memfd
- * outlives both in our mapping.  One process_vm_readv of record 0 (its random
- * nonce) through the peer's address space, compared with our view.
+ * outlives both in our mapping.  Record 0 (its random nonce) read through
+ * the peer's address space (err, *hdr) is compared with our view; another
+ * image stops direct copies on the ep.
  */
 static bool
-peer_same_image(struct fabric_ep *ep)
+nonce_verdict(struct fabric_ep *ep, doca_error_t err, const char *reason, const struct fabric_mr_rec *hdr)
 {
-	struct fabric_mr_rec hdr;
-	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
-	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
-	struct sd_xproc_peer peer = direct_peer(ep);
-	const char *reason = "";
-	doca_error_t err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
-
-	if (err == DOCA_SUCCESS && memcmp(&hdr, ep->peer_recs, sizeof(hdr)) == 0)
+	if (err == DOCA_SUCCESS && memcmp(hdr, ep->peer_recs, sizeof(*hdr)) == 0)
 		return true;
 	direct_refused(ep, err, reason);
 	/* another nonce, or no table where it was: another image (a dead peer is the liveness check's) */
@@ -375,6 +369,20 @@ peer_same_image(struct fabric_ep *ep)
 		ep->ctx->dev->next_liveness_ns = 0;
 	}
 	return false;
+}
+
+/* One process_vm_readv of the nonce alone. */
+static bool
+peer_same_image(struct fabric_ep *ep)
+{
+	struct fabric_mr_rec hdr;
+	struct iovec l = {.iov_base = &hdr, .iov_len = sizeof(hdr)};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
+	struct sd_xproc_peer peer = direct_peer(ep);
+	const char *reason = "";
+	doca_error_t err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
+
+	return nonce_verdict(ep, err, reason, &hdr);
 }
 
 /* stat of /proc/<pid>/exe: the program a process runs (same user: no ptrace attach needed, Yama allows it) */
@@ -482,6 +490,43 @@ kernel_copy(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n, bool write
 	return err == DOCA_SUCCESS;
 }
 
+/*
+ * A batch of reads through the kernel with the nonce of the peer's record
+ * table read in the same system call, ahead of the data (xproc.h rule 3): one
+ * syscall per batch instead of two.  Another image behind the pid: what was
+ * read is not the peer's, the local buffers are cleared and nothing completes.
+ */
+static bool
+kernel_read_checked(struct fabric_ep *ep, struct fabric_op **ops, uint32_t n)
+{
+	struct iovec l[FABRIC_DIRECT_BATCH + 1], r[FABRIC_DIRECT_BATCH + 1];
+	struct sd_xproc_peer peer = direct_peer(ep);
+	struct fabric_mr_rec hdr;
+	const char *reason = "";
+	size_t len = sizeof(hdr);
+	doca_error_t err;
+
+	l[0] = (struct iovec){.iov_base = &hdr, .iov_len = sizeof(hdr)};
+	r[0] = (struct iovec){.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
+	for (uint32_t k = 0; k < n; k++) {
+		l[k + 1] = (struct iovec){.iov_base = ops[k]->buf, .iov_len = ops[k]->buf_len};
+		r[k + 1] = (struct iovec){.iov_base = (void *)(uintptr_t)ops[k]->raddr, .iov_len = ops[k]->buf_len};
+		len += ops[k]->buf_len;
+	}
+	err = sd_xproc_copy(&peer, false, l, n + 1, r, n + 1, len, &reason);
+	if (err == DOCA_ERROR_DRIVER) {
+		/* the table or a range is gone: which one, the nonce alone says (and the AM path re-reads) */
+		(void)peer_same_image(ep);
+		return false;
+	}
+	if (nonce_verdict(ep, err, reason, &hdr))
+		return true;
+	if (err == DOCA_SUCCESS)
+		for (uint32_t k = 0; k < n; k++)
+			memset(ops[k]->buf, 0, ops[k]->buf_len);
+	return false;
+}
+
 /* Op k's region is mapped here (fabric_mapped.c) in the direction of the copy. */
 static const struct sd_xproc_window *
 op_window(struct fabric_ep *ep, const struct fabric_mr_rec *rec, bool write)
@@ -525,6 +570,32 @@ batch_copy(struct fabric_ep *ep, struct fabric_op **ops, const struct fabric_mr_
 	return done;
 }
 
+/*
+ * Copy the granted ops[0..n) once the peer is known to be the image that
+ * connected: reads that all go through the kernel check that in their own
+ * syscall, everything else first reads the nonce.  Returns how many are done.
+ */
+static uint32_t
+batch_run(struct fabric_ep *ep, struct fabric_op **ops, const struct fabric_mr_rec *recs, uint32_t n, bool write)
+{
+	uint32_t k = 0;
+
+	if (n == 0)
+		return 0;
+	if (!write) {
+		while (k < n && op_window(ep, &recs[k], false) == NULL)
+			k++;
+		if (k == n) {
+			if (!kernel_read_checked(ep, ops, n))
+				return 0;
+			for (k = 0; k < n; k++)
+				direct_done(ops[k]);
+			return n;
+		}
+	}
+	return peer_same_image(ep) ? batch_copy(ep, ops, recs, n, write) : 0;
+}
+
 bool
 fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *next)
 {
@@ -539,12 +610,11 @@ fabric_direct_flush_before(struct fabric_ep *ep, struct fabric_op *next)
 	 * The target's record is read again now, right before the copy: a region
 	 * revoked since the op was posted is not touched.
 	 */
-	if (fabric_ep_direct(ep) && peer_same_image(ep)) {
+	if (fabric_ep_direct(ep)) {
 		while (granted < n && fabric_direct_grants_rec(ep, ops[granted]->rmr, ops[granted]->raddr,
 							       ops[granted]->buf_len, write, &recs[granted]))
 			granted++;
-		if (granted > 0)
-			done = batch_copy(ep, ops, recs, granted, write);
+		done = batch_run(ep, ops, recs, granted, write);
 	}
 	if (done == n)
 		return false;
