@@ -52,7 +52,7 @@ usage(FILE *out)
 		     "      --event            sleep on the PE's notification handle (epoll) between progress\n"
 		     "                         calls instead of busy-polling\n"
 		     "      --lat-every N      time one task in N for the latency columns (default: every task\n"
-		     "                         from 4 KiB, one in 16 below: a clock read costs a small task)\n"
+		     "                         from 4 KiB, one in 64 below: a clock read costs a small task)\n"
 		     "\n"
 		     "RDMA:\n"
 		     "      --server           run the responder only\n"

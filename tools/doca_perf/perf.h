@@ -138,7 +138,7 @@ size_t perf_slots(const struct perf_opts *o, size_t size, size_t depth);
 
 /*
  * One task in how many has its latency timed: --lat-every, else every task from 4 KiB and one in
- * 16 below, where two reads of the TSC (20 ns each on an AMD EPYC guest) would cost as much as
+ * 64 below, where two reads of the TSC (20 ns each on an AMD EPYC guest) would cost as much as
  * the 64-byte copy they time (docs/benchmarks.md, "doca_perf").
  */
 uint32_t perf_lat_every(const struct perf_opts *o, size_t size);

@@ -296,7 +296,7 @@ perf_lat_every(const struct perf_opts *o, size_t size)
 {
 	if (o->lat_every != 0)
 		return o->lat_every;
-	return size < 4096 ? 16 : 1;
+	return size < 4096 ? 64 : 1;
 }
 
 void *

@@ -124,16 +124,16 @@ def _():
         assert r["lat_ns"]["p50"] <= r["lat_ns"]["p99"] <= r["lat_ns"]["p999"], r["lat_ns"]
 
 
-@case("dma_times_one_small_task_in_16_and_every_large_one")
+@case("dma_times_one_small_task_in_64_and_every_large_one")
 def _():
     def samples(args):
         p = run(["dma", "-n", "3200", "-t", "8", "--warmup", "0", "--json", "--no-progress"] + args)
         assert p.returncode == 0, "%s: exit %d: %s" % (args, p.returncode, p.stderr[-300:])
         return {r["size"]: (r["tasks"], r["lat_ns"]["samples"]) for r in json.loads(p.stdout)["results"]}
     got = samples(["-s", "64,4K"])
-    # the first depth submits are timed, then one resubmit in 16 (the last completions of a few are not seen)
+    # the first depth submits are timed, then one resubmit in 64 (the last completions of a few are not seen)
     assert got[4096] == (3200, 3200), got
-    assert got[64][0] == 3200 and 3200 // 16 <= got[64][1] <= 3200 // 16 + 8, got
+    assert got[64][0] == 3200 and 3200 // 64 <= got[64][1] <= 3200 // 64 + 8, got
     got = samples(["-s", "64", "--lat-every", "1"])
     assert got[64] == (3200, 3200), got
     got = samples(["-s", "4K", "--lat-every", "100"])
