@@ -299,6 +299,11 @@ struct copy_guard {
  * ThreadSanitizer tracks handler nesting through the saved mask and takes
  * the next fault for a fault inside a handler without it.
  */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define __SANITIZE_THREAD__ 1 /* clang's spelling of gcc's macro */
+#endif
+#endif
 #ifdef __SANITIZE_THREAD__
 #define GUARD_SAVEMASK 1
 #else
