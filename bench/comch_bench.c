@@ -4,7 +4,9 @@
  * child is the DPU side, the parent the host side).  Prints one JSON object.
  *
  *   comch_bench lat SIZE ITERS   P23: control-path round trip vs a Unix-socket ping-pong
- *   comch_bench bw SIZE SECONDS  P24: producer -> consumer vs a shared-memory ring
+ *   comch_bench bw SIZE SECONDS [private|memfd]
+ *                                P24: producer -> consumer vs a shared-memory ring; memfd puts both
+ *                                sides' buffers in a sealed memfd (the mapped path, docs/comch.md)
  *
  * The Unix-socket peer is a socketpair ping-pong run twice, with blocking
  * read/write and busy-polling with MSG_DONTWAIT (as Comch busy-polls
@@ -13,9 +15,11 @@
  * into its own buffer (where a consumer's posted buffer would be); head and tail
  * are C11 atomics, both sides spin.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,34 @@
 #define NAME "comch_bench"
 #define RING_SLOTS 16
 #define FP_BUFS 16
+
+/* The producer's count of sends written through the consumer's mapped buffers (libdoca_comch, tests and bench). */
+extern uint64_t sd_comch_mapped_copies(void);
+
+static bool use_memfd; /* bw: buffers in a sealed memfd instead of private memory */
+
+/* len bytes of buffer memory: private (aligned_alloc), or a sealed memfd mapped MAP_SHARED. */
+static uint8_t *
+bench_mem(size_t len)
+{
+	void *p;
+	int fd;
+
+	if (!use_memfd)
+		return aligned_alloc(4096, len);
+	fd = memfd_create("comch_bench", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		perror("comch_bench: memfd");
+		exit(1);
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("comch_bench: mmap");
+		exit(1);
+	}
+	return p; /* fd stays open: the consumer's softdoca names it to the producer */
+}
 
 static double
 now(void)
@@ -389,7 +421,7 @@ bw_mode(uint32_t size, double seconds)
 		struct doca_pe *cpe;
 		struct doca_buf_inventory *inv;
 		struct doca_mmap *mm;
-		uint8_t *mem = aligned_alloc(4096, (size_t)FP_BUFS * size);
+		uint8_t *mem = bench_mem((size_t)FP_BUFS * size);
 		enum doca_ctx_states st = DOCA_CTX_STATE_STARTING;
 
 		ring_run(ring, size, seconds, false);
@@ -430,7 +462,7 @@ bw_mode(uint32_t size, double seconds)
 		struct doca_buf_inventory *inv;
 		struct doca_mmap *mm;
 		struct doca_buf *b;
-		uint8_t *mem = aligned_alloc(4096, size);
+		uint8_t *mem = bench_mem(size);
 		uint64_t sent_n = 0;
 		double t0;
 
@@ -471,8 +503,10 @@ bw_mode(uint32_t size, double seconds)
 	}
 	kill(child, SIGTERM);
 	waitpid(child, NULL, 0);
-	printf("{\"size\": %u, \"seconds\": %.2f, \"ring_bps\": %.0f, \"comch_bps\": %.0f}\n", size, seconds, ring_bps,
-	       comch_bps);
+	printf("{\"size\": %u, \"seconds\": %.2f, \"memory\": \"%s\", \"ring_bps\": %.0f, \"comch_bps\": %.0f, "
+	       "\"mapped_sends\": %llu}\n",
+	       size, seconds, use_memfd ? "memfd" : "private", ring_bps, comch_bps,
+	       (unsigned long long)sd_comch_mapped_copies());
 	return 0;
 }
 
@@ -481,10 +515,12 @@ main(int argc, char **argv)
 {
 	char dir[] = "/tmp/comch_bench.XXXXXX";
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: comch_bench lat SIZE ITERS | bw SIZE SECONDS\n");
+	if (argc != 4 && !(argc == 5 && strcmp(argv[1], "bw") == 0 &&
+			   (strcmp(argv[4], "private") == 0 || strcmp(argv[4], "memfd") == 0))) {
+		fprintf(stderr, "usage: comch_bench lat SIZE ITERS | bw SIZE SECONDS [private|memfd]\n");
 		return 2;
 	}
+	use_memfd = argc == 5 && strcmp(argv[4], "memfd") == 0;
 	/* a private rendezvous so parallel runs never meet */
 	if (getenv("SOFTDOCA_RUNTIME_DIR") == NULL && mkdtemp(dir) != NULL)
 		setenv("SOFTDOCA_RUNTIME_DIR", dir, 1);

@@ -43,6 +43,7 @@ consumer_ungrant(struct doca_comch_consumer *c)
 {
 	sd_xproc_revoke(&c->ring_grant);
 	sd_xproc_revoke(&c->buf_grant);
+	sd_xproc_share_drop(&c->share); /* after the revocation: a producer that still maps it checks the grant */
 	sd_xproc_ptracer_release(c->tracer);
 	c->tracer = 0;
 	sd_mmap_peer_write_release(c->mmap);
@@ -69,7 +70,8 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 			     doca_error_get_descr(err));
 		return err;
 	}
-	/* Yama ptrace scope 1: the peer's producers copy into this process. */
+	sd_comch_mapped_name(c, buf_addr, buf_len);
+	/* Yama ptrace scope 1: the peer's producers copy into this process (and take the share's descriptor). */
 	c->tracer = c->conn->peer.pid;
 	sd_xproc_ptracer_hold(c->tracer);
 	/* The peer may write into the mmap until ungrant: it cannot be stopped or destroyed before. */
@@ -358,6 +360,7 @@ doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struc
 	}
 	c->conn = comch_connection;
 	c->mmap = buf_mmap;
+	c->share = SD_XPROC_SHARE_NONE;
 	c->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
 	sd_list_init(&c->link);
 	sd_ctx_init(&c->ctx, &consumer_ctx_ops, sd_ctx_dev(&comch_connection->ep->ctx));

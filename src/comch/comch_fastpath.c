@@ -161,6 +161,7 @@ consumer_map(struct doca_comch_connection *conn, struct sd_comch_remote_consumer
 static void
 remote_free(struct sd_comch_remote_consumer *rc)
 {
+	sd_comch_mapped_drop(rc);
 	sd_comch_shring_unmap(rc->shared, rc->info.ring_cap);
 	free(rc);
 }

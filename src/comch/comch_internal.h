@@ -217,6 +217,10 @@ struct sd_comch_remote_consumer {
 	struct sd_comch_consumer_info info; /* its ring and the peer's grants, in the peer (conn->peer) */
 	uint64_t consumed;		    /* slots this process's producers filled */
 	struct sd_comch_ring *shared;	    /* its shared ring mapped here (comch_shring.c), or NULL */
+	/* The mapped path (comch_mapped.c): its buffer mmap mapped here, once per consumer (one grant). */
+	struct sd_xproc_window win;
+	uint64_t win_addr; /* the grant's address when mapped: window offset = slot address - win_addr */
+	bool win_tried;	   /* mapped or refused once: not tried again for this grant */
 };
 
 /* Fast-path state of one connection (allocated on first use). */
@@ -243,6 +247,7 @@ struct doca_comch_consumer {
 	uint64_t posted;
 	struct sd_xproc_ref ring_grant; /* while announced: the peer may read the ring */
 	struct sd_xproc_ref buf_grant;	/* while announced: the peer may write the mmap */
+	struct sd_xproc_share share;	/* while announced: the object the mmap lies in (fd -1: private) */
 	pid_t tracer;			/* while announced: the peer, allowed to trace us (Yama) */
 	/*
 	 * The posted tasks in ring order: the task of ring position p is slots[p % cap]
@@ -327,5 +332,21 @@ unsigned sd_comch_fp_reap_conn(struct doca_comch_connection *conn);
 /* conn closed: fail what the fast path waits for on it. */
 void sd_comch_fp_conn_closed(struct doca_comch_connection *conn);
 void sd_comch_fp_conn_free(struct doca_comch_connection *conn);
+
+/* --- the mapped path (comch_mapped.c, docs/comch.md "The mapped path") --- */
+
+/* Consumer side: name the object c's mmap lies in, in its shared ring (nothing when private or turned off). */
+void sd_comch_mapped_name(struct doca_comch_consumer *c, const void *addr, size_t len);
+/*
+ * Producer side: write len bytes of data at the slot v holds through rc's
+ * window, v's buffer grant having just been checked.  SUCCESS; anything else:
+ * nothing usable was done, copy through the kernel.
+ */
+doca_error_t sd_comch_mapped_write(const struct doca_comch_connection *conn, struct sd_comch_remote_consumer *rc,
+				   const struct sd_comch_ring_view *v, void *data, size_t len);
+/* The consumer's grant ended (revoked, consumer gone): its window goes. */
+void sd_comch_mapped_drop(struct sd_comch_remote_consumer *rc);
+/* Sends this process's producers wrote through a window (tests, bench). */
+SD_EXPORT uint64_t sd_comch_mapped_copies(void);
 
 #endif /* SD_COMCH_INTERNAL_H_ */

@@ -64,6 +64,43 @@ producer_complete_shared(struct doca_comch_producer *p, struct sd_comch_remote_c
 	return DOCA_SUCCESS;
 }
 
+/* The data is in the consumer's buffer: tell it with a FP_DATA record (the ring is not shared). */
+static doca_error_t
+producer_complete_record(struct doca_comch_producer *p, struct sd_comch_remote_consumer *rc,
+			 struct doca_comch_producer_task_send *t, size_t len)
+{
+	struct sd_comch_fp_data rec = {
+		.len = htole64(len), .producer_id = htole32(p->id), .imm_len = htole32(t->imm_len)};
+	doca_error_t err;
+
+	err = sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DATA, rc->id, &rec, sizeof(rec), t->imm, t->imm_len);
+	if (err == DOCA_ERROR_AGAIN)
+		return err; /* the slot is written again on the retry */
+	if (err != DOCA_SUCCESS) {
+		sd_task_fail_in_order(&t->task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
+	}
+	rc->consumed++;
+	sd_task_complete(&t->task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Write the data into the slot the view holds, its grant just checked: through
+ * the consumer's mapped buffers when it has them (comch_mapped.c), else
+ * through the kernel.  NOT_FOUND: the consumer's process is gone.
+ */
+static doca_error_t
+producer_write(struct doca_comch_producer *p, struct sd_comch_remote_consumer *rc,
+	       const struct sd_comch_ring_view *view, void *data, size_t len, const char **reason)
+{
+	struct iovec l = {data, len}, r = {(void *)(uintptr_t)view->slot.addr, len};
+
+	if (sd_comch_mapped_write(p->conn, rc, view, data, len) == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	return sd_xproc_copy(&p->conn->peer, true, &l, 1, &r, 1, len, reason);
+}
+
 static doca_error_t
 producer_submit(struct doca_task *task)
 {
@@ -71,7 +108,6 @@ producer_submit(struct doca_task *task)
 	struct doca_comch_producer *p = producer_from_ctx(sd_task_ctx(task));
 	struct sd_comch_remote_consumer *rc = sd_comch_fp_remote(p->conn, t->consumer_id);
 	struct sd_comch_ring_view view;
-	struct sd_comch_fp_data rec;
 	const char *reason = "";
 	size_t len = 0;
 	void *data = NULL;
@@ -104,6 +140,7 @@ producer_submit(struct doca_task *task)
 	if (err == DOCA_ERROR_AGAIN)
 		return err; /* no buffer posted: the caller retries */
 	if (err == DOCA_ERROR_NOT_CONNECTED) {
+		sd_comch_mapped_drop(rc); /* the grant is revoked (or its process gone): never written again */
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;
 	}
@@ -121,14 +158,11 @@ producer_submit(struct doca_task *task)
 		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
 	}
-	if (err == DOCA_SUCCESS && len != 0) {
-		struct iovec l = {data, len}, r = {(void *)(uintptr_t)view.slot.addr, len};
-
-		err = sd_xproc_copy(&p->conn->peer, true, &l, 1, &r, 1, len, &reason);
-		if (err == DOCA_ERROR_NOT_FOUND) {
-			sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
-			return DOCA_SUCCESS;
-		}
+	if (err == DOCA_SUCCESS && len != 0)
+		err = producer_write(p, rc, &view, data, len, &reason);
+	if (err == DOCA_ERROR_NOT_FOUND) {
+		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
+		return DOCA_SUCCESS;
 	}
 	if (err != DOCA_SUCCESS) {
 		/* Not what the consumer's process granted (or the kernel refused): no byte was written. */
@@ -140,19 +174,7 @@ producer_submit(struct doca_task *task)
 	}
 	if (rc->shared != NULL)
 		return producer_complete_shared(p, rc, t, len);
-	rec.len = htole64(len);
-	rec.producer_id = htole32(p->id);
-	rec.imm_len = htole32(t->imm_len);
-	err = sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DATA, rc->id, &rec, sizeof(rec), t->imm, t->imm_len);
-	if (err == DOCA_ERROR_AGAIN)
-		return err; /* the slot is written again on the retry */
-	if (err != DOCA_SUCCESS) {
-		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
-		return DOCA_SUCCESS;
-	}
-	rc->consumed++;
-	sd_task_complete(task, DOCA_SUCCESS);
-	return DOCA_SUCCESS;
+	return producer_complete_record(p, rc, t, len);
 }
 
 /* SOFTDOCA_FAULTS comch.peer=vanish: its connection ends as when the peer's process dies (EOF). */

@@ -159,6 +159,14 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
  *          sees it takes it (exchange to 0) and sends one FP_DOORBELL
  *   entry  cap completions (struct sd_comch_shring_comp, FP_DATA's fields)
  *
+ * and one field of the consumer's: share, written before the descriptor is
+ * passed and never changed, names the shared object its buffer mmap lies in
+ * (xproc.h "shareable memory"; fd -1: private memory).  It only says where the
+ * consumer wants the data: the producer takes that descriptor from the
+ * connected process (pidfd_getfd), maps exactly the range of the buffer grant
+ * and still checks the grant right before each copy (docs/comch.md "The
+ * mapped path").
+ *
  * Both sides treat what the other writes as foreign: the producer copies a slot
  * once and checks it against the consumer's buffer grant (read through the
  * kernel right before the copy), the consumer checks each completion as it
@@ -168,7 +176,8 @@ struct sd_comch_shring_tail {
 	uint64_t done;
 	uint32_t armed;
 	uint32_t reserved;
-	uint8_t pad[48];
+	struct sd_xproc_share share; /* the consumer's, see above */
+	uint8_t pad[16];
 };
 _Static_assert(sizeof(struct sd_comch_shring_tail) == 64, "shared ring tail is one cache line");
 

@@ -60,8 +60,28 @@ sd_comch_shring_create(uint32_t cap, int *fd_out)
 	}
 	ring = p;
 	ring->cap = cap;
+	ring_tail(ring, cap)->share.fd = -1; /* no shared buffers until the consumer names them */
 	*fd_out = fd;
 	return ring;
+}
+
+void
+sd_comch_shring_set_share(struct sd_comch_ring *ring, uint32_t cap, const struct sd_xproc_share *share)
+{
+	ring_tail(ring, cap)->share = *share;
+}
+
+void
+sd_comch_shring_get_share(const struct sd_comch_ring *ring, uint32_t cap, struct sd_xproc_share *share)
+{
+	const struct sd_xproc_share *s = &ring_tail(ring, cap)->share;
+
+	/* One load per field: the peer may change them under us, only the copy is used. */
+	share->fd = atomic_load_explicit((_Atomic int32_t *)&s->fd, memory_order_relaxed);
+	share->pad = 0;
+	share->off = atomic_load_explicit((_Atomic uint64_t *)&s->off, memory_order_relaxed);
+	share->ino = atomic_load_explicit((_Atomic uint64_t *)&s->ino, memory_order_relaxed);
+	share->dev = atomic_load_explicit((_Atomic uint64_t *)&s->dev, memory_order_relaxed);
 }
 
 void

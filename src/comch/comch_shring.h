@@ -25,6 +25,9 @@ doca_error_t sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t
 /* About to sleep: armed for one FP_DOORBELL; true when completions past arrived are already there. */
 bool sd_comch_shring_arm(struct sd_comch_ring *ring, uint32_t cap, uint64_t arrived);
 
+/* Name the object the consumer's buffers lie in (before the descriptor is passed). */
+void sd_comch_shring_set_share(struct sd_comch_ring *ring, uint32_t cap, const struct sd_xproc_share *share);
+
 /* --- both --- */
 
 void sd_comch_shring_unmap(struct sd_comch_ring *ring, uint32_t cap);
@@ -47,6 +50,8 @@ doca_error_t sd_comch_shring_take(const struct sd_comch_ring *ring, uint32_t cap
  */
 doca_error_t sd_comch_shring_check(const struct sd_xproc_rec *buf_rec, const struct sd_xproc_ref *buf_ref,
 				   const struct sd_comch_ring_slot *slot, size_t len, const char **reason);
+/* The consumer's share field, copied out of the map once (fd -1: none named). */
+void sd_comch_shring_get_share(const struct sd_comch_ring *ring, uint32_t cap, struct sd_xproc_share *share);
 /* Publish the completion of position pos (release); true when the consumer was armed: send one FP_DOORBELL. */
 bool sd_comch_shring_complete(struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, const struct sd_comch_fp_data *d,
 			      const uint8_t *imm);

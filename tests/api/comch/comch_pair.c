@@ -249,3 +249,30 @@ side_fini(struct side *x)
 		ASSERT_OK(doca_comch_client_destroy(x->client));
 	ASSERT_OK(doca_pe_destroy(x->pe));
 }
+
+struct doca_mmap *
+pair_mmap(struct doca_dev *dev, void *mem, size_t len)
+{
+	struct doca_mmap *m;
+
+	ASSERT_OK(doca_mmap_create(&m));
+	ASSERT_OK(doca_mmap_add_dev(m, dev));
+	ASSERT_OK(doca_mmap_set_memrange(m, mem, len));
+	ASSERT_OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	ASSERT_OK(doca_mmap_start(m));
+	return m;
+}
+
+void
+pair_stop_idle(struct side *x)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_STOPPING;
+
+	if (doca_ctx_stop(x->ctx) == DOCA_ERROR_IN_PROGRESS)
+		for (int i = 0; i < 100000 && st != DOCA_CTX_STATE_IDLE; i++) {
+			(void)doca_pe_progress(x->pe);
+			ASSERT_OK(doca_ctx_get_state(x->ctx, &st));
+		}
+	ASSERT_OK(doca_ctx_get_state(x->ctx, &st));
+	ASSERT_EQ(st, DOCA_CTX_STATE_IDLE);
+}

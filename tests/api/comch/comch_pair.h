@@ -16,6 +16,7 @@
 #include <doca_comch.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_mmap.h>
 #include <doca_pe.h>
 
 #include "sd_test.h"
@@ -60,5 +61,9 @@ doca_error_t side_send(struct side *x, struct doca_comch_connection *conn, const
 void pair_send_ok(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud);
 void pair_send_err(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud);
 void log_line(struct cb_log *log, char tag, const char *what);
+/* A started mmap of len bytes at mem on dev, PCI read/write. */
+struct doca_mmap *pair_mmap(struct doca_dev *dev, void *mem, size_t len);
+/* Stop a fast-path context and progress its PE until IDLE (fails the test otherwise). */
+void pair_stop_idle(struct side *x);
 
 #endif /* COMCH_PAIR_H_ */

@@ -87,21 +87,6 @@ send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doc
 	doca_task_free(doca_comch_producer_task_send_as_task(t));
 }
 
-/* Stop a fast-path context and progress its PE until IDLE. */
-static void
-stop_idle(struct side *x)
-{
-	enum doca_ctx_states st = DOCA_CTX_STATE_STOPPING;
-
-	if (doca_ctx_stop(x->ctx) == DOCA_ERROR_IN_PROGRESS)
-		for (int i = 0; i < 100000 && st != DOCA_CTX_STATE_IDLE; i++) {
-			(void)doca_pe_progress(x->pe);
-			ASSERT_OK(doca_ctx_get_state(x->ctx, &st));
-		}
-	ASSERT_OK(doca_ctx_get_state(x->ctx, &st));
-	ASSERT_EQ(st, DOCA_CTX_STATE_IDLE);
-}
-
 static bool
 flag_set(void *arg)
 {
@@ -227,7 +212,7 @@ TEST(producer_to_consumer)
 		ASSERT_OK(doca_buf_inventory_buf_get_by_addr(inv, rx_mmap, rx_mem[0], 100, &b));
 		ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(cons, b, &t));
 		ASSERT_OK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
-		stop_idle(&cons_side);
+		pair_stop_idle(&cons_side);
 		ASSERT_EQ(rec.failed, 1);
 		ASSERT_ERR(rec.status, DOCA_ERROR_IO_FAILED);
 		doca_buf_dec_refcount(b, NULL);
@@ -237,7 +222,7 @@ TEST(producer_to_consumer)
 	ASSERT_OK(doca_pe_destroy(cons_side.pe));
 	progress_until(all, 2, flag_set, &num_gone, 5000);
 	ASSERT_EQ(gone_ids[0], cid);
-	stop_idle(&prod_side);
+	pair_stop_idle(&prod_side);
 	ASSERT_OK(doca_comch_producer_destroy(prod));
 	ASSERT_OK(doca_pe_destroy(prod_side.pe));
 	doca_buf_dec_refcount(tx, NULL);

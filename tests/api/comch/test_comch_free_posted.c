@@ -118,19 +118,6 @@ struct fixture {
 	int log_fd;
 };
 
-static struct doca_mmap *
-make_mmap(struct doca_dev *dev, uint8_t *mem, size_t len)
-{
-	struct doca_mmap *m;
-
-	ASSERT_OK(doca_mmap_create(&m));
-	ASSERT_OK(doca_mmap_add_dev(m, dev));
-	ASSERT_OK(doca_mmap_set_memrange(m, mem, len));
-	ASSERT_OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
-	ASSERT_OK(doca_mmap_start(m));
-	return m;
-}
-
 static bool
 nonzero(void *arg)
 {
@@ -169,8 +156,8 @@ fixture_init(struct fixture *f, uint32_t num_recv_tasks)
 	f->tx_mem = calloc(NUM_SLOTS, SLOT);
 	ASSERT_NOT_NULL(f->rx_mem);
 	ASSERT_NOT_NULL(f->tx_mem);
-	f->rx_mmap = make_mmap(f->dpu, f->rx_mem, NUM_SLOTS * SLOT);
-	f->tx_mmap = make_mmap(f->host, f->tx_mem, NUM_SLOTS * SLOT);
+	f->rx_mmap = pair_mmap(f->dpu, f->rx_mem, NUM_SLOTS * SLOT);
+	f->tx_mmap = pair_mmap(f->host, f->tx_mem, NUM_SLOTS * SLOT);
 	ASSERT_OK(doca_buf_inventory_create(2 * NUM_SLOTS, &f->inv));
 	ASSERT_OK(doca_buf_inventory_start(f->inv));
 

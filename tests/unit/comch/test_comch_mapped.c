@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The mapped path of the Comch fast path (docs/comch.md "The mapped path"): a
+ * consumer whose buffers lie in a memfd gets the exact bytes through the
+ * producer's window (sd_comch_mapped_copies counts it), private buffers are
+ * written through the kernel, SOFTDOCA_COMCH_MAPPED=0 turns the path off, and
+ * a consumer that stopped (its grant revoked) and destroyed its mmap is never
+ * written, though the producer still maps its buffers.
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <doca_buf_inventory.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+#include <doca_mmap.h>
+
+#include "comch_internal.h"
+#include "comch_pair.h"
+
+#define RX_LEN (1u << 20)
+#define MSG_LEN 65536u
+
+static int num_new, recv_done, sends_ok, sends_err;
+static doca_error_t send_status;
+
+static void
+consumer_new(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
+{
+	(void)ev;
+	(void)conn;
+	(void)id;
+	num_new++;
+}
+
+static void
+consumer_gone(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
+{
+	(void)ev;
+	(void)conn;
+	(void)id;
+}
+
+static void
+recv_ok(struct doca_comch_consumer_task_post_recv *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	recv_done++;
+	doca_buf_dec_refcount(doca_comch_consumer_task_post_recv_get_buf(t), NULL);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+}
+
+static void
+recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	doca_buf_dec_refcount(doca_comch_consumer_task_post_recv_get_buf(t), NULL);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+}
+
+static void
+send_ok(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	sends_ok++;
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}
+
+static void
+send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	sends_err++;
+	send_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}
+
+static bool
+flag_set(void *arg)
+{
+	return *(int *)arg != 0;
+}
+
+/* A server's consumer receiving into rx (RX_LEN bytes), a client's producer sending from tx. */
+struct rig {
+	struct doca_dev *host, *dpu;
+	struct doca_dev_rep *rep;
+	struct side s, c, cons_side, prod_side;
+	struct side *all[4];
+	struct doca_comch_consumer *cons;
+	struct doca_comch_producer *prod;
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *rx_mmap, *tx_mmap;
+	struct doca_buf *tx;
+	uint8_t *rx;
+	uint32_t cid;
+};
+
+static uint8_t tx_mem[MSG_LEN];
+
+static void
+rig_connect(struct rig *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->all[0] = &r->s, r->all[1] = &r->c, r->all[2] = &r->cons_side, r->all[3] = &r->prod_side;
+	pair_env();
+	r->host = open_dev("b1:00.0");
+	r->dpu = open_dev("03:00.0");
+	r->rep = open_rep(r->dpu, "b1:00.0");
+	server_init(&r->s, r->dpu, r->rep, PAIR_NAME);
+	client_init(&r->c, r->host, PAIR_NAME);
+	ASSERT_OK(doca_comch_client_event_consumer_register(r->c.client, consumer_new, consumer_gone));
+	ASSERT_OK(doca_ctx_start(r->s.ctx));
+	ASSERT_ERR(doca_ctx_start(r->c.ctx), DOCA_ERROR_IN_PROGRESS);
+	while (r->s.conn == NULL || r->c.state != DOCA_CTX_STATE_RUNNING) {
+		(void)doca_pe_progress(r->s.pe);
+		(void)doca_pe_progress(r->c.pe);
+	}
+	for (unsigned i = 0; i < sizeof(tx_mem); i++)
+		tx_mem[i] = (uint8_t)(i * 31 + 7);
+}
+
+/* Consumer over r->rx (set by the caller), producer, send buffer; the client heard of the consumer. */
+static void
+rig_start(struct rig *r)
+{
+	num_new = 0;
+	r->rx_mmap = pair_mmap(r->dpu, r->rx, RX_LEN);
+	r->tx_mmap = pair_mmap(r->host, tx_mem, sizeof(tx_mem));
+	ASSERT_OK(doca_buf_inventory_create(8, &r->inv));
+	ASSERT_OK(doca_buf_inventory_start(r->inv));
+	ASSERT_OK(doca_comch_consumer_create(r->s.conn, r->rx_mmap, &r->cons));
+	ASSERT_OK(doca_pe_create(&r->cons_side.pe));
+	r->cons_side.ctx = doca_comch_consumer_as_ctx(r->cons);
+	ASSERT_OK(doca_pe_connect_ctx(r->cons_side.pe, r->cons_side.ctx));
+	ASSERT_OK(doca_comch_consumer_task_post_recv_set_conf(r->cons, recv_ok, recv_err, 4));
+	ASSERT_ERR(doca_ctx_start(r->cons_side.ctx), DOCA_ERROR_IN_PROGRESS);
+	progress_until(r->all, 3, flag_set, &num_new, 5000);
+	ASSERT_OK(doca_comch_consumer_get_id(r->cons, &r->cid));
+	ASSERT_OK(doca_comch_producer_create(r->c.conn, &r->prod));
+	ASSERT_OK(doca_pe_create(&r->prod_side.pe));
+	r->prod_side.ctx = doca_comch_producer_as_ctx(r->prod);
+	ASSERT_OK(doca_pe_connect_ctx(r->prod_side.pe, r->prod_side.ctx));
+	ASSERT_OK(doca_comch_producer_task_send_set_conf(r->prod, send_ok, send_err, 4));
+	ASSERT_OK(doca_ctx_start(r->prod_side.ctx));
+	ASSERT_OK(doca_buf_inventory_buf_get_by_data(r->inv, r->tx_mmap, tx_mem, MSG_LEN, &r->tx));
+}
+
+static void
+post(struct rig *r, uint32_t at)
+{
+	struct doca_comch_consumer_task_post_recv *t;
+	struct doca_buf *b;
+
+	ASSERT_OK(doca_buf_inventory_buf_get_by_addr(r->inv, r->rx_mmap, r->rx + at, MSG_LEN, &b));
+	ASSERT_OK(doca_comch_consumer_task_post_recv_alloc_init(r->cons, b, &t));
+	ASSERT_OK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
+}
+
+static doca_error_t
+send_one(struct rig *r)
+{
+	struct doca_comch_producer_task_send *st;
+	doca_error_t err;
+
+	ASSERT_OK(doca_comch_producer_task_send_alloc_init(r->prod, r->tx, NULL, 0, r->cid, &st));
+	err = doca_task_submit(doca_comch_producer_task_send_as_task(st));
+	if (err != DOCA_SUCCESS)
+		doca_task_free(doca_comch_producer_task_send_as_task(st));
+	return err;
+}
+
+/* Everything but the rx memory goes; the consumer may be gone already (cons NULL). */
+static void
+rig_fini(struct rig *r)
+{
+	if (r->cons == NULL)
+		r->all[2] = &r->prod_side; /* its PE is gone */
+	progress_for(r->all, r->cons != NULL ? 4 : 3, 20);
+	if (r->cons != NULL) {
+		pair_stop_idle(&r->cons_side);
+		ASSERT_OK(doca_comch_consumer_destroy(r->cons));
+		ASSERT_OK(doca_pe_destroy(r->cons_side.pe));
+		ASSERT_OK(doca_mmap_destroy(r->rx_mmap));
+	}
+	progress_for(r->all, 2, 20);
+	pair_stop_idle(&r->prod_side);
+	ASSERT_OK(doca_comch_producer_destroy(r->prod));
+	ASSERT_OK(doca_pe_destroy(r->prod_side.pe));
+	doca_buf_dec_refcount(r->tx, NULL);
+	ASSERT_OK(doca_mmap_destroy(r->tx_mmap));
+	ASSERT_OK(doca_buf_inventory_destroy(r->inv));
+	side_fini(&r->c);
+	side_fini(&r->s);
+}
+
+static uint8_t *
+memfd_rx(int *fd)
+{
+	void *p;
+
+	*fd = memfd_create("test-comch-rx", MFD_CLOEXEC);
+	ASSERT(*fd >= 0);
+	ASSERT_EQ(ftruncate(*fd, RX_LEN), 0);
+	p = mmap(NULL, RX_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	ASSERT(p != MAP_FAILED);
+	return p;
+}
+
+/* Send twice into two posted buffers; the bytes arrive, and *via says how many went through a window. */
+static void
+send_two(struct rig *r, uint64_t *via)
+{
+	uint64_t before = sd_comch_mapped_copies();
+
+	memset(r->rx, 0x5a, RX_LEN);
+	recv_done = 0;
+	post(r, 0);
+	post(r, MSG_LEN);
+	ASSERT_OK(send_one(r));
+	ASSERT_OK(send_one(r));
+	ASSERT_MEM_EQ(r->rx, tx_mem, MSG_LEN);
+	ASSERT_MEM_EQ(r->rx + MSG_LEN, tx_mem, MSG_LEN);
+	ASSERT_EQ(r->rx[2 * MSG_LEN], 0x5a);
+	*via = sd_comch_mapped_copies() - before;
+}
+
+TEST(memfd_buffers_take_the_mapped_path)
+{
+	struct rig r;
+	uint64_t via = 0;
+	int fd;
+
+	rig_connect(&r);
+	r.rx = memfd_rx(&fd);
+	rig_start(&r);
+	send_two(&r, &via);
+	ASSERT_EQ(via, 2);
+	rig_fini(&r);
+	ASSERT_EQ(sends_err, 0);
+	munmap(r.rx, RX_LEN);
+	close(fd);
+}
+
+TEST(private_buffers_use_the_kernel_copy)
+{
+	static uint8_t rx_mem[RX_LEN];
+	struct rig r;
+	uint64_t via = 1;
+
+	rig_connect(&r);
+	r.rx = rx_mem;
+	rig_start(&r);
+	send_two(&r, &via);
+	ASSERT_EQ(via, 0);
+	rig_fini(&r);
+}
+
+TEST(mapped_path_turned_off)
+{
+	struct rig r;
+	uint64_t via = 1;
+	int fd;
+
+	setenv("SOFTDOCA_COMCH_MAPPED", "0", 1);
+	rig_connect(&r);
+	r.rx = memfd_rx(&fd);
+	rig_start(&r);
+	send_two(&r, &via);
+	unsetenv("SOFTDOCA_COMCH_MAPPED");
+	ASSERT_EQ(via, 0);
+	rig_fini(&r);
+	munmap(r.rx, RX_LEN);
+	close(fd);
+}
+
+TEST(revoked_consumer_is_not_written)
+{
+	struct rig r;
+	uint8_t check[MSG_LEN];
+	uint64_t via = 0, before;
+	int fd;
+
+	rig_connect(&r);
+	r.rx = memfd_rx(&fd);
+	rig_start(&r);
+	send_two(&r, &via);
+	ASSERT_EQ(via, 2); /* the producer maps the consumer's buffers */
+	/* A posted buffer the producer still sees in the ring; then the consumer stops and its mmap goes. */
+	memset(r.rx + 2 * MSG_LEN, 0x5a, MSG_LEN);
+	post(&r, 2 * MSG_LEN);
+	pair_stop_idle(&r.cons_side);
+	ASSERT_OK(doca_comch_consumer_destroy(r.cons));
+	ASSERT_OK(doca_pe_destroy(r.cons_side.pe));
+	ASSERT_OK(doca_mmap_destroy(r.rx_mmap));
+	r.cons = NULL;
+	r.all[2] = &r.prod_side;
+	munmap(r.rx, RX_LEN);
+	/* The client has not yet read CONSUMER_GONE: the send is refused by the revoked grant, or finds no consumer. */
+	before = sd_comch_mapped_copies();
+	sends_err = 0;
+	(void)send_one(&r);
+	progress_for(r.all, 3, 20);
+	ASSERT_EQ(sd_comch_mapped_copies(), before);
+	ASSERT_EQ(sends_err, 1);
+	ASSERT(send_status == DOCA_ERROR_NOT_CONNECTED || send_status == DOCA_ERROR_NOT_FOUND);
+	ASSERT_EQ(pread(fd, check, sizeof(check), 2 * MSG_LEN), (ssize_t)sizeof(check));
+	for (unsigned i = 0; i < sizeof(check); i++)
+		ASSERT_EQ(check[i], 0x5a);
+	rig_fini(&r);
+	close(fd);
+}
+
+int
+main(int argc, char **argv)
+{
+	return sd_test_main(argc, argv);
+}
