@@ -9,6 +9,7 @@
  * entries, released when the producer index reaches their value.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -79,7 +80,7 @@ doca_verbs_cq_create(struct doca_verbs_context *ctx, struct doca_verbs_cq_attr *
 	sd_list_init(&cq->event_link);
 	sd_list_init(&cq->waiters);
 	pthread_mutex_init(&cq->lock, NULL);
-	pthread_rwlock_init(&cq->qps_lock, NULL);
+	pthread_mutex_init(&cq->qps_lock, NULL);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->num_cqs++;
 	if (attr->comp_channel != NULL)
@@ -123,7 +124,7 @@ doca_verbs_cq_destroy(struct doca_verbs_cq *cq)
 			     cq->cqn, (unsigned long long)unacked);
 		return DOCA_ERROR_IN_USE;
 	}
-	pthread_rwlock_destroy(&cq->qps_lock);
+	pthread_mutex_destroy(&cq->qps_lock);
 	pthread_mutex_destroy(&cq->lock);
 	free(cq->qps);
 	free(cq->ring);
@@ -137,16 +138,6 @@ doca_verbs_cq_get_cqn(const struct doca_verbs_cq *cq)
 	return cq == NULL ? 0 : cq->cqn;
 }
 
-/* One domain, unless another thread progresses it now. */
-static void
-domain_progress(struct sd_verbs_domain *dom)
-{
-	if (pthread_mutex_trylock(&dom->progress_lock) != 0)
-		return;
-	sd_fabric_ctx_progress(dom->fctx);
-	pthread_mutex_unlock(&dom->progress_lock);
-}
-
 /*
  * The program is going to sleep on the CQ's channel: the channel's handle
  * (an epoll set) watches the soft NIC domains of the CQ's QPs, whose
@@ -158,7 +149,7 @@ cq_watch_domains(struct doca_verbs_cq *cq)
 {
 	struct doca_verbs_comp_channel *ch = cq->attr.comp_channel;
 
-	pthread_rwlock_rdlock(&cq->qps_lock);
+	pthread_mutex_lock(&cq->qps_lock); /* the list stays as it is: writers take this lock too */
 	for (uint32_t i = 0; i < cq->n_qps; i++) {
 		struct sd_verbs_domain *dom = cq->qps[i]->dom;
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = dom};
@@ -168,9 +159,9 @@ cq_watch_domains(struct doca_verbs_cq *cq)
 			DOCA_LOG_WARN("CQ %u: cannot watch QP %u's soft NIC domain: %s", cq->cqn, cq->qps[i]->qpn,
 				      strerror(errno));
 		if (sd_fabric_ctx_arm(dom->fctx))
-			domain_progress(dom);
+			sd_verbs_domain_progress(dom);
 	}
-	pthread_rwlock_unlock(&cq->qps_lock);
+	pthread_mutex_unlock(&cq->qps_lock);
 }
 
 void
@@ -181,7 +172,7 @@ sd_verbs_channel_progress(struct doca_verbs_comp_channel *ch)
 
 	for (int i = 0; i < n; i++)
 		if (evs[i].data.ptr != NULL)
-			domain_progress(evs[i].data.ptr);
+			sd_verbs_domain_progress(evs[i].data.ptr);
 }
 
 DOCA_EXPERIMENTAL doca_error_t
@@ -294,29 +285,44 @@ sd_verbs_cq_reached(struct doca_verbs_cq *cq, uint32_t pi, struct doca_verbs_qp 
 
 	pthread_mutex_lock(&cq->lock);
 	reached = (int32_t)(cq->pi - pi) >= 0;
-	if (!reached && qp != NULL && !qp->sq.waiting)
+	if (!reached && qp != NULL && !qp->sq.waiting) {
 		sd_list_insert_tail(&cq->waiters, &qp->sq.wait_link);
+		__atomic_store_n(&cq->n_waiters, cq->n_waiters + 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&cq->lock);
 	return reached;
 }
 
 void
+sd_verbs_cq_unwait(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp)
+{
+	pthread_mutex_lock(&cq->lock);
+	if (!sd_list_empty(&qp->sq.wait_link)) { /* a kick may have taken it off already */
+		sd_list_del(&qp->sq.wait_link);
+		__atomic_store_n(&cq->n_waiters, cq->n_waiters - 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&cq->lock);
+}
+
+void
 sd_verbs_cq_kick(struct doca_verbs_cq *cq)
 {
+	/*
+	 * The waiters present now, one at a time: a QP that still waits goes back for a later kick.
+	 * Read without the lock: a QP that starts waiting after the push this kick follows saw the
+	 * push's producer index (both under cq->lock), so it is not this kick's to release.
+	 */
+	uint32_t n = __atomic_load_n(&cq->n_waiters, __ATOMIC_RELAXED);
 	struct sd_list *l;
-	uint32_t n = 0;
 
-	/* the waiters present now, one at a time: a QP that still waits goes back for a later kick */
-	pthread_mutex_lock(&cq->lock);
-	for (l = cq->waiters.next; l != &cq->waiters; l = l->next)
-		n++;
-	pthread_mutex_unlock(&cq->lock);
 	while (n-- > 0) {
 		struct doca_verbs_cq *kick[2] = {NULL, NULL};
 		struct doca_verbs_qp *qp;
 
 		pthread_mutex_lock(&cq->lock);
 		l = sd_list_pop_head(&cq->waiters);
+		if (l != NULL)
+			__atomic_store_n(&cq->n_waiters, cq->n_waiters - 1, __ATOMIC_RELAXED);
 		qp = l != NULL ? sd_container_of(l, struct doca_verbs_qp, sq.wait_link) : NULL;
 		/* taken under the CQ's lock: a QP being destroyed waits for this kick to let it go */
 		if (qp != NULL)
@@ -338,17 +344,57 @@ sd_verbs_cq_kick(struct doca_verbs_cq *cq)
 	}
 }
 
+/*
+ * The CQ's QP list: pollers enter with an increment of qps_readers, then back
+ * out (skipping the progress) if a writer is changing the list; a writer, under
+ * qps_lock, raises qps_changing and waits for the readers inside to leave.
+ * Both sides order the flag and the count sequentially consistently, so a
+ * reader that missed the flag is seen by the writer.  Two atomic operations
+ * per poll instead of a read lock and its unlock.
+ */
+static bool
+qps_enter(struct doca_verbs_cq *cq)
+{
+	__atomic_add_fetch(&cq->qps_readers, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&cq->qps_changing, __ATOMIC_SEQ_CST))
+		return true;
+	__atomic_sub_fetch(&cq->qps_readers, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+static void
+qps_leave(struct doca_verbs_cq *cq)
+{
+	__atomic_sub_fetch(&cq->qps_readers, 1, __ATOMIC_RELEASE);
+}
+
+static void
+qps_change_begin(struct doca_verbs_cq *cq)
+{
+	pthread_mutex_lock(&cq->qps_lock);
+	__atomic_store_n(&cq->qps_changing, true, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&cq->qps_readers, __ATOMIC_SEQ_CST) != 0)
+		sched_yield();
+}
+
+static void
+qps_change_end(struct doca_verbs_cq *cq)
+{
+	__atomic_store_n(&cq->qps_changing, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&cq->qps_lock);
+}
+
 doca_error_t
 sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool attach)
 {
-	pthread_rwlock_wrlock(&cq->qps_lock);
+	qps_change_begin(cq);
 	if (attach) {
 		if (cq->n_qps == cq->cap_qps) {
 			uint32_t cap = cq->cap_qps ? cq->cap_qps * 2 : 8;
 			struct doca_verbs_qp **q = realloc(cq->qps, cap * sizeof(*q));
 
 			if (q == NULL) {
-				pthread_rwlock_unlock(&cq->qps_lock);
+				qps_change_end(cq);
 				return DOCA_ERROR_NO_MEMORY;
 			}
 			cq->qps = q;
@@ -363,21 +409,25 @@ sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool atta
 			}
 		}
 	}
-	pthread_rwlock_unlock(&cq->qps_lock);
+	qps_change_end(cq);
 	return DOCA_SUCCESS;
 }
 
-/* Progress every domain feeding the CQ (a domain another thread progresses is skipped). */
+/*
+ * Progress every domain feeding the CQ (a domain another thread progresses is
+ * skipped, and all of them while a QP attaches or detaches: the next poll does it).
+ */
 static void
 cq_progress(struct doca_verbs_cq *cq)
 {
-	pthread_rwlock_rdlock(&cq->qps_lock);
+	if (!qps_enter(cq))
+		return;
 	for (uint32_t i = 0; i < cq->n_qps; i++) {
-		domain_progress(cq->qps[i]->dom);
+		sd_verbs_domain_progress(cq->qps[i]->dom);
 		if (sd_unlikely(cq->qps[i]->fault_rules != 0))
 			sd_verbs_fault_visit(cq->qps[i]);
 	}
-	pthread_rwlock_unlock(&cq->qps_lock);
+	qps_leave(cq);
 }
 
 DOCA_EXPERIMENTAL int

@@ -113,8 +113,14 @@ struct doca_verbs_cq {
 	uint32_t pi, ci;
 	bool overrun;
 	struct sd_list waiters; /* QPs whose WAIT entry waits for pi (sq.wait_link) */
-	/* QPs whose domains poll_cq progresses: changed under qps_lock (write), read while polling */
-	pthread_rwlock_t qps_lock;
+	uint32_t n_waiters;	/* their number: changed under lock, read by a kick without it (atomic) */
+	/*
+	 * QPs whose domains poll_cq progresses: changed under qps_lock with
+	 * qps_changing raised, once no poller is inside (qps_readers, verbs_cq.c).
+	 */
+	pthread_mutex_t qps_lock;
+	bool qps_changing;    /* atomic */
+	uint32_t qps_readers; /* atomic */
 	struct doca_verbs_qp **qps;
 	uint32_t n_qps, cap_qps;
 };

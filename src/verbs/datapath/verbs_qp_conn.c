@@ -88,11 +88,7 @@ static void
 unwait(struct doca_verbs_qp *qp)
 {
 	if (qp->sq.waiting) {
-		struct doca_verbs_cq *cq = qp->sq.ring[qp->sq.issue % qp->sq.size].wait_cq;
-
-		pthread_mutex_lock(&cq->lock);
-		sd_list_del(&qp->sq.wait_link);
-		pthread_mutex_unlock(&cq->lock);
+		sd_verbs_cq_unwait(qp->sq.ring[qp->sq.issue % qp->sq.size].wait_cq, qp);
 		qp->sq.waiting = false;
 	}
 }

@@ -4,6 +4,7 @@
  * fabric, their completions retired in post order into the CQs, the WAIT
  * entry that holds the rest of its queue, and the QP's fall into ERR.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,17 +122,18 @@ sd_verbs_domain_init(struct sd_verbs_domain *dom, struct fabric_dev *fdev, uint3
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	pthread_mutex_init(&dom->progress_lock, NULL);
+	dom->progressing = false;
 	return DOCA_SUCCESS;
 }
 
-/* Run the domain's completions now (blocking on another progressing thread). */
+/* Run the domain's completions now (yielding while another thread progresses it: a short call). */
 void
 sd_verbs_domain_drain(struct sd_verbs_domain *dom)
 {
-	pthread_mutex_lock(&dom->progress_lock);
+	while (__atomic_exchange_n(&dom->progressing, true, __ATOMIC_ACQUIRE))
+		sched_yield();
 	sd_fabric_ctx_progress(dom->fctx);
-	pthread_mutex_unlock(&dom->progress_lock);
+	__atomic_store_n(&dom->progressing, false, __ATOMIC_RELEASE);
 }
 
 void
@@ -142,7 +144,6 @@ sd_verbs_domain_fini(struct sd_verbs_domain *dom)
 	sd_verbs_domain_drain(dom);
 	sd_fabric_ctx_destroy(dom->fctx);
 	dom->fctx = NULL;
-	pthread_mutex_destroy(&dom->progress_lock);
 }
 
 doca_error_t
@@ -234,11 +235,7 @@ sd_verbs_qp_fail(struct doca_verbs_qp *qp, const char *why)
 		sd_fabric_ctx_flush_recvs(qp->own.fctx, DOCA_ERROR_CONNECTION_ABORTED);
 	/* entries a WAIT held never reach the fabric */
 	if (sq->waiting) {
-		struct doca_verbs_cq *cq = sq->ring[sq->issue % sq->size].wait_cq;
-
-		pthread_mutex_lock(&cq->lock);
-		sd_list_del(&sq->wait_link);
-		pthread_mutex_unlock(&cq->lock);
+		sd_verbs_cq_unwait(sq->ring[sq->issue % sq->size].wait_cq, qp);
 		sq->waiting = false;
 	}
 	for (; sq->issue != sq->tail; sq->issue++)

@@ -14,7 +14,10 @@
  * completions; the thread that produces that completion releases them.
  *
  * Locks: qp->lock (its queues and state) before cq->lock (the ring); never
- * two QP locks at once; domain->progress_lock only around a progress call.
+ * two QP locks at once.  A domain's progress is owned by one thread at a time
+ * through an atomic flag (domain->progressing, held only around a progress
+ * call: a poller that finds it taken skips the domain, a drain yields until
+ * it is free).
  */
 #ifndef SD_VERBS_WQ_H_
 #define SD_VERBS_WQ_H_
@@ -35,8 +38,19 @@ struct doca_verbs_srq;
 /* A fabric completion domain: one QP's, or an SRQ's shared by its QPs. */
 struct sd_verbs_domain {
 	struct fabric_ctx *fctx;
-	pthread_mutex_t progress_lock; /* one progressing thread at a time (others skip) */
+	bool progressing; /* atomic: a thread runs the domain's progress (others skip it) */
 };
+
+/* Progress the domain unless another thread does now (no lock: an exchange on the flag). */
+static inline void
+sd_verbs_domain_progress(struct sd_verbs_domain *dom)
+{
+	if (__atomic_load_n(&dom->progressing, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&dom->progressing, true, __ATOMIC_ACQUIRE))
+		return;
+	sd_fabric_ctx_progress(dom->fctx);
+	__atomic_store_n(&dom->progressing, false, __ATOMIC_RELEASE);
+}
 
 enum sd_verbs_swqe_kind {
 	SD_SWQE_FABRIC, /* an operation on the fabric */
@@ -88,6 +102,18 @@ struct sd_verbs_rwqe {
 	uint64_t due_ns;	/* SOFTDOCA_FAULTS delay (0: not held) */
 };
 
+/*
+ * The last MR a queue's lkey check found (sd_verbs_mr_check_local, under the
+ * QP's lock): valid while no MR was deregistered since (gen, the registry's
+ * deregistration count), so a queue posting from one MR looks it up once.
+ */
+struct sd_verbs_mr_memo {
+	uint64_t gen; /* 0: empty */
+	uint64_t base, length;
+	uint32_t lkey;
+	bool local_write;
+};
+
 /* The send queue: entries [head, issue) are on the fabric or done, [issue, tail) wait behind a WAIT. */
 struct sd_verbs_sq {
 	struct sd_verbs_swqe *ring;
@@ -95,6 +121,7 @@ struct sd_verbs_sq {
 	uint32_t head, issue, tail; /* free-running */
 	bool waiting;		    /* on wait_cq's waiter list */
 	struct sd_list wait_link;
+	struct sd_verbs_mr_memo memo;
 };
 
 /* A QP's own receive queue: completions retire in post order. */
@@ -102,6 +129,7 @@ struct sd_verbs_rq {
 	struct sd_verbs_rwqe *ring;
 	uint32_t size;
 	uint32_t head, tail;
+	struct sd_verbs_mr_memo memo;
 };
 
 /* ---- verbs_wq.c ---- */
@@ -147,6 +175,8 @@ void sd_verbs_fault_visit(struct doca_verbs_qp *qp);
 
 /* ---- verbs_cq.c ---- */
 
+/* Take qp off cq's waiter list (qp->lock held, cq->lock taken inside). */
+void sd_verbs_cq_unwait(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp);
 /* Write one completion into cq (cq->lock taken inside); false on overrun (CQ error raised). */
 bool sd_verbs_cq_push(struct doca_verbs_cq *cq, const struct ibv_wc *wc);
 /* Has cq produced at least pi completions?  If not and qp is given, qp waits on cq (cq->lock inside). */

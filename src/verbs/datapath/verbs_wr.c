@@ -72,10 +72,10 @@ gather(struct doca_verbs_qp *qp, struct sd_verbs_swqe *w, const struct ibv_send_
 }
 
 static bool
-keys_cover(const struct doca_verbs_qp *qp, const struct ibv_sge *sg, int num_sge, bool write)
+keys_cover(struct doca_verbs_qp *qp, const struct ibv_sge *sg, int num_sge, bool write)
 {
 	for (int i = 0; i < num_sge; i++)
-		if (!sd_verbs_mr_check_local(qp->init.pd, sg[i].lkey, sg[i].addr, sg[i].length, write))
+		if (!sd_verbs_mr_check_local(qp->init.pd, &qp->sq.memo, sg[i].lkey, sg[i].addr, sg[i].length, write))
 			return false;
 	return true;
 }
@@ -186,10 +186,20 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 		return ENOMEM;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
+	/*
+	 * The fields every kind of entry reads, set one by one (a memset of the whole entry, its
+	 * fabric_op included, cost more than the rest of the post): the others are set where the
+	 * opcode needs them, and the fabric sets its op's own at post.
+	 */
 	w = &sq->ring[sq->tail % sq->size];
-	memset(w, 0, sizeof(*w));
 	w->qp = qp;
+	w->kind = SD_SWQE_FABRIC;
+	w->status = IBV_WC_SUCCESS;
+	w->done = false;
+	w->due_ns = 0;
 	w->sc.sg = &w->sc.sg1;
+	w->sc.bounce = NULL;
+	w->sc.num_sge = 0;
 	w->wr_id = wr->wr_id;
 	w->signaled = (wr->send_flags & IBV_SEND_SIGNALED) != 0 || qp->init.sq_sig_all != 0;
 	w->byte_len = (uint32_t)total;
@@ -235,7 +245,6 @@ build_send(struct doca_verbs_qp *qp, const struct ibv_send_wr *wr)
 			      qp->qpn, (unsigned long long)wr->wr_id);
 		sd_verbs_swqe_local(w, IBV_WC_LOC_PROT_ERR);
 	} else {
-		w->kind = SD_SWQE_FABRIC;
 		ret = gather(qp, w, wr, lands_here, inl, total);
 		if (ret != 0) {
 			sd_verbs_scatter_free(&w->sc);
@@ -287,10 +296,10 @@ doca_verbs_bridge_post_send(struct doca_verbs_qp *qp, struct ibv_send_wr *wr, st
 	return ret;
 }
 
-/* Fill a receive entry's buffer from the request; 0 or an errno value. */
+/* Fill a receive entry's buffer from the request (memo: the queue's, or NULL); 0 or an errno value. */
 static int
-build_recv(const struct doca_verbs_pd *pd, uint32_t max_sges, struct sd_verbs_rwqe *w, const struct ibv_recv_wr *wr,
-	   uint32_t num, void **buf, size_t *len)
+build_recv(const struct doca_verbs_pd *pd, struct sd_verbs_mr_memo *memo, uint32_t max_sges, struct sd_verbs_rwqe *w,
+	   const struct ibv_recv_wr *wr, uint32_t num, void **buf, size_t *len)
 {
 	uint64_t total = 0;
 	int i;
@@ -303,7 +312,7 @@ build_recv(const struct doca_verbs_pd *pd, uint32_t max_sges, struct sd_verbs_rw
 		return EINVAL;
 	}
 	for (i = 0; i < wr->num_sge; i++) {
-		if (!sd_verbs_mr_check_local(pd, wr->sg_list[i].lkey, wr->sg_list[i].addr, wr->sg_list[i].length,
+		if (!sd_verbs_mr_check_local(pd, memo, wr->sg_list[i].lkey, wr->sg_list[i].addr, wr->sg_list[i].length,
 					     true)) {
 			DOCA_LOG_ERR(
 				"doca_verbs_bridge_post_recv: queue %u: SGE %d (lkey 0x%x, %u bytes at 0x%llx) is "
@@ -397,7 +406,7 @@ doca_verbs_bridge_post_recv(struct doca_verbs_qp *qp, struct ibv_recv_wr *wr, st
 			ret = ENOMEM;
 		} else {
 			w = &rq->ring[rq->tail % rq->size];
-			ret = build_recv(qp->init.pd, qp->init.receive_max_sges, w, wr, qp->qpn, &buf, &len);
+			ret = build_recv(qp->init.pd, &rq->memo, qp->init.receive_max_sges, w, wr, qp->qpn, &buf, &len);
 		}
 		if (ret != 0) {
 			*bad_wr = wr;
@@ -447,7 +456,7 @@ doca_verbs_bridge_post_srq_recv(struct doca_verbs_srq *srq, struct ibv_recv_wr *
 			ret = ENOMEM;
 		} else {
 			w = sd_container_of(l, struct sd_verbs_rwqe, free_link);
-			ret = build_recv(srq->attr.pd, srq->attr.receive_max_sges, w, wr, srq->srqn, &buf, &len);
+			ret = build_recv(srq->attr.pd, NULL, srq->attr.receive_max_sges, w, wr, srq->srqn, &buf, &len);
 		}
 		if (ret == 0 && sd_fabric_ctx_post_recv(srq->dom.fctx, &w->op, buf, len) != DOCA_SUCCESS)
 			ret = EINVAL;

@@ -26,10 +26,11 @@
  * Is [addr, addr+len) inside a live MR registered on the ibv_pd behind pd with
  * this lkey (and LOCAL_WRITE if write)?  A lookup by key under a read lock:
  * safe against a concurrent ibv_dereg_mr (which takes the write lock before it
- * revokes the range).
+ * revokes the range).  With a memo (or NULL), a key found before and not
+ * deregistered since is checked against the memo, without the lock.
  */
-SD_EXPORT bool sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, uint32_t lkey, uint64_t addr, uint64_t len,
-				       bool write);
+SD_EXPORT bool sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, struct sd_verbs_mr_memo *memo, uint32_t lkey,
+				       uint64_t addr, uint64_t len, bool write);
 
 /* ---- registry (no pointer is dereferenced unless it is found) ---- */
 SD_EXPORT bool sd_verbs_ibv_is_device(const struct ibv_device *dev);

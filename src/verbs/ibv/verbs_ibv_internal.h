@@ -52,6 +52,8 @@ struct sd_ibv_mr {
 
 extern pthread_rwlock_t sd_ibv_reg_lock;
 extern struct sd_ptab sd_ibv_pds, sd_ibv_mrs, sd_ibv_mr_keys; /* soft PD / MR pointers; MRs by (PD, rkey) */
+/* MRs deregistered so far, plus 1 (atomic; raised under the write lock): stales every sd_verbs_mr_memo */
+extern uint64_t sd_ibv_mr_gen;
 extern pthread_mutex_t sd_ibv_dev_lock;
 
 /* verbs_ibv_device.c: the soft device of a devinfo, made on first use (NULL: out of memory, logged). */

@@ -180,6 +180,7 @@ sd_verbs_ibv_dereg_mr(struct ibv_mr *mr)
 		sd_ptab_del(&sd_ibv_mrs, PTR_KEY(mr));
 		sd_ptab_del(&sd_ibv_mr_keys, RKEY_KEY(mr->pd->handle, mr->rkey));
 		smr->spd->num_mrs--;
+		__atomic_add_fetch(&sd_ibv_mr_gen, 1, __ATOMIC_RELEASE);
 	}
 	pthread_rwlock_unlock(&sd_ibv_reg_lock);
 	if (smr == NULL)
@@ -199,18 +200,39 @@ mr_covers(const struct sd_ibv_mr *smr, uint64_t addr, uint64_t len)
 	return addr >= base && len <= smr->mr.length && addr - base <= smr->mr.length - len;
 }
 
+/* The memo's range and access cover the request (the memo is current). */
+static bool
+memo_covers(const struct sd_verbs_mr_memo *m, uint32_t lkey, uint64_t addr, uint64_t len, bool write)
+{
+	return m->lkey == lkey && addr >= m->base && len <= m->length && addr - m->base <= m->length - len &&
+	       (!write || m->local_write);
+}
+
 bool
-sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, uint32_t lkey, uint64_t addr, uint64_t len, bool write)
+sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, struct sd_verbs_mr_memo *memo, uint32_t lkey, uint64_t addr,
+			uint64_t len, bool write)
 {
 	const struct sd_ibv_mr *smr;
 	bool ok;
 
 	if (pd == NULL)
 		return false;
+	/* acquire: a deregistration that finished before this call is seen, and the memo dropped */
+	if (memo != NULL && memo->gen == __atomic_load_n(&sd_ibv_mr_gen, __ATOMIC_ACQUIRE) &&
+	    memo_covers(memo, lkey, addr, len, write))
+		return true;
 	pthread_rwlock_rdlock(&sd_ibv_reg_lock);
 	smr = sd_ptab_get(&sd_ibv_mr_keys, RKEY_KEY(pd->ibv_pd->handle, lkey));
 	ok = smr != NULL && &smr->spd->pd == pd->ibv_pd && mr_covers(smr, addr, len) &&
 	     (!write || (smr->access & IBV_ACCESS_LOCAL_WRITE) != 0);
+	if (ok && memo != NULL)
+		*memo = (struct sd_verbs_mr_memo){
+			.gen = __atomic_load_n(&sd_ibv_mr_gen, __ATOMIC_RELAXED), /* stable under the read lock */
+			.base = (uint64_t)(uintptr_t)smr->mr.addr,
+			.length = smr->mr.length,
+			.lkey = lkey,
+			.local_write = (smr->access & IBV_ACCESS_LOCAL_WRITE) != 0,
+		};
 	pthread_rwlock_unlock(&sd_ibv_reg_lock);
 	return ok;
 }

@@ -17,6 +17,7 @@ SD_LOG_REGISTER(verbs.ibv.pd);
 
 pthread_rwlock_t sd_ibv_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 struct sd_ptab sd_ibv_pds, sd_ibv_mrs, sd_ibv_mr_keys;
+uint64_t sd_ibv_mr_gen = 1;
 
 /* ---- protection domains ---- */
 

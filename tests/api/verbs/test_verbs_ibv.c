@@ -24,7 +24,8 @@
 #include "verbs_test.h"
 
 /* softdoca-internal, for the Verbs datapath (src/verbs/verbs_ibv.h) */
-bool sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, uint32_t lkey, uint64_t addr, uint64_t len, bool write);
+bool sd_verbs_mr_check_local(const struct doca_verbs_pd *pd, void *memo, uint32_t lkey, uint64_t addr, uint64_t len,
+			     bool write);
 
 #define RW (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
@@ -65,15 +66,15 @@ TEST(reg_mr_soft_pd)
 	ASSERT(ro->rkey != mr->rkey);
 
 	/* the datapath's check: key, PD, range, local write */
-	ASSERT(sd_verbs_mr_check_local(pd, mr->lkey, b, 4096, true));
-	ASSERT(sd_verbs_mr_check_local(pd, mr->lkey, b + 100, 8, false));
-	ASSERT(!sd_verbs_mr_check_local(pd, mr->lkey, b + 1, 4096, false));
-	ASSERT(!sd_verbs_mr_check_local(pd, mr->lkey, b - 1, 2, false));
-	ASSERT(!sd_verbs_mr_check_local(pd, mr->lkey ^ 0x100, b, 8, false));
-	ASSERT(!sd_verbs_mr_check_local(other, mr->lkey, b, 8, false));
-	ASSERT(!sd_verbs_mr_check_local(NULL, mr->lkey, b, 8, false));
-	ASSERT(sd_verbs_mr_check_local(pd, ro->lkey, b + 4096, 4096, false));
-	ASSERT(!sd_verbs_mr_check_local(pd, ro->lkey, b + 4096, 4096, true));
+	ASSERT(sd_verbs_mr_check_local(pd, NULL, mr->lkey, b, 4096, true));
+	ASSERT(sd_verbs_mr_check_local(pd, NULL, mr->lkey, b + 100, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, NULL, mr->lkey, b + 1, 4096, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, NULL, mr->lkey, b - 1, 2, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, NULL, mr->lkey ^ 0x100, b, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(other, NULL, mr->lkey, b, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(NULL, NULL, mr->lkey, b, 8, false));
+	ASSERT(sd_verbs_mr_check_local(pd, NULL, ro->lkey, b + 4096, 4096, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, NULL, ro->lkey, b + 4096, 4096, true));
 
 	/* rdma-core's refusals */
 	errno = 0;
@@ -88,7 +89,7 @@ TEST(reg_mr_soft_pd)
 	/* the PD goes only after its memory */
 	ASSERT_ERR(doca_verbs_pd_destroy(pd), DOCA_ERROR_IN_USE);
 	ASSERT_EQ(ibv_dereg_mr(mr), 0);
-	ASSERT(!sd_verbs_mr_check_local(pd, ro->lkey ^ 0, b, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, NULL, ro->lkey ^ 0, b, 8, false));
 	ASSERT_EQ(ibv_dereg_mr(ro), 0);
 	ASSERT_OK(doca_verbs_pd_destroy(pd));
 	ASSERT_OK(doca_verbs_pd_destroy(other));
@@ -471,7 +472,7 @@ TEST(lkeys_are_per_device)
 		for (int j = 0; j < N; j++)
 			same += mrs[0][i]->lkey == mrs[1][j]->lkey;
 		for (int d = 0; d < 2; d++)
-			ASSERT(sd_verbs_mr_check_local(pd[d], mrs[d][i]->lkey, (uintptr_t)buf[d][i], 64, true));
+			ASSERT(sd_verbs_mr_check_local(pd[d], NULL, mrs[d][i]->lkey, (uintptr_t)buf[d][i], 64, true));
 	}
 	/* ids run alike on both devices, tags are random bytes: a few keys coincide, and must not matter */
 	ASSERT(same > 0);
