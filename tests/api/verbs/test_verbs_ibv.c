@@ -45,6 +45,8 @@ TEST(reg_mr_soft_pd)
 	struct doca_verbs_pd *pd, *other;
 	struct ibv_pd *ipd;
 	struct ibv_mr *mr, *ro;
+	uint64_t memo[8] = {0};
+	uint32_t mr_lkey;
 	uintptr_t b = (uintptr_t)buf;
 
 	ASSERT_OK(doca_verbs_pd_create(ctx, &pd));
@@ -75,6 +77,15 @@ TEST(reg_mr_soft_pd)
 	ASSERT(!sd_verbs_mr_check_local(NULL, NULL, mr->lkey, b, 8, false));
 	ASSERT(sd_verbs_mr_check_local(pd, NULL, ro->lkey, b + 4096, 4096, false));
 	ASSERT(!sd_verbs_mr_check_local(pd, NULL, ro->lkey, b + 4096, 4096, true));
+	/* a queue's memo of its last MR (opaque here, 32 bytes inside): it answers only what the MR allows */
+	ASSERT(sd_verbs_mr_check_local(pd, memo, mr->lkey, b, 4096, true));
+	ASSERT(sd_verbs_mr_check_local(pd, memo, mr->lkey, b + 8, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, memo, mr->lkey, b + 1, 4096, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, memo, mr->lkey ^ 0x100, b, 8, false));
+	ASSERT(sd_verbs_mr_check_local(pd, memo, ro->lkey, b + 4096, 8, false));
+	ASSERT(!sd_verbs_mr_check_local(pd, memo, ro->lkey, b + 4096, 8, true));
+	ASSERT(sd_verbs_mr_check_local(pd, memo, mr->lkey, b, 8, true));
+	mr_lkey = mr->lkey;
 
 	/* rdma-core's refusals */
 	errno = 0;
@@ -89,6 +100,8 @@ TEST(reg_mr_soft_pd)
 	/* the PD goes only after its memory */
 	ASSERT_ERR(doca_verbs_pd_destroy(pd), DOCA_ERROR_IN_USE);
 	ASSERT_EQ(ibv_dereg_mr(mr), 0);
+	/* the memo of a deregistered MR answers nothing */
+	ASSERT(!sd_verbs_mr_check_local(pd, memo, mr_lkey, b, 8, true));
 	ASSERT(!sd_verbs_mr_check_local(pd, NULL, ro->lkey ^ 0, b, 8, false));
 	ASSERT_EQ(ibv_dereg_mr(ro), 0);
 	ASSERT_OK(doca_verbs_pd_destroy(pd));
