@@ -5,7 +5,9 @@
  * sealed or plain memfd, POSIX and SysV shared memory, a MAP_SHARED file -
  * is written and read with memcpy through a window the initiator maps;
  * private memory still goes through the kernel; a revoked region is not
- * touched and its window goes away; SOFTDOCA_FABRIC_MAPPED=0 turns it off.
+ * touched and its window goes away; a descriptor forged past the
+ * registration (into the rest of the same shared object) is refused;
+ * SOFTDOCA_FABRIC_MAPPED=0 turns it off.
  * Every byte is checked on both sides.
  */
 #include <fcntl.h>
@@ -357,6 +359,83 @@ TEST(revoked_region_is_not_touched)
 	sync_send(s.sock);
 	sd_test_reap(pid);
 	sd_fabric_rmr_destroy(rmr);
+	side_close(&s);
+	free(src);
+}
+
+/*
+ * A forged descriptor: the initiator edits the blob so its range starts past
+ * the registration, on the next MiB of the same memfd - memory the owner
+ * shares but did not register.  The write is refused (NOT_PERMITTED: the
+ * target's record does not cover it, so no window and no kernel copy) and
+ * neither MiB of the target's object changes.
+ */
+static void
+forged_target(struct side *s)
+{
+	uint8_t *want = malloc(2 * LEN), *got = malloc(2 * LEN), verdict;
+	int fd = memfd_create(MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	struct fabric_mr *mr;
+	uint8_t *mem;
+
+	CHECK(fd >= 0 && ftruncate(fd, 2 * LEN) == 0);
+	mem = mmap(NULL, 2 * LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(mem != MAP_FAILED);
+	CHECK(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0);
+	memset(mem, 0x11, 2 * LEN);
+	side_open(s, 0);
+	side_connect(s);
+	mr = export_mr(s, mem, LEN, FABRIC_PERM_REMOTE_WRITE | FABRIC_PERM_REMOTE_READ);
+	sync_wait(s->sock); /* the forged write was tried */
+	memset(want, 0x11, 2 * LEN);
+	sd_test_read_foreign(got, mem, 2 * LEN);
+	verdict = memcmp(got, want, 2 * LEN) == 0 ? 'y' : 'n';
+	CHECK(write(s->sock, &verdict, 1) == 1);
+	sync_wait(s->sock);
+	sd_fabric_mr_deregister(mr);
+	side_close(s);
+	munmap(mem, 2 * LEN);
+	close(fd);
+	free(want);
+	free(got);
+	_exit(0);
+}
+
+TEST(forged_range_past_the_registration_is_refused)
+{
+	struct fabric_op w = {.cb = op_done};
+	struct side s = {0};
+	struct fabric_ep_stats st;
+	struct fabric_rmr *real, *forged;
+	struct fabric_mr_blob b;
+	uint8_t blob[FABRIC_BLOB_MAX], *src = malloc(CHUNK);
+	size_t blen;
+	int done = 0;
+	pid_t pid;
+
+	if (sd_test_fork_peer(&pid, &s.sock))
+		forged_target(&s);
+	side_open(&s, 0);
+	side_connect(&s);
+	real = import_mr(&s, blob, &blen);
+	ASSERT_EQ(blen, sizeof(b));
+	memcpy(&b, blob, sizeof(b));
+	b.addr += LEN; /* the owner's next MiB: shared, not registered */
+	ASSERT_OK(sd_fabric_rmr_import(s.dev, &b, sizeof(b), &forged));
+	wait_direct(&s);
+	memset(src, 0xee, CHUNK);
+	w.user = &done;
+	ASSERT_OK(sd_fabric_ep_write(s.ep, &w, src, CHUNK, forged, b.addr));
+	ASSERT_OK(wait_flag(&s, &done, 1, NULL, 10.0));
+	ASSERT_ERR(w.status, DOCA_ERROR_NOT_PERMITTED);
+	sd_fabric_ep_get_stats(s.ep, &st);
+	ASSERT_EQ(st.mapped, 0);
+	sync_send(s.sock);
+	ASSERT_EQ(verdict_of(&s), 'y');
+	sync_send(s.sock);
+	sd_test_reap(pid);
+	sd_fabric_rmr_destroy(forged);
+	sd_fabric_rmr_destroy(real);
 	side_close(&s);
 	free(src);
 }
