@@ -303,15 +303,19 @@ sd_fabric_ctx_post_recv(struct fabric_ctx *ctx, struct fabric_op *op, void *buf,
 	return DOCA_SUCCESS;
 }
 
-/* Slow path: connection errors, reported one by one with the lock released (dev->w.lock held). */
+/*
+ * Slow path: the connection errors taken with this call's completions, one by
+ * one with the lock released (dev->w.lock held).  Destroying an ep unlinks it
+ * from `errs` under the lock, as from ctx->err_eps.
+ */
 static uint32_t
-deliver_ep_errors(struct fabric_ctx *ctx)
+deliver_ep_errors(struct fabric_ctx *ctx, struct sd_list *errs)
 {
 	struct fabric_dev *dev = ctx->dev;
 	struct sd_list *pos;
 	uint32_t n = 0;
 
-	while ((pos = sd_list_pop_head(&ctx->err_eps)) != NULL) {
+	while ((pos = sd_list_pop_head(errs)) != NULL) {
 		struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, err_node);
 		doca_error_t err = ep->err;
 
@@ -328,7 +332,7 @@ uint32_t
 sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 {
 	struct fabric_dev *dev = ctx->dev;
-	struct sd_list *pos;
+	struct sd_list *pos, errs;
 	uint64_t coarse = sd_coarse_now_ns();
 	uint32_t n = 0;
 	bool errors;
@@ -381,7 +385,14 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	 */
 	while ((pos = sd_list_pop_head(&ctx->completions)) != NULL)
 		sd_list_insert_tail(&ctx->delivering, pos);
-	errors = !sd_list_empty(&ctx->err_eps);
+	/*
+	 * The errors go with the same snapshot: the service thread may place a
+	 * peer's last message and then see that peer's connection fail while the
+	 * callbacks below run; that message's receive is delivered before the
+	 * error (by the next call), never after it.
+	 */
+	sd_list_move_all(&errs, &ctx->err_eps);
+	errors = !sd_list_empty(&errs);
 	if (sd_list_empty(&ctx->delivering) && !errors) {
 		/* nothing delivered: no reply can carry the acks queued meanwhile */
 		if (!sd_list_empty(&dev->ack_eps))
@@ -398,7 +409,7 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	}
 	if (sd_unlikely(errors)) {
 		fabric_dev_lock(dev);
-		n += deliver_ep_errors(ctx);
+		n += deliver_ep_errors(ctx, &errs);
 		fabric_dev_unlock(dev);
 	}
 	return n;

@@ -132,6 +132,7 @@ rdma_progress(struct doca_ctx *ctx)
 		sd_ctx_set_running(ctx);
 		return 1;
 	}
+	rdma->progress_round++;
 	if (rdma->fctx != NULL)
 		n += sd_fabric_ctx_progress(rdma->fctx);
 	/* Connection callbacks may stop the context: they come last. */
@@ -148,7 +149,8 @@ rdma_arm(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = sd_rdma_from_ctx(ctx);
 
 	return sd_ctx_state(ctx) == DOCA_CTX_STATE_STARTING ||
-	       (rdma->fctx != NULL && (sd_fabric_ctx_arm(rdma->fctx) || rdma->cm_ops.has_work(rdma)));
+	       (rdma->fctx != NULL &&
+		(!sd_list_empty(&rdma->notify) || sd_fabric_ctx_arm(rdma->fctx) || rdma->cm_ops.has_work(rdma)));
 }
 
 /* ---- CM hooks of a context that never used the CM ---- */

@@ -204,10 +204,16 @@ on_event(struct fabric_cm *fcm, const struct fabric_cm_event *ev, void *user)
 				sd_now_ns() + RDMA_CM_DRAIN_MS * 1000000ull;
 			break;
 		}
-		/* the peer died or the link is gone: its tasks fail now with that reason, no waiting */
+		/*
+		 * The peer died or the link is gone: its tasks fail now with that
+		 * reason, no waiting; receives it filled before are reported first.
+		 */
 		if (ev->status != DOCA_SUCCESS && conn->ep != NULL)
 			sd_fabric_ep_abort(conn->ep, ev->status);
-		sd_rdma_conn_disconnected(conn, true);
+		if (conn->state == SD_RDMA_CONN_ESTABLISHED)
+			sd_rdma_conn_notify_later(conn);
+		else
+			sd_rdma_conn_disconnected(conn, true);
 		break;
 	default:
 		break;

@@ -276,9 +276,8 @@ sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user)
 	DOCA_LOG_INFO("Connection %u lost: %s", conn->id, doca_error_get_descr(status));
 	if (conn->err == DOCA_SUCCESS)
 		conn->err = status;
-	if (conn->cm != NULL && !conn->notify_queued) {
-		conn->notify_queued = true;
-		sd_list_insert_tail(&rdma->notify, &conn->notify_node);
+	if (conn->cm != NULL) {
+		sd_rdma_conn_notify_later(conn);
 		return;
 	}
 	/* OOB: no callback in DOCA; the failed tasks stop the context. The endpoint stays until stop. */
@@ -298,15 +297,38 @@ sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user)
 		sd_fabric_ctx_flush_recvs(rdma->fctx, status);
 }
 
+void
+sd_rdma_conn_notify_later(struct doca_rdma_connection *conn)
+{
+	struct doca_rdma *rdma = conn->rdma;
+
+	if (conn->notify_queued)
+		return;
+	conn->notify_queued = true;
+	conn->notify_round = rdma->progress_round;
+	sd_list_insert_tail(&rdma->notify, &conn->notify_node);
+}
+
+/*
+ * The fabric progress that reported a loss may have completed the peer's last
+ * receives into the core's queue, which doca_pe_progress() reports after this
+ * op returns: a loss queued by this call then waits for the next one, so those
+ * receives reach the application before the callback.  Only once: completions
+ * of other connections may keep coming.
+ */
 unsigned
 sd_rdma_conns_notify(struct doca_rdma *rdma)
 {
+	bool wait = sd_ctx_has_completed(&rdma->ctx);
 	struct sd_list *pos;
 	unsigned n = 0;
 
-	while (rdma->fctx != NULL && (pos = sd_list_pop_head(&rdma->notify)) != NULL) {
+	while (rdma->fctx != NULL && (pos = rdma->notify.next) != &rdma->notify) {
 		struct doca_rdma_connection *conn = sd_container_of(pos, struct doca_rdma_connection, notify_node);
 
+		if (wait && conn->notify_round == rdma->progress_round)
+			break;
+		sd_list_del(pos);
 		conn->notify_queued = false;
 		if (conn->state == SD_RDMA_CONN_ESTABLISHED)
 			sd_rdma_conn_disconnected(conn, true);

@@ -111,6 +111,7 @@ struct doca_rdma_connection {
 	/* facade-private: a lost CM connection waiting for its callback (rdma->notify) */
 	struct sd_list notify_node;
 	bool notify_queued;
+	uint32_t notify_round; /* rdma->progress_round when it was queued */
 };
 
 struct doca_rdma {
@@ -150,8 +151,9 @@ struct doca_rdma {
 	struct sd_rdma_cm_ops cm_ops;
 	void *cm;
 	/* facade-private */
-	struct sd_list notify; /* CM connections lost, callback due (fired after fabric progress) */
-	bool tearing_down;     /* flush/stop in progress: completing ops must not post again */
+	struct sd_list notify;	 /* CM connections lost, callback due (fired after fabric progress) */
+	uint32_t progress_round; /* rdma_progress() calls, for the order of rdma->notify */
+	bool tearing_down;	 /* flush/stop in progress: completing ops must not post again */
 };
 
 /*
@@ -277,6 +279,11 @@ void sd_rdma_conn_disconnected(struct doca_rdma_connection *conn, bool notify);
 
 /* rdma_conn.c: the fabric reported a connection error (ep_error_cb). */
 void sd_rdma_conn_ep_error(struct fabric_ep *ep, doca_error_t status, void *user);
+/*
+ * rdma_conn.c: a CM connection ended; its callback comes from
+ * sd_rdma_conns_notify(), after the completions queued so far are reported.
+ */
+void sd_rdma_conn_notify_later(struct doca_rdma_connection *conn);
 /* rdma_conn.c: fire the callbacks of lost CM connections (after fabric progress). */
 unsigned sd_rdma_conns_notify(struct doca_rdma *rdma);
 /* rdma_conn.c: SOFTDOCA_FAULTS vanish: the peer of every live connection dies (sd_fabric_ep_vanish). */

@@ -126,6 +126,21 @@ ord_connect(struct ord_node *o, uint16_t port)
 	ASSERT(node_wait(&o->n, &o->n_established, want, 10));
 }
 
+/* Send src on the current connection and wait until the peer acknowledged it. */
+static struct doca_rdma_task_send *
+ord_send_acked(struct ord_node *o, struct doca_buf *src)
+{
+	static struct result sr;
+	struct doca_rdma_task_send *st;
+
+	sr.done = 0;
+	ASSERT_OK(doca_rdma_task_send_allocate_init(o->n.rdma, o->conn, src, (union doca_data){.ptr = &sr}, &st));
+	ASSERT_OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
+	ASSERT(node_wait(&o->n, &sr.done, 1, 10));
+	ASSERT_OK(sr.status);
+	return st;
+}
+
 /*
  * The receiver disconnects from the receive callback of the last of MSGS
  * messages; the sender must see every send succeed (the receiver's ack went
@@ -235,7 +250,6 @@ run_messages_before_disconnect_callbacks(int tcp)
 	for (int k = 0; k < SENDERS; k++) {
 		if (sd_test_fork_peer(&pid[k], &o.n.sock)) {
 			/* sender k: ROUNDS / 5 connections, one message each, disconnect once it is acked */
-			static struct result sr;
 			struct doca_rdma_task_send *st;
 			struct doca_buf *src;
 
@@ -245,12 +259,7 @@ run_messages_before_disconnect_callbacks(int tcp)
 			src = buf_at(&o.n, o.n.mmap, o.n.mem, 64, 16);
 			for (int r = 0; r < ROUNDS / 5; r++) {
 				ord_connect(&o, port);
-				sr.done = 0;
-				ASSERT_OK(doca_rdma_task_send_allocate_init(o.n.rdma, o.conn, src,
-									    (union doca_data){.ptr = &sr}, &st));
-				ASSERT_OK(doca_task_submit(doca_rdma_task_send_as_task(st)));
-				ASSERT(node_wait(&o.n, &sr.done, 1, 10));
-				ASSERT_OK(sr.status);
+				st = ord_send_acked(&o, src);
 				ASSERT_OK(doca_rdma_connection_disconnect(o.conn));
 				doca_task_free(doca_rdma_task_send_as_task(st));
 			}
@@ -293,6 +302,57 @@ run_messages_before_disconnect_callbacks(int tcp)
 	node_close(&o.n);
 }
 BOTH(messages_before_disconnect_callbacks)
+
+/*
+ * A sender's message lands (the receiver's service thread places and acks it
+ * while the application sleeps), then the sender dies without disconnecting.
+ * When the receiver progresses again, the receive completion and the loss are
+ * both waiting: the receive callback comes first, then the disconnect one.
+ */
+static void
+run_receive_before_callback_of_dead_peer(int tcp)
+{
+	static struct ord_node o;
+	uint16_t port = free_port();
+	struct doca_rdma_task_receive *rt;
+	struct doca_buf *dst;
+	pid_t pid;
+
+	use_transport(tcp);
+	if (sd_test_fork_peer(&pid, &o.n.sock)) {
+		ord_open(&o, false, 1);
+		node_start(&o.n);
+		sync_wait(o.n.sock);
+		ord_connect(&o, port);
+		sync_wait(o.n.sock); /* the receiver stopped progressing */
+		ord_send_acked(&o, buf_at(&o.n, o.n.mmap, o.n.mem, 64, 16));
+		sync_send(o.n.sock);
+		_exit(0); /* no disconnect, no teardown: the process is gone */
+	}
+	o.many = true;
+	ord_open(&o, true, 4);
+	node_start(&o.n);
+	ASSERT_OK(doca_rdma_start_listen_to_port(o.n.rdma, port));
+	dst = buf_at(&o.n, o.n.mmap, o.n.mem, 64, 0);
+	ASSERT_OK(doca_rdma_task_receive_allocate_init(o.n.rdma, dst, (union doca_data){0}, &rt));
+	ASSERT_OK(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
+	sync_send(o.n.sock);
+	ASSERT(node_wait(&o.n, &o.n_established, 1, 10));
+	sync_send(o.n.sock);
+	sync_wait(o.n.sock); /* the message was acked: it is placed */
+	sd_test_reap(pid);
+	usleep(500 * 1000); /* the service thread sees the loss too */
+	ASSERT_EQ(o.n_recv, 0);
+	ASSERT(node_wait(&o.n, &o.n_disconnect, 1, 10));
+	ASSERT_EQ(o.n_recv, 1);
+	ASSERT_EQ(o.recv_bad, 0);
+	ASSERT_EQ(o.disconnect_before_recv, 0);
+	ASSERT_OK(doca_task_get_status(doca_rdma_task_receive_as_task(rt)));
+	doca_task_free(doca_rdma_task_receive_as_task(rt));
+	doca_buf_dec_refcount(dst, NULL);
+	node_close(&o.n);
+}
+BOTH(receive_before_callback_of_dead_peer)
 
 /*
  * The requester sets the exporter's sync event over a CM connection and reads
