@@ -41,6 +41,9 @@ consumer_from_ctx(struct doca_ctx *ctx)
 static void
 consumer_ungrant(struct doca_comch_consumer *c)
 {
+	/* First: a producer that maps the buffers reads the grant through the kernel from now on (comch_proto.h). */
+	if (c->shared)
+		sd_comch_shring_set_granted(c->ring, c->cap, false);
 	sd_xproc_revoke(&c->ring_grant);
 	sd_xproc_revoke(&c->buf_grant);
 	sd_xproc_share_drop(&c->share); /* after the revocation: a producer that still maps it checks the grant */

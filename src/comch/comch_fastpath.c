@@ -129,7 +129,10 @@ sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct s
 	if (taken == DOCA_ERROR_AGAIN)
 		return taken; /* nothing posted: no system call */
 	v->posted = rc->consumed + 1;
-	/* The grant is read through the kernel right before the copy (xproc.h rule 3). */
+	/* Mapped buffers the consumer still grants: no system call (comch_mapped.c). */
+	if (taken == DOCA_SUCCESS && sd_comch_mapped_grant(rc, &v->buf_rec))
+		return DOCA_SUCCESS;
+	/* Else the grant is read through the kernel right before the copy (xproc.h rule 3). */
 	err = sd_xproc_rec_fetch(&conn->peer, &rc->info.buf, &v->buf_rec, reason);
 	if (err == DOCA_ERROR_NOT_FOUND)
 		return DOCA_ERROR_NOT_CONNECTED;

@@ -219,8 +219,9 @@ struct sd_comch_remote_consumer {
 	struct sd_comch_ring *shared;	    /* its shared ring mapped here (comch_shring.c), or NULL */
 	/* The mapped path (comch_mapped.c): its buffer mmap mapped here, once per consumer (one grant). */
 	struct sd_xproc_window win;
-	uint64_t win_addr; /* the grant's address when mapped: window offset = slot address - win_addr */
-	bool win_tried;	   /* mapped or refused once: not tried again for this grant */
+	uint64_t win_addr;	     /* the grant's address when mapped: window offset = slot address - win_addr */
+	struct sd_xproc_rec win_rec; /* the grant as read through the kernel when the window was made */
+	bool win_tried;		     /* mapped or refused once: not tried again for this grant */
 };
 
 /* Fast-path state of one connection (allocated on first use). */
@@ -342,11 +343,19 @@ void sd_comch_mapped_name(struct doca_comch_consumer *c, const void *addr, size_
  * window, v's buffer grant having just been checked.  SUCCESS; anything else:
  * nothing usable was done, copy through the kernel.
  */
+/*
+ * Producer side, before a copy: rc's buffers are mapped and the consumer's
+ * ring says the grant they were mapped by is still live: *rec is that grant,
+ * no need to read it through the kernel.  False: read it.
+ */
+bool sd_comch_mapped_grant(const struct sd_comch_remote_consumer *rc, struct sd_xproc_rec *rec);
 doca_error_t sd_comch_mapped_write(const struct doca_comch_connection *conn, struct sd_comch_remote_consumer *rc,
 				   const struct sd_comch_ring_view *v, void *data, size_t len);
 /* The consumer's grant ended (revoked, consumer gone): its window goes. */
 void sd_comch_mapped_drop(struct sd_comch_remote_consumer *rc);
 /* Sends this process's producers wrote through a window (tests, bench). */
 SD_EXPORT uint64_t sd_comch_mapped_copies(void);
+/* Tests: copies whose grant came from the ring's granted flag (sd_comch_mapped_grant), in this process. */
+SD_EXPORT uint64_t sd_comch_mapped_flag_grants(void);
 
 #endif /* SD_COMCH_INTERNAL_H_ */

@@ -7,9 +7,12 @@
  * producer maps that object's range of the buffer grant once per consumer
  * announcement (one grant), taking the descriptor from the connected process
  * (pidfd_getfd, xproc_share.c), and then writes each message with memcpy
- * instead of process_vm_writev.  The grant is still read and checked right
- * before every copy (comch_fastpath.c); a revoked grant is never written and
- * drops the window.  Any failure falls back to the kernel's copy.
+ * instead of process_vm_writev.  The grant is read and checked through the
+ * kernel when the window is made; before every later copy the consumer's
+ * granted flag in the shared ring stands for it (sd_comch_mapped_grant), and a
+ * cleared flag sends the producer back to the kernel's read, where a revoked
+ * grant is never written and drops the window.  Any failure falls back to the
+ * kernel's copy.
  * SOFTDOCA_COMCH_MAPPED=0 turns the path off on either side.
  */
 #include <inttypes.h>
@@ -21,12 +24,18 @@
 
 SD_LOG_REGISTER(comch.mapped);
 
-static _Atomic uint64_t mapped_copies;
+static _Atomic uint64_t mapped_copies, flag_grants;
 
 uint64_t
 sd_comch_mapped_copies(void)
 {
 	return atomic_load_explicit(&mapped_copies, memory_order_relaxed);
+}
+
+uint64_t
+sd_comch_mapped_flag_grants(void)
+{
+	return atomic_load_explicit(&flag_grants, memory_order_relaxed);
 }
 
 static bool
@@ -48,6 +57,8 @@ sd_comch_mapped_name(struct doca_comch_consumer *c, const void *addr, size_t len
 		DOCA_LOG_DBG("Comch consumer %u: buffers not shareable (%s); the producer copies through the kernel",
 			     c->id, what);
 	sd_comch_shring_set_share(c->ring, c->cap, &c->share);
+	/* The grant is made (consumer_grant): a producer that maps the buffers may rely on this until ungrant. */
+	sd_comch_shring_set_granted(c->ring, c->cap, c->share.fd >= 0);
 }
 
 /* Map rc's buffers once, sized by the grant just read (v->buf_rec), from the object the ring names. */
@@ -73,8 +84,25 @@ window_try(const struct doca_comch_connection *conn, struct sd_comch_remote_cons
 		return;
 	}
 	rc->win_addr = v->buf_rec.addr;
+	rc->win_rec = v->buf_rec;
 	DOCA_LOG_DBG("Comch consumer %u: its buffers (%" PRIu64 " bytes) mapped%s", rc->id, rc->win.len,
 		     rc->win.guarded ? ", copies guarded" : "");
+}
+
+bool
+sd_comch_mapped_grant(const struct sd_comch_remote_consumer *rc, struct sd_xproc_rec *rec)
+{
+	/*
+	 * The window was mapped by this grant, read through the kernel; the
+	 * consumer clears the flag before it revokes it.  A stale 1 only lets
+	 * the copy land in the consumer's own object (the window maps nothing
+	 * else), as a copy racing the revocation would anyway.
+	 */
+	if (rc->win.base == NULL || rc->shared == NULL || !sd_comch_shring_granted(rc->shared, rc->info.ring_cap))
+		return false;
+	*rec = rc->win_rec;
+	atomic_fetch_add_explicit(&flag_grants, 1, memory_order_relaxed);
+	return true;
 }
 
 doca_error_t

@@ -159,13 +159,17 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
  *          sees it takes it (exchange to 0) and sends one FP_DOORBELL
  *   entry  cap completions (struct sd_comch_shring_comp, FP_DATA's fields)
  *
- * and one field of the consumer's: share, written before the descriptor is
+ * and two fields of the consumer's.  share, written before the descriptor is
  * passed and never changed, names the shared object its buffer mmap lies in
  * (xproc.h "shareable memory"; fd -1: private memory).  It only says where the
  * consumer wants the data: the producer takes that descriptor from the
- * connected process (pidfd_getfd), maps exactly the range of the buffer grant
- * and still checks the grant right before each copy (docs/comch.md "The
- * mapped path").
+ * connected process (pidfd_getfd) and maps exactly the range of the buffer
+ * grant it read through the kernel.  granted is 1 from then until the
+ * consumer revokes that grant (it stores 0 first, release): before each copy
+ * through the mapping the producer loads it (acquire) instead of reading the
+ * grant through the kernel again, and reads the grant again when it is 0
+ * (docs/comch.md "The mapped path").  A consumer of an earlier release leaves
+ * it 0: every copy reads the grant.
  *
  * Both sides treat what the other writes as foreign: the producer copies a slot
  * once and checks it against the consumer's buffer grant (read through the
@@ -175,7 +179,7 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
 struct sd_comch_shring_tail {
 	uint64_t done;
 	uint32_t armed;
-	uint32_t reserved;
+	uint32_t granted;	     /* the consumer's, see above */
 	struct sd_xproc_share share; /* the consumer's, see above */
 	uint8_t pad[16];
 };

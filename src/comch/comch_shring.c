@@ -5,8 +5,9 @@
  * memfd holding its post ring and the producer's completion half; the producer
  * maps the descriptor CONSUMER_NEW carried.  Posting and completing then cost no
  * system call: the producer's per-message calls are the grant read and the data
- * copy (comch_producer.c, through xproc.c), plus one FP_DOORBELL record only when
- * the consumer sleeps.
+ * copy (comch_producer.c, through xproc.c) - none when the consumer's buffers are
+ * mapped (comch_mapped.c) -, plus one FP_DOORBELL record only when the consumer
+ * sleeps.
  *
  * Whatever one side reads of the map, the other may have written anything into:
  * every field is loaded once into a local copy, checked, and only the copy is
@@ -69,6 +70,19 @@ void
 sd_comch_shring_set_share(struct sd_comch_ring *ring, uint32_t cap, const struct sd_xproc_share *share)
 {
 	ring_tail(ring, cap)->share = *share;
+}
+
+void
+sd_comch_shring_set_granted(struct sd_comch_ring *ring, uint32_t cap, bool granted)
+{
+	atomic_store_explicit((_Atomic uint32_t *)&ring_tail(ring, cap)->granted, granted ? 1u : 0u,
+			      memory_order_release);
+}
+
+bool
+sd_comch_shring_granted(const struct sd_comch_ring *ring, uint32_t cap)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)&ring_tail(ring, cap)->granted, memory_order_acquire) == 1u;
 }
 
 void

@@ -27,6 +27,8 @@ bool sd_comch_shring_arm(struct sd_comch_ring *ring, uint32_t cap, uint64_t arri
 
 /* Name the object the consumer's buffers lie in (before the descriptor is passed). */
 void sd_comch_shring_set_share(struct sd_comch_ring *ring, uint32_t cap, const struct sd_xproc_share *share);
+/* The buffer grant is live (after it is made) or about to be revoked (before: release). */
+void sd_comch_shring_set_granted(struct sd_comch_ring *ring, uint32_t cap, bool granted);
 
 /* --- both --- */
 
@@ -50,6 +52,8 @@ doca_error_t sd_comch_shring_take(const struct sd_comch_ring *ring, uint32_t cap
  */
 doca_error_t sd_comch_shring_check(const struct sd_xproc_rec *buf_rec, const struct sd_xproc_ref *buf_ref,
 				   const struct sd_comch_ring_slot *slot, size_t len, const char **reason);
+/* The consumer says its buffer grant is still live (acquire); false: read the grant through the kernel. */
+bool sd_comch_shring_granted(const struct sd_comch_ring *ring, uint32_t cap);
 /* The consumer's share field, copied out of the map once (fd -1: none named). */
 void sd_comch_shring_get_share(const struct sd_comch_ring *ring, uint32_t cap, struct sd_xproc_share *share);
 /* Publish the completion of position pos (release); true when the consumer was armed: send one FP_DOORBELL. */

@@ -2,10 +2,12 @@
 /*
  * The mapped path of the Comch fast path (docs/comch.md "The mapped path"): a
  * consumer whose buffers lie in a memfd gets the exact bytes through the
- * producer's window (sd_comch_mapped_copies counts it), private buffers are
+ * producer's window (sd_comch_mapped_copies counts it; after the first, the
+ * grant comes from the ring's granted flag, no system call), private buffers are
  * written through the kernel, SOFTDOCA_COMCH_MAPPED=0 turns the path off, and
- * a consumer that stopped (its grant revoked) and destroyed its mmap is never
- * written, though the producer still maps its buffers.
+ * a consumer that stopped (its grant revoked, its granted flag cleared) and
+ * destroyed its mmap is never written, though the producer still maps its
+ * buffers.
  */
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -232,14 +234,17 @@ send_two(struct rig *r, uint64_t *via)
 TEST(memfd_buffers_take_the_mapped_path)
 {
 	struct rig r;
-	uint64_t via = 0;
+	uint64_t via = 0, flagged;
 	int fd;
 
 	rig_connect(&r);
 	r.rx = memfd_rx(&fd);
 	rig_start(&r);
+	flagged = sd_comch_mapped_flag_grants();
 	send_two(&r, &via);
 	ASSERT_EQ(via, 2);
+	/* the first copy read the grant through the kernel and mapped the window; the second trusted the flag */
+	ASSERT_EQ(sd_comch_mapped_flag_grants() - flagged, 1);
 	rig_fini(&r);
 	ASSERT_EQ(sends_err, 0);
 	munmap(r.rx, RX_LEN);
@@ -282,7 +287,7 @@ TEST(revoked_consumer_is_not_written)
 {
 	struct rig r;
 	uint8_t check[MSG_LEN];
-	uint64_t via = 0, before;
+	uint64_t via = 0, before, flagged;
 	int fd;
 
 	rig_connect(&r);
@@ -300,18 +305,57 @@ TEST(revoked_consumer_is_not_written)
 	r.cons = NULL;
 	r.all[2] = &r.prod_side;
 	munmap(r.rx, RX_LEN);
-	/* The client has not yet read CONSUMER_GONE: the send is refused by the revoked grant, or finds no consumer. */
+	/*
+	 * The client has not yet read CONSUMER_GONE: the consumer cleared its
+	 * granted flag before revoking, so the send reads the grant and is
+	 * refused by the revocation, or finds no consumer.
+	 */
 	before = sd_comch_mapped_copies();
+	flagged = sd_comch_mapped_flag_grants();
 	sends_err = 0;
 	(void)send_one(&r);
 	progress_for(r.all, 3, 20);
 	ASSERT_EQ(sd_comch_mapped_copies(), before);
+	ASSERT_EQ(sd_comch_mapped_flag_grants(), flagged);
 	ASSERT_EQ(sends_err, 1);
 	ASSERT(send_status == DOCA_ERROR_NOT_CONNECTED || send_status == DOCA_ERROR_NOT_FOUND);
 	ASSERT_EQ(pread(fd, check, sizeof(check), 2 * MSG_LEN), (ssize_t)sizeof(check));
 	for (unsigned i = 0; i < sizeof(check); i++)
 		ASSERT_EQ(check[i], 0x5a);
 	rig_fini(&r);
+	close(fd);
+}
+
+/* The producer's view of the consumer's shared ring (one consumer on the connection). */
+static const struct sd_comch_remote_consumer *
+remote_consumer(const struct rig *r)
+{
+	const struct sd_list *first = r->prod->conn->fp->remote_consumers.next;
+
+	ASSERT(first != &r->prod->conn->fp->remote_consumers);
+	return sd_container_of(first, const struct sd_comch_remote_consumer, link);
+}
+
+TEST(stopped_consumer_clears_its_granted_flag)
+{
+	const struct sd_comch_remote_consumer *rc;
+	struct rig r;
+	uint64_t via = 0;
+	int fd;
+
+	rig_connect(&r);
+	r.rx = memfd_rx(&fd);
+	rig_start(&r);
+	send_two(&r, &via);
+	ASSERT_EQ(via, 2);
+	rc = remote_consumer(&r);
+	ASSERT_NOT_NULL(rc->shared);
+	ASSERT(sd_comch_shring_granted(rc->shared, rc->info.ring_cap));
+	/* The consumer's map of the ring goes with it; the producer's stays until CONSUMER_GONE. */
+	pair_stop_idle(&r.cons_side);
+	ASSERT(!sd_comch_shring_granted(rc->shared, rc->info.ring_cap));
+	rig_fini(&r);
+	munmap(r.rx, RX_LEN);
 	close(fd);
 }
 
