@@ -131,10 +131,10 @@ warmup_ends(const struct dma_run *S)
 	return __builtin_expect(!S->measuring && S->done + 1 == S->warmup, 0);
 }
 
-static void
-task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
+/* Every case the hot path below leaves out: timed, warm-up and last completions, and refused submits. */
+static __attribute__((noinline)) void
+task_ok_slow(struct doca_dma_task_memcpy *task, union doca_data ud, struct dma_run *S)
 {
-	struct dma_run *S = ctx_ud.ptr;
 	uint64_t t = 0;
 
 	if (S->stamp[ud.u64] != 0) {
@@ -153,6 +153,32 @@ task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data c
 		S->failed++;
 	}
 	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+/*
+ * Most completions: untimed, measuring, resubmitted untimed and accepted - the
+ * same bookkeeping as task_ok_slow() in fewer instructions (no callee-saved
+ * registers, no clock), so doca_perf's own cost stays small next to the
+ * library's (target P2).
+ */
+static void
+task_ok(struct doca_dma_task_memcpy *task, union doca_data ud, union doca_data ctx_ud)
+{
+	struct dma_run *S = ctx_ud.ptr;
+
+	if (__builtin_expect(S->stamp[ud.u64] != 0 || !S->measuring || S->submitted >= S->limit ||
+				     S->untimed + 1 >= S->lat_every,
+			     0)) {
+		task_ok_slow(task, ud, S);
+		return;
+	}
+	S->done++;
+	S->untimed++;
+	doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task));
+	if (__builtin_expect(!submit_or_park(S, task), 0)) {
+		S->failed++;
+		doca_task_free(doca_dma_task_memcpy_as_task(task));
+	}
 }
 
 static void
