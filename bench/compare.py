@@ -199,7 +199,7 @@ def scaling_rows(b, res, smoke):
 # P13/P14: RDMA write 1 MiB on many connections of one context against one connection, the same
 # 4 buffers per side in every run: doca_perf otherwise gives each task in flight its own buffer, and
 # 64 x 4 x 1 MiB per side (256 MiB) runs from DRAM where one connection's 4 MiB stays in the cache
-# (docs/results/notes.md, "Many connections").
+# (docs/results/notes-issue22.md, "Many connections").
 CONNS_ROWS = (("rdma-write-conns64", 64, 4), ("rdma-write-conns1024", 1024, 1))
 
 

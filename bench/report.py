@@ -159,9 +159,11 @@ def _page(res, page_dir, hw, made, text):
     if "multi_rail_cut.png" in made:
         page += ["", "![Multi-Rail vs MPTCP: throughput across a rail cut and its recovery](multi_rail_cut.png)"]
     page += ["", text]
-    notes = os.path.join(page_dir, "notes.md")
-    if os.path.exists(notes):
-        page += ["", open(notes).read().strip()]
+    # The hand-written notes stay their own files (linked, not pasted: the page stays short).
+    notes = [n for n in ("notes.md", "notes-issue22.md") if os.path.exists(os.path.join(page_dir, n))]
+    if notes:
+        page += ["", "Profiles, what was changed and before/after numbers (hand-written): " +
+                 ", ".join("[%s](%s)" % (n, n) for n in notes) + "."]
     with open(os.path.join(page_dir, "README.md"), "w") as f:
         f.write("\n".join(page) + "\n")
 
