@@ -70,6 +70,7 @@ struct dma_copy_file {
 	void *addr; /* NULL for a 0-byte file */
 	uint64_t size;
 	bool is_dest;
+	bool in_file;				    /* destination: addr maps the file itself (no write at commit) */
 	char tmp_path[DMA_COPY_MAX_FILE_NAME + 16]; /* fallback when O_TMPFILE is unavailable */
 };
 

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -387,6 +388,31 @@ def test_dma_copy_dpu_killed_mid_copy():
         expect_line(h, r"Failure was detected in dma copy")
         check(not os.path.exists(c.path("host", "big")), "a partial file was left on the host", h, d)
         check(not [f for f in os.listdir(c.path("host")) if f.startswith("big")], "a temporary file was left", h, d)
+
+
+def test_dma_copy_disk_full_leaves_nothing():
+    """The destination's file system has no room for the file: the side that receives it fails naming
+    the reason, the other side fails too, and no file or temporary file is left (both directions)."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        raise Skip("needs root and mount(8) for a 1 MiB tmpfs as the destination directory")
+    for to_dpu in (True, False):
+        c = Case()
+        full = c.path("dpu" if to_dpu else "host")
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Skip("cannot mount a tmpfs here: %s" % p.stderr.strip()[-200:])
+        try:
+            make_file(c.path("host" if to_dpu else "dpu", "big"), 4 << 20)
+            d = c.start([COPY_DPU, "-f", c.path("dpu", "big"), "-p", "03:00.0", "-r", "b1:00.0"])
+            time.sleep(0.2)
+            h = c.start([COPY_HOST, "-f", c.path("host", "big"), "-p", "b1:00.0"])
+            h, d = h.finish(TIMEOUT), d.finish(TIMEOUT)
+            receiver = d if to_dpu else h
+            check(h.code != 0 and d.code != 0, "a copy into a full file system must fail on both sides", h, d)
+            expect_line(receiver, r"Failed to allocate 4194304 bytes for .*big: No space left on device")
+            check(os.listdir(full) == [], "left in the full directory: %s" % os.listdir(full), h, d)
+        finally:
+            subprocess.run(["umount", full], capture_output=True)
 
 
 # ------------------------------------------------------------ Secure Channel
