@@ -74,6 +74,29 @@ struct dma_copy_file {
 	char tmp_path[DMA_COPY_MAX_FILE_NAME + 16]; /* fallback when O_TMPFILE is unavailable */
 };
 
+/* The peer's last message, waiting for the main loop (dma_copy_msg.c). */
+struct dma_copy_inbox {
+	const char *peer; /* "host" or "DPU", for log lines */
+	uint8_t msg[4096];
+	uint32_t len;
+	bool full;   /* a message waits: the handler clears it */
+	bool broken; /* one too long, or one more before the last was taken */
+};
+
+struct comch_channel;
+
+/* The Comch receive callback (cb_arg: the inbox): keep msg for the main loop. */
+void dma_copy_inbox_recv(void *inbox, const uint8_t *msg, uint32_t len);
+/*
+ * The main loop of either side: hand each message to handle(st) until *done
+ * (SUCCESS), the peer breaks the protocol (UNEXPECTED) or the connection
+ * drops (CONNECTION_ABORTED, logged: "Failure was detected in dma copy: lost").
+ */
+doca_error_t dma_copy_serve(struct comch_channel *ch, struct dma_copy_inbox *in, void (*handle)(void *st), void *st,
+			    const bool *done, const char *lost);
+/* Send STATUS{ok} to the peer; a failure to send is logged. */
+void dma_copy_send_status(struct comch_channel *ch, const struct dma_copy_inbox *in, bool ok);
+
 /* Is path a readable regular file here?  Sets *size. */
 bool dma_copy_file_present(const char *path, uint64_t *size);
 /* Map the source file read-only. */

@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -33,9 +32,7 @@ struct dpu_state {
 	uint64_t local_size;
 	uint64_t copy_size; /* agreed size of the copy */
 	uint64_t max_size;
-	uint8_t msg[4096];
-	uint32_t msg_len;
-	bool have_msg;
+	struct dma_copy_inbox in; /* the last message received, handled by the main loop */
 	bool done;
 	doca_error_t result;
 };
@@ -46,28 +43,9 @@ struct dma_job {
 };
 
 static void
-recv_cb(void *arg, const uint8_t *msg, uint32_t len)
-{
-	struct dpu_state *st = arg;
-
-	if (len > sizeof(st->msg) || st->have_msg) {
-		DOCA_LOG_ERR("Unexpected message of %u bytes from the host", len);
-		st->result = DOCA_ERROR_UNEXPECTED;
-		st->done = true;
-		return;
-	}
-	memcpy(st->msg, msg, len);
-	st->msg_len = len;
-	st->have_msg = true;
-}
-
-static void
 send_status(struct dpu_state *st, bool ok)
 {
-	struct comch_msg_dma_status m = {.type = COMCH_MSG_STATUS, .is_success = ok};
-
-	if (comch_channel_send(st->ch, &m, sizeof(m)) != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to send the status message to the host");
+	dma_copy_send_status(st->ch, &st->in, ok);
 }
 
 static void
@@ -250,19 +228,20 @@ handle_direction(struct dpu_state *st, const struct comch_msg_dma_direction *hd)
 }
 
 static void
-handle_msg(struct dpu_state *st)
+handle_msg(void *arg)
 {
+	struct dpu_state *st = arg;
 	enum comch_msg_type type = 0;
 	doca_error_t r = DOCA_ERROR_UNEXPECTED;
 
-	st->have_msg = false;
-	if (st->msg_len >= sizeof(type))
-		memcpy(&type, st->msg, sizeof(type));
+	st->in.full = false;
+	if (st->in.len >= sizeof(type))
+		memcpy(&type, st->in.msg, sizeof(type));
 	switch (type) {
 	case COMCH_MSG_DIRECTION:
-		if (st->msg_len != sizeof(struct comch_msg_dma_direction))
+		if (st->in.len != sizeof(struct comch_msg_dma_direction))
 			break;
-		r = handle_direction(st, (const struct comch_msg_dma_direction *)st->msg);
+		r = handle_direction(st, (const struct comch_msg_dma_direction *)st->in.msg);
 		if (r == DOCA_SUCCESS)
 			return;
 		send_status(st, false);
@@ -270,15 +249,15 @@ handle_msg(struct dpu_state *st)
 		st->done = true;
 		return;
 	case COMCH_MSG_EXPORT_DESCRIPTOR:
-		if (st->msg_len < sizeof(struct comch_msg_dma_export_discriptor))
+		if (st->in.len < sizeof(struct comch_msg_dma_export_discriptor))
 			break;
-		r = copy_with_descriptor(st, (const struct comch_msg_dma_export_discriptor *)st->msg, st->msg_len);
+		r = copy_with_descriptor(st, (const struct comch_msg_dma_export_discriptor *)st->in.msg, st->in.len);
 		send_status(st, r == DOCA_SUCCESS);
 		st->result = r;
 		st->done = true;
 		return;
 	case COMCH_MSG_STATUS:
-		if (st->msg_len != sizeof(struct comch_msg_dma_status))
+		if (st->in.len != sizeof(struct comch_msg_dma_status))
 			break;
 		DOCA_LOG_ERR("Failure was detected in dma copy");
 		st->result = DOCA_ERROR_IO_FAILED;
@@ -287,7 +266,7 @@ handle_msg(struct dpu_state *st)
 	default:
 		break;
 	}
-	DOCA_LOG_ERR("Unexpected message from the host (type %d, %u bytes)", (int)type, st->msg_len);
+	DOCA_LOG_ERR("Unexpected message from the host (type %d, %u bytes)", (int)type, st->in.len);
 	send_status(st, false);
 	st->result = r;
 	st->done = true;
@@ -296,15 +275,15 @@ handle_msg(struct dpu_state *st)
 doca_error_t
 dma_copy_dpu(const struct dma_copy_cfg *cfg)
 {
-	struct dpu_state st = {.cfg = cfg, .result = DOCA_ERROR_UNKNOWN};
+	struct dpu_state st = {.cfg = cfg, .in = {.peer = "host"}, .result = DOCA_ERROR_UNKNOWN};
 	struct comch_channel_cfg ccfg = {
 		.name = DMA_COPY_SERVER_NAME,
 		.server = true,
 		.pci_addr = cfg->comch_pci,
 		.rep_pci_addr = cfg->rep_pci,
 		.num_send_tasks = DMA_COPY_NUM_SEND_TASKS,
-		.recv_cb = recv_cb,
-		.cb_arg = &st,
+		.recv_cb = dma_copy_inbox_recv,
+		.cb_arg = &st.in,
 	};
 	doca_error_t r;
 
@@ -328,20 +307,9 @@ dma_copy_dpu(const struct dma_copy_cfg *cfg)
 	}
 	DOCA_LOG_INFO("Server connection established");
 
-	while (!st.done) {
-		if (st.have_msg) {
-			handle_msg(&st);
-			continue;
-		}
-		if (!comch_channel_connected(st.ch)) {
-			DOCA_LOG_ERR("Failure was detected in dma copy: the host disconnected before the copy ended");
-			st.result = DOCA_ERROR_CONNECTION_ABORTED;
-			break;
-		}
-		if (comch_channel_progress(st.ch) == 0)
-			usleep(10);
-	}
-	r = st.result;
+	r = dma_copy_serve(st.ch, &st.in, handle_msg, &st, &st.done, "the host disconnected before the copy ended");
+	if (r == DOCA_SUCCESS)
+		r = st.result;
 	/* The host stops its client once it has our status. */
 	if (comch_channel_connected(st.ch) &&
 	    comch_channel_wait_disconnected(st.ch, DPU_DISCONNECT_TIMEOUT_SEC) != DOCA_SUCCESS)

@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <doca_log.h>
 #include <doca_mmap.h>
@@ -26,36 +25,15 @@ struct host_state {
 	struct dma_copy_file file;
 	bool holder; /* the file is on the host */
 	uint64_t max_size;
-	uint8_t msg[4096]; /* the last message received, handled by the main loop */
-	uint32_t msg_len;
-	bool have_msg;
+	struct dma_copy_inbox in; /* the last message received, handled by the main loop */
 	bool done;
 	doca_error_t result;
 };
 
 static void
-recv_cb(void *arg, const uint8_t *msg, uint32_t len)
-{
-	struct host_state *st = arg;
-
-	if (len > sizeof(st->msg) || st->have_msg) {
-		DOCA_LOG_ERR("Unexpected message of %u bytes from the DPU", len);
-		st->result = DOCA_ERROR_UNEXPECTED;
-		st->done = true;
-		return;
-	}
-	memcpy(st->msg, msg, len);
-	st->msg_len = len;
-	st->have_msg = true;
-}
-
-static void
 send_status(struct host_state *st, bool ok)
 {
-	struct comch_msg_dma_status m = {.type = COMCH_MSG_STATUS, .is_success = ok};
-
-	if (comch_channel_send(st->ch, &m, sizeof(m)) != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to send the status message to the DPU");
+	dma_copy_send_status(st->ch, &st->in, ok);
 }
 
 /* The DPU answered our direction: prepare and export the host buffer. */
@@ -119,24 +97,25 @@ export_buffer(struct host_state *st, const struct comch_msg_dma_direction *dir)
 }
 
 static void
-handle_msg(struct host_state *st)
+handle_msg(void *arg)
 {
+	struct host_state *st = arg;
 	enum comch_msg_type type;
 	doca_error_t r;
 
-	st->have_msg = false;
-	if (st->msg_len < sizeof(type)) {
-		DOCA_LOG_ERR("Short message from the DPU (%u bytes)", st->msg_len);
+	st->in.full = false;
+	if (st->in.len < sizeof(type)) {
+		DOCA_LOG_ERR("Short message from the DPU (%u bytes)", st->in.len);
 		st->result = DOCA_ERROR_UNEXPECTED;
 		st->done = true;
 		return;
 	}
-	memcpy(&type, st->msg, sizeof(type));
+	memcpy(&type, st->in.msg, sizeof(type));
 	switch (type) {
 	case COMCH_MSG_DIRECTION:
-		if (st->msg_len != sizeof(struct comch_msg_dma_direction))
+		if (st->in.len != sizeof(struct comch_msg_dma_direction))
 			break;
-		r = export_buffer(st, (const struct comch_msg_dma_direction *)st->msg);
+		r = export_buffer(st, (const struct comch_msg_dma_direction *)st->in.msg);
 		if (r != DOCA_SUCCESS) {
 			send_status(st, false);
 			st->result = r;
@@ -144,10 +123,10 @@ handle_msg(struct host_state *st)
 		}
 		return;
 	case COMCH_MSG_STATUS:
-		if (st->msg_len != sizeof(struct comch_msg_dma_status))
+		if (st->in.len != sizeof(struct comch_msg_dma_status))
 			break;
 		st->done = true;
-		if (!((const struct comch_msg_dma_status *)st->msg)->is_success) {
+		if (!((const struct comch_msg_dma_status *)st->in.msg)->is_success) {
 			DOCA_LOG_ERR("Failure was detected in dma copy");
 			st->result = DOCA_ERROR_IO_FAILED;
 			return;
@@ -163,7 +142,7 @@ handle_msg(struct host_state *st)
 	default:
 		break;
 	}
-	DOCA_LOG_ERR("Unexpected message from the DPU (type %d, %u bytes)", (int)type, st->msg_len);
+	DOCA_LOG_ERR("Unexpected message from the DPU (type %d, %u bytes)", (int)type, st->in.len);
 	st->result = DOCA_ERROR_UNEXPECTED;
 	st->done = true;
 }
@@ -171,14 +150,14 @@ handle_msg(struct host_state *st)
 doca_error_t
 dma_copy_host(const struct dma_copy_cfg *cfg)
 {
-	struct host_state st = {.cfg = cfg, .result = DOCA_ERROR_UNKNOWN};
+	struct host_state st = {.cfg = cfg, .in = {.peer = "DPU"}, .result = DOCA_ERROR_UNKNOWN};
 	struct comch_channel_cfg ccfg = {
 		.name = DMA_COPY_SERVER_NAME,
 		.server = false,
 		.pci_addr = cfg->comch_pci,
 		.num_send_tasks = DMA_COPY_NUM_SEND_TASKS,
-		.recv_cb = recv_cb,
-		.cb_arg = &st,
+		.recv_cb = dma_copy_inbox_recv,
+		.cb_arg = &st.in,
 	};
 	struct comch_msg_dma_direction dir = {.type = COMCH_MSG_DIRECTION};
 	uint64_t size = 0;
@@ -222,21 +201,10 @@ dma_copy_host(const struct dma_copy_cfg *cfg)
 	else
 		DOCA_LOG_INFO("File was not found locally, it will be DMA copied from the DPU");
 
-	while (!st.done) {
-		if (st.have_msg) {
-			handle_msg(&st);
-			continue;
-		}
-		if (!comch_channel_connected(st.ch)) {
-			DOCA_LOG_ERR("Failure was detected in dma copy: the connection to the DPU was lost before "
-				     "the final status");
-			st.result = DOCA_ERROR_CONNECTION_ABORTED;
-			break;
-		}
-		if (comch_channel_progress(st.ch) == 0)
-			usleep(10);
-	}
-	r = st.result;
+	r = dma_copy_serve(st.ch, &st.in, handle_msg, &st, &st.done,
+			   "the connection to the DPU was lost before the final status");
+	if (r == DOCA_SUCCESS)
+		r = st.result;
 
 destroy_channel:
 	(void)comch_channel_destroy(st.ch);
