@@ -276,3 +276,45 @@ pair_stop_idle(struct side *x)
 	ASSERT_OK(doca_ctx_get_state(x->ctx, &st));
 	ASSERT_EQ(st, DOCA_CTX_STATE_IDLE);
 }
+
+void
+pair_connect_fastpath(struct side *s, struct side *c, struct doca_dev **host, struct doca_dev **dpu,
+		      struct doca_dev_rep **rep, doca_comch_event_consumer_cb_t new_cb,
+		      doca_comch_event_consumer_cb_t gone_cb)
+{
+	pair_env();
+	*host = open_dev("b1:00.0");
+	*dpu = open_dev("03:00.0");
+	*rep = open_rep(*dpu, "b1:00.0");
+	server_init(s, *dpu, *rep, PAIR_NAME);
+	client_init(c, *host, PAIR_NAME);
+	ASSERT_OK(doca_comch_client_event_consumer_register(c->client, new_cb, gone_cb));
+	ASSERT_OK(doca_ctx_start(s->ctx));
+	ASSERT_ERR(doca_ctx_start(c->ctx), DOCA_ERROR_IN_PROGRESS);
+	while (s->conn == NULL || c->state != DOCA_CTX_STATE_RUNNING) {
+		(void)doca_pe_progress(s->pe);
+		(void)doca_pe_progress(c->pe);
+	}
+}
+
+int pair_fp_sends_ok, pair_fp_sends_err;
+doca_error_t pair_fp_send_status;
+
+void
+pair_fp_send_ok(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	pair_fp_sends_ok++;
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}
+
+void
+pair_fp_send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	pair_fp_sends_err++;
+	pair_fp_send_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <doca_comch.h>
+#include <doca_comch_producer.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_mmap.h>
@@ -55,7 +56,20 @@ void server_init(struct side *s, struct doca_dev *dev, struct doca_dev_rep *rep,
 void client_init(struct side *c, struct doca_dev *dev, const char *name);
 void side_fini(struct side *x);
 /* Progress every side given until cond(arg) holds; fails the test after ms milliseconds. */
+/*
+ * The fast-path pair: the host's and the DPU's devices, a server on the DPU and
+ * a client on the host connected (both RUNNING); the client hears of the
+ * server's consumers through new_cb and gone_cb.
+ */
+void pair_connect_fastpath(struct side *s, struct side *c, struct doca_dev **host, struct doca_dev **dpu,
+			   struct doca_dev_rep **rep, doca_comch_event_consumer_cb_t new_cb,
+			   doca_comch_event_consumer_cb_t gone_cb);
 void progress_until(struct side **sides, int n, bool (*cond)(void *), void *arg, int ms);
+/* Producer send callbacks: count the completions, keep the last failure's status, free the task. */
+extern int pair_fp_sends_ok, pair_fp_sends_err;
+extern doca_error_t pair_fp_send_status;
+void pair_fp_send_ok(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud);
+void pair_fp_send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud);
 void progress_for(struct side **sides, int n, int ms);
 doca_error_t side_send(struct side *x, struct doca_comch_connection *conn, const void *msg, uint32_t len);
 void pair_send_ok(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud);

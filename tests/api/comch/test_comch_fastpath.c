@@ -67,26 +67,6 @@ recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tud, unio
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
 }
 
-static int sends_ok, sends_err;
-
-static void
-send_ok(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	sends_ok++;
-	doca_task_free(doca_comch_producer_task_send_as_task(t));
-}
-
-static void
-send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	sends_err++;
-	doca_task_free(doca_comch_producer_task_send_as_task(t));
-}
-
 static bool
 flag_set(void *arg)
 {
@@ -117,19 +97,7 @@ TEST(producer_to_consumer)
 	uint8_t imm[5] = {1, 2, 3, 4, 5};
 	uint32_t cid;
 
-	pair_env();
-	host = open_dev("b1:00.0");
-	dpu = open_dev("03:00.0");
-	rep = open_rep(dpu, "b1:00.0");
-	server_init(&s, dpu, rep, PAIR_NAME);
-	client_init(&c, host, PAIR_NAME);
-	ASSERT_OK(doca_comch_client_event_consumer_register(c.client, consumer_new, consumer_gone));
-	ASSERT_OK(doca_ctx_start(s.ctx));
-	ASSERT_ERR(doca_ctx_start(c.ctx), DOCA_ERROR_IN_PROGRESS);
-	while (s.conn == NULL || c.state != DOCA_CTX_STATE_RUNNING) {
-		(void)doca_pe_progress(s.pe);
-		(void)doca_pe_progress(c.pe);
-	}
+	pair_connect_fastpath(&s, &c, &host, &dpu, &rep, consumer_new, consumer_gone);
 
 	/* memory: two 1 MiB receive buffers on the server side, one send buffer on the client side */
 	ASSERT_OK(doca_mmap_create(&rx_mmap));
@@ -166,7 +134,7 @@ TEST(producer_to_consumer)
 	ASSERT_OK(doca_pe_create(&prod_side.pe));
 	prod_side.ctx = doca_comch_producer_as_ctx(prod);
 	ASSERT_OK(doca_pe_connect_ctx(prod_side.pe, prod_side.ctx));
-	ASSERT_OK(doca_comch_producer_task_send_set_conf(prod, send_ok, send_err, 4));
+	ASSERT_OK(doca_comch_producer_task_send_set_conf(prod, pair_fp_send_ok, pair_fp_send_err, 4));
 	ASSERT_OK(doca_ctx_start(prod_side.ctx));
 
 	/* nothing posted yet: AGAIN */
@@ -201,8 +169,8 @@ TEST(producer_to_consumer)
 		ASSERT_EQ(rec.producer_id, pid);
 	}
 	progress_for(all, 4, 20);
-	ASSERT_EQ(sends_ok, 2);
-	ASSERT_EQ(sends_err, 0);
+	ASSERT_EQ(pair_fp_sends_ok, 2);
+	ASSERT_EQ(pair_fp_sends_err, 0);
 
 	/* a posted buffer is flushed by the consumer's stop; the client hears it expired */
 	{

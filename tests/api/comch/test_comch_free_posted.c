@@ -134,24 +134,12 @@ static void
 fixture_init(struct fixture *f, uint32_t num_recv_tasks)
 {
 	memset(f, 0, sizeof(*f));
-	pair_env();
 	f->log_fd = capture_sdk_log_at(DOCA_LOG_LEVEL_INFO);
 	f->all[0] = &f->s;
 	f->all[1] = &f->c;
 	f->all[2] = &f->cons_side;
 	f->all[3] = &f->prod_side;
-	f->host = open_dev("b1:00.0");
-	f->dpu = open_dev("03:00.0");
-	f->rep = open_rep(f->dpu, "b1:00.0");
-	server_init(&f->s, f->dpu, f->rep, PAIR_NAME);
-	client_init(&f->c, f->host, PAIR_NAME);
-	ASSERT_OK(doca_comch_client_event_consumer_register(f->c.client, consumer_new, consumer_gone));
-	ASSERT_OK(doca_ctx_start(f->s.ctx));
-	ASSERT_ERR(doca_ctx_start(f->c.ctx), DOCA_ERROR_IN_PROGRESS);
-	while (f->s.conn == NULL || f->c.state != DOCA_CTX_STATE_RUNNING) {
-		(void)doca_pe_progress(f->s.pe);
-		(void)doca_pe_progress(f->c.pe);
-	}
+	pair_connect_fastpath(&f->s, &f->c, &f->host, &f->dpu, &f->rep, consumer_new, consumer_gone);
 	f->rx_mem = calloc(NUM_SLOTS, SLOT);
 	f->tx_mem = calloc(NUM_SLOTS, SLOT);
 	ASSERT_NOT_NULL(f->rx_mem);

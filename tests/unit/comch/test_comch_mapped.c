@@ -23,8 +23,7 @@
 #define RX_LEN (1u << 20)
 #define MSG_LEN 65536u
 
-static int num_new, recv_done, sends_ok, sends_err;
-static doca_error_t send_status;
+static int num_new, recv_done;
 
 static void
 consumer_new(struct doca_comch_event_consumer *ev, struct doca_comch_connection *conn, uint32_t id)
@@ -62,25 +61,6 @@ recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tud, unio
 	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
 }
 
-static void
-send_ok(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	sends_ok++;
-	doca_task_free(doca_comch_producer_task_send_as_task(t));
-}
-
-static void
-send_err(struct doca_comch_producer_task_send *t, union doca_data tud, union doca_data cud)
-{
-	(void)tud;
-	(void)cud;
-	sends_err++;
-	send_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
-	doca_task_free(doca_comch_producer_task_send_as_task(t));
-}
-
 static bool
 flag_set(void *arg)
 {
@@ -109,19 +89,7 @@ rig_connect(struct rig *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->all[0] = &r->s, r->all[1] = &r->c, r->all[2] = &r->cons_side, r->all[3] = &r->prod_side;
-	pair_env();
-	r->host = open_dev("b1:00.0");
-	r->dpu = open_dev("03:00.0");
-	r->rep = open_rep(r->dpu, "b1:00.0");
-	server_init(&r->s, r->dpu, r->rep, PAIR_NAME);
-	client_init(&r->c, r->host, PAIR_NAME);
-	ASSERT_OK(doca_comch_client_event_consumer_register(r->c.client, consumer_new, consumer_gone));
-	ASSERT_OK(doca_ctx_start(r->s.ctx));
-	ASSERT_ERR(doca_ctx_start(r->c.ctx), DOCA_ERROR_IN_PROGRESS);
-	while (r->s.conn == NULL || r->c.state != DOCA_CTX_STATE_RUNNING) {
-		(void)doca_pe_progress(r->s.pe);
-		(void)doca_pe_progress(r->c.pe);
-	}
+	pair_connect_fastpath(&r->s, &r->c, &r->host, &r->dpu, &r->rep, consumer_new, consumer_gone);
 	for (unsigned i = 0; i < sizeof(tx_mem); i++)
 		tx_mem[i] = (uint8_t)(i * 31 + 7);
 }
@@ -147,7 +115,7 @@ rig_start(struct rig *r)
 	ASSERT_OK(doca_pe_create(&r->prod_side.pe));
 	r->prod_side.ctx = doca_comch_producer_as_ctx(r->prod);
 	ASSERT_OK(doca_pe_connect_ctx(r->prod_side.pe, r->prod_side.ctx));
-	ASSERT_OK(doca_comch_producer_task_send_set_conf(r->prod, send_ok, send_err, 4));
+	ASSERT_OK(doca_comch_producer_task_send_set_conf(r->prod, pair_fp_send_ok, pair_fp_send_err, 4));
 	ASSERT_OK(doca_ctx_start(r->prod_side.ctx));
 	ASSERT_OK(doca_buf_inventory_buf_get_by_data(r->inv, r->tx_mmap, tx_mem, MSG_LEN, &r->tx));
 }
@@ -246,7 +214,7 @@ TEST(memfd_buffers_take_the_mapped_path)
 	/* the first copy read the grant through the kernel and mapped the window; the second trusted the flag */
 	ASSERT_EQ(sd_comch_mapped_flag_grants() - flagged, 1);
 	rig_fini(&r);
-	ASSERT_EQ(sends_err, 0);
+	ASSERT_EQ(pair_fp_sends_err, 0);
 	munmap(r.rx, RX_LEN);
 	close(fd);
 }
@@ -312,13 +280,13 @@ TEST(revoked_consumer_is_not_written)
 	 */
 	before = sd_comch_mapped_copies();
 	flagged = sd_comch_mapped_flag_grants();
-	sends_err = 0;
+	pair_fp_sends_err = 0;
 	(void)send_one(&r);
 	progress_for(r.all, 3, 20);
 	ASSERT_EQ(sd_comch_mapped_copies(), before);
 	ASSERT_EQ(sd_comch_mapped_flag_grants(), flagged);
-	ASSERT_EQ(sends_err, 1);
-	ASSERT(send_status == DOCA_ERROR_NOT_CONNECTED || send_status == DOCA_ERROR_NOT_FOUND);
+	ASSERT_EQ(pair_fp_sends_err, 1);
+	ASSERT(pair_fp_send_status == DOCA_ERROR_NOT_CONNECTED || pair_fp_send_status == DOCA_ERROR_NOT_FOUND);
 	ASSERT_EQ(pread(fd, check, sizeof(check), 2 * MSG_LEN), (ssize_t)sizeof(check));
 	for (unsigned i = 0; i < sizeof(check); i++)
 		ASSERT_EQ(check[i], 0x5a);
