@@ -88,6 +88,7 @@ sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_
 	size_t len = sizeof(v->ring_rec) + sizeof(v->buf_rec) + sizeof(v->posted) + sizeof(v->slot);
 	doca_error_t err;
 
+	v->flag_grant = false;
 	/* Both records, the posted count and the next slot in one system call, from the connected process. */
 	err = sd_xproc_copy(&conn->peer, false, local, 4, remote, 4, len, reason);
 	if (err == DOCA_ERROR_DRIVER) {
@@ -130,7 +131,8 @@ sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct s
 		return taken; /* nothing posted: no system call */
 	v->posted = rc->consumed + 1;
 	/* Mapped buffers the consumer still grants: no system call (comch_mapped.c). */
-	if (taken == DOCA_SUCCESS && sd_comch_mapped_grant(rc, &v->buf_rec))
+	v->flag_grant = taken == DOCA_SUCCESS && sd_comch_mapped_grant(rc, &v->buf_rec);
+	if (v->flag_grant)
 		return DOCA_SUCCESS;
 	/* Else the grant is read through the kernel right before the copy (xproc.h rule 3). */
 	err = sd_xproc_rec_fetch(&conn->peer, &rc->info.buf, &v->buf_rec, reason);

@@ -301,6 +301,7 @@ struct sd_comch_ring_view {
 	struct sd_xproc_rec buf_rec;
 	uint64_t posted;
 	struct sd_comch_ring_slot slot; /* slot rc->consumed; meaningful when posted != consumed */
+	bool flag_grant;		/* buf_rec is the window's, the ring's granted word stood for the read */
 };
 /*
  * Read rc's view from the peer (one system call) and check both grants: the ring

@@ -88,7 +88,10 @@ producer_complete_record(struct doca_comch_producer *p, struct sd_comch_remote_c
 /*
  * Write the data into the slot the view holds, its grant just checked: through
  * the consumer's mapped buffers when it has them (comch_mapped.c), else
- * through the kernel.  NOT_FOUND: the consumer's process is gone.
+ * through the kernel.  NOT_FOUND: the consumer's process is gone.  AGAIN: the
+ * window failed under a grant the ring's granted word stood for, which covers
+ * only copies through the window: read the grant, then copy (the window is
+ * gone, so the next read goes through the kernel).
  */
 static doca_error_t
 producer_write(struct doca_comch_producer *p, struct sd_comch_remote_consumer *rc,
@@ -98,6 +101,8 @@ producer_write(struct doca_comch_producer *p, struct sd_comch_remote_consumer *r
 
 	if (sd_comch_mapped_write(p->conn, rc, view, data, len) == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
+	if (view->flag_grant)
+		return DOCA_ERROR_AGAIN;
 	return sd_xproc_copy(&p->conn->peer, true, &l, 1, &r, 1, len, reason);
 }
 
@@ -133,6 +138,7 @@ producer_submit(struct doca_task *task)
 	 * Shared ring: the slot from the map, the buffer grant in one system call.
 	 * Else one system call: the consumer's grants, the posted count and the slot we would fill.
 	 */
+again:
 	if (rc->shared != NULL)
 		err = sd_comch_fp_read_shared(p->conn, rc, &view, &reason);
 	else
@@ -160,6 +166,8 @@ producer_submit(struct doca_task *task)
 	}
 	if (err == DOCA_SUCCESS && len != 0)
 		err = producer_write(p, rc, &view, data, len, &reason);
+	if (err == DOCA_ERROR_AGAIN)
+		goto again; /* once: the window that failed is unmapped */
 	if (err == DOCA_ERROR_NOT_FOUND) {
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_CONNECTED);
 		return DOCA_SUCCESS;

@@ -304,24 +304,70 @@ remote_consumer(const struct rig *r)
 	return sd_container_of(first, const struct sd_comch_remote_consumer, link);
 }
 
+/* A rig whose consumer's buffers are a memfd the producer maps (two sends made the window); *fd the memfd. */
+static const struct sd_comch_remote_consumer *
+rig_mapped(struct rig *r, int *fd)
+{
+	uint64_t via = 0;
+
+	rig_connect(r);
+	r->rx = memfd_rx(fd);
+	rig_start(r);
+	send_two(r, &via);
+	ASSERT_EQ(via, 2);
+	return remote_consumer(r);
+}
+
 TEST(stopped_consumer_clears_its_granted_flag)
 {
 	const struct sd_comch_remote_consumer *rc;
 	struct rig r;
-	uint64_t via = 0;
 	int fd;
 
-	rig_connect(&r);
-	r.rx = memfd_rx(&fd);
-	rig_start(&r);
-	send_two(&r, &via);
-	ASSERT_EQ(via, 2);
-	rc = remote_consumer(&r);
+	rc = rig_mapped(&r, &fd);
 	ASSERT_NOT_NULL(rc->shared);
 	ASSERT(sd_comch_shring_granted(rc->shared, rc->info.ring_cap));
 	/* The consumer's map of the ring goes with it; the producer's stays until CONSUMER_GONE. */
 	pair_stop_idle(&r.cons_side);
 	ASSERT(!sd_comch_shring_granted(rc->shared, rc->info.ring_cap));
+	rig_fini(&r);
+	munmap(r.rx, RX_LEN);
+	close(fd);
+}
+
+/*
+ * The granted word stands for the grant only for copies through the window.
+ * A consumer that revoked its buffer grant but left the word set, and whose
+ * object then shrank (the window copy faults) while fresh private memory took
+ * the same addresses: the producer must read the grant before falling back to
+ * the kernel's copy - the send fails NOT_CONNECTED and that memory keeps its
+ * bytes.
+ */
+TEST(window_fault_reads_the_grant_before_the_kernel_copy)
+{
+	const struct sd_comch_remote_consumer *rc;
+	struct rig r;
+	uint64_t flagged;
+	void *p;
+	int fd;
+
+	rc = rig_mapped(&r, &fd);
+	post(&r, 2 * MSG_LEN);
+	sd_xproc_revoke(&r.cons->buf_grant); /* revoked, the word still 1: the consumer lies */
+	ASSERT(sd_comch_shring_granted(rc->shared, rc->info.ring_cap));
+	ASSERT_EQ(ftruncate(fd, 0), 0);
+	p = mmap(r.rx, RX_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT(p == r.rx);
+	memset(r.rx, 0x5a, RX_LEN);
+	flagged = sd_comch_mapped_flag_grants();
+	pair_fp_sends_err = 0;
+	(void)send_one(&r);
+	progress_for(r.all, 4, 20);
+	ASSERT_EQ(sd_comch_mapped_flag_grants() - flagged, 1); /* the window was tried, and faulted */
+	ASSERT_EQ(pair_fp_sends_err, 1);
+	ASSERT_EQ(pair_fp_send_status, DOCA_ERROR_NOT_CONNECTED);
+	for (unsigned i = 0; i < MSG_LEN; i++)
+		ASSERT_EQ(r.rx[2 * MSG_LEN + i], 0x5a);
 	rig_fini(&r);
 	munmap(r.rx, RX_LEN);
 	close(fd);
