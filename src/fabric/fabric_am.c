@@ -62,9 +62,14 @@ sd_fabric_am_parse(const void *header, size_t len, struct fabric_am_msg *out, co
 		return sd_wire_refuse(reason, "header part longer than its type's body");
 	if (out == NULL)
 		out = &m;
-	/* straight into *out (every check passed): the header part, zeros up to the flag, the flag */
-	memcpy(out, p, len);
-	memset((uint8_t *)out + len, 0, offsetof(struct fabric_am_msg, stranger_nak) - len);
+	/*
+	 * Straight into *out (every check passed): the header part, zeros up to
+	 * the flag, the flag.  Fixed-size copies: most messages have no body.
+	 */
+	memcpy(&out->h, p, sizeof(out->h));
+	memset(&out->u, 0, sizeof(out->u));
+	if (len > sizeof(out->h))
+		memcpy(&out->u, p + sizeof(out->h), len - sizeof(out->h));
 	out->stranger_nak = r->stranger_nak;
 	return DOCA_SUCCESS;
 }

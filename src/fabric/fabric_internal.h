@@ -27,6 +27,13 @@
 /* Ops needing an answer that may be outstanding per ep (ack window). */
 #define FABRIC_WINDOW 64u
 
+/*
+ * A stream's lone ack waits until this many messages are unacknowledged, or
+ * until the ep's messages stop coming (fabric_acks_flush()): a receiver kept
+ * busy by a stream sends one ack per this many messages, not one per call.
+ */
+#define FABRIC_ACK_BATCH 8u
+
 /* op->pending bits: what still has to happen before the op completes. */
 #define FABRIC_OPP_UCX (1u << 0)   /* a UCX request is outstanding */
 #define FABRIC_OPP_ACK (1u << 1)   /* the peer's ack is awaited */
@@ -156,6 +163,7 @@ struct fabric_ep {
 	uint64_t rx_done;  /* bit i: seq rx_base+i placed OK */
 	uint32_t ack_sent; /* last ack value sent */
 	bool ack_queued;   /* in dev->ack_eps */
+	bool ack_fresh;	   /* placed a message since fabric_acks_flush() last deferred its ack */
 	struct sd_list ack_node;
 	/* export blob */
 	uint8_t *blob;
@@ -338,7 +346,11 @@ void fabric_ep_send_ctrl(struct fabric_ep *ep, uint8_t type, uint32_t seq, uint3
 			 size_t ext_len, const void *payload, size_t len, bool copy);
 struct fabric_op *fabric_ep_find_request(struct fabric_ep *ep, uint32_t rid);
 void fabric_ep_request_answered(struct fabric_op *op, doca_error_t status);
-void fabric_acks_flush(struct fabric_dev *dev);
+/*
+ * Send the lone acks owed.  batch: an ep that placed a message since the last
+ * look and owes fewer than FABRIC_ACK_BATCH stays queued for the next look.
+ */
+void fabric_acks_flush(struct fabric_dev *dev, bool batch);
 void fabric_op_orphan(struct fabric_op *op);
 doca_error_t fabric_nak_to_doca(uint32_t status);
 /* The NAK status that tells a peer err (FABRIC_NAK_NO_CONNECTION for any other). */

@@ -349,13 +349,15 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	/*
 	 * Acks are deferred by one progress call: a message delivered by the
 	 * previous call was acknowledged by the reply its callback (or the code
-	 * after this call) posted, or is acknowledged alone here.  Saves a
-	 * message per ping-pong; sd_fabric_ep_destroy() sends what is still owed
+	 * after this call) posted, or is acknowledged alone here, unless its
+	 * connection's messages are still coming and fewer than FABRIC_ACK_BATCH
+	 * are owed (a stream: one lone ack per batch; fabric_acks_flush()).
+	 * Saves a message per ping-pong; sd_fabric_ep_destroy() sends what is still owed
 	 * before a disconnect, and an application that stops progressing has its
 	 * acks sent by the service thread.
 	 */
 	if (!sd_list_empty(&dev->ack_eps))
-		fabric_acks_flush(dev);
+		fabric_acks_flush(dev, true);
 	dev->progressing = ctx;
 	/* direct copies posted since the last call, one syscall per peer: delivered below */
 	while (!sd_list_empty(&ctx->batched))
@@ -396,7 +398,7 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	if (sd_list_empty(&ctx->delivering) && !errors) {
 		/* nothing delivered: no reply can carry the acks queued meanwhile */
 		if (!sd_list_empty(&dev->ack_eps))
-			fabric_acks_flush(dev);
+			fabric_acks_flush(dev, false);
 		fabric_dev_unlock(dev);
 		return 0;
 	}
@@ -429,7 +431,7 @@ svc_round(void *owner, uint64_t *next)
 	if (dev->n_watched > 0 && (*next == 0 || dev->next_liveness_ns < *next))
 		*next = dev->next_liveness_ns;
 	if (!sd_list_empty(&dev->ack_eps))
-		fabric_acks_flush(dev);
+		fabric_acks_flush(dev, false);
 	return n;
 }
 

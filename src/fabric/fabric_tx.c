@@ -315,17 +315,27 @@ fabric_ep_send_nak(struct fabric_ep *ep, uint32_t seq, uint32_t status)
 }
 
 void
-fabric_acks_flush(struct fabric_dev *dev)
+fabric_acks_flush(struct fabric_dev *dev, bool batch)
 {
-	struct sd_list *pos;
+	struct sd_list *pos, keep;
 
+	sd_list_init(&keep);
 	while ((pos = sd_list_pop_head(&dev->ack_eps)) != NULL) {
 		struct fabric_ep *ep = sd_container_of(pos, struct fabric_ep, ack_node);
+		uint32_t owed = ep->state == FABRIC_EP_ERROR ? 0 : ep->rx_base - ep->ack_sent;
 
+		/* still receiving and fewer than a batch owed: the next look decides */
+		if (batch && owed != 0 && owed < FABRIC_ACK_BATCH && ep->ack_fresh) {
+			ep->ack_fresh = false;
+			sd_list_insert_tail(&keep, pos);
+			continue;
+		}
 		ep->ack_queued = false;
-		if (ep->state != FABRIC_EP_ERROR && ep->ack_sent != ep->rx_base)
+		if (owed != 0)
 			fabric_ep_send_ctrl(ep, FABRIC_AM_ACK, 0, 0, NULL, 0, NULL, 0, false);
 	}
+	while ((pos = sd_list_pop_head(&keep)) != NULL)
+		sd_list_insert_tail(&dev->ack_eps, pos);
 }
 
 void
@@ -336,6 +346,7 @@ fabric_ep_rx_placed(struct fabric_ep *ep, uint32_t seq)
 	if (off >= 64)
 		return; /* outside the window: a peer bug; the ack will never cover it */
 	ep->rx_done |= 1ull << off;
+	ep->ack_fresh = true;
 	while (ep->rx_done & 1) {
 		ep->rx_done >>= 1;
 		ep->rx_base++;
