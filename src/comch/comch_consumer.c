@@ -74,6 +74,12 @@ consumer_grant(struct doca_comch_consumer *c, uint32_t cap, struct sd_comch_cons
 		return err;
 	}
 	sd_comch_mapped_name(c, buf_addr, buf_len);
+	/*
+	 * The grant is made: a producer that maps the buffers (comch_mapped.c) or
+	 * stages (comch_staged.c) may rely on the granted word until ungrant.
+	 */
+	if (c->shared)
+		sd_comch_shring_set_granted(c->ring, c->cap, c->share.fd >= 0 || c->staged);
 	/* Yama ptrace scope 1: the peer's producers copy into this process (and take the share's descriptor). */
 	c->tracer = c->conn->peer.pid;
 	sd_xproc_ptracer_hold(c->tracer);
@@ -93,13 +99,14 @@ static void
 consumer_ring_free(struct doca_comch_consumer *c)
 {
 	if (c->ring != NULL && c->shared)
-		sd_comch_shring_unmap(c->ring, c->cap);
+		sd_comch_shring_unmap(c->ring, c->cap, c->staged);
 	else
 		free(c->ring);
 	free(c->slots);
 	c->ring = NULL;
 	c->slots = NULL;
 	c->shared = false;
+	c->staged = false;
 }
 
 /*
@@ -112,8 +119,10 @@ consumer_ring_new(struct doca_comch_consumer *c, uint32_t cap, int *ring_fd)
 {
 	consumer_ring_free(c);
 	c->cap = cap;
-	c->ring = sd_comch_shring_create(cap, ring_fd);
+	c->staged = sd_comch_staged_offer();
+	c->ring = sd_comch_shring_create(cap, c->staged, ring_fd);
 	c->shared = c->ring != NULL;
+	c->staged = c->staged && c->shared;
 	if (c->ring == NULL) {
 		DOCA_LOG_DBG("Comch consumer %u: no shared ring (memfd refused); the peer reads the ring through the "
 			     "kernel",

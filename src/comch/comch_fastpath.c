@@ -27,6 +27,7 @@ sd_comch_fp_get(struct doca_comch_connection *conn)
 		}
 		sd_list_init(&conn->fp->local_consumers);
 		sd_list_init(&conn->fp->remote_consumers);
+		sd_list_init(&conn->fp->gone_consumers);
 	}
 	return conn->fp;
 }
@@ -89,6 +90,7 @@ sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_
 	doca_error_t err;
 
 	v->flag_grant = false;
+	v->staged = false;
 	/* Both records, the posted count and the next slot in one system call, from the connected process. */
 	err = sd_xproc_copy(&conn->peer, false, local, 4, remote, 4, len, reason);
 	if (err == DOCA_ERROR_DRIVER) {
@@ -116,16 +118,24 @@ doca_error_t
 sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v, size_t len,
 		       const char **reason)
 {
+	/* Staged: the slot's address is never used (the consumer copies into its own task's buffer). */
+	if (v->staged && len > v->slot.len) {
+		*reason = "the data does not fit the consumer's posted buffer";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (v->staged)
+		return DOCA_SUCCESS;
 	return sd_comch_shring_check(&v->buf_rec, &rc->info.buf, &v->slot, len, reason);
 }
 
 doca_error_t
-sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
+sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc, size_t len,
 			struct sd_comch_ring_view *v, const char **reason)
 {
 	const char *ring_reason = "";
 	doca_error_t taken, err;
 
+	v->staged = false;
 	taken = sd_comch_shring_take(rc->shared, rc->info.ring_cap, rc->consumed, &v->slot, &ring_reason);
 	if (taken == DOCA_ERROR_AGAIN)
 		return taken; /* nothing posted: no system call */
@@ -133,6 +143,10 @@ sd_comch_fp_read_shared(const struct doca_comch_connection *conn, const struct s
 	/* Mapped buffers the consumer still grants: no system call (comch_mapped.c). */
 	v->flag_grant = taken == DOCA_SUCCESS && sd_comch_mapped_grant(rc, &v->buf_rec);
 	if (v->flag_grant)
+		return DOCA_SUCCESS;
+	/* Private buffers: the message goes to the ring's staging area, no system call (comch_staged.c). */
+	v->staged = taken == DOCA_SUCCESS && sd_comch_staged_take(rc, len, &v->stage_at);
+	if (v->staged)
 		return DOCA_SUCCESS;
 	/* Else the grant is read through the kernel right before the copy (xproc.h rule 3). */
 	err = sd_xproc_rec_fetch(&conn->peer, &rc->info.buf, &v->buf_rec, reason);
@@ -155,7 +169,8 @@ consumer_map(struct doca_comch_connection *conn, struct sd_comch_remote_consumer
 
 	if (pass_fd < 0)
 		return;
-	rc->shared = sd_comch_shring_map(pass_fd, rc->info.ring_cap, &reason);
+	rc->shared = sd_comch_shring_map(pass_fd, rc->info.ring_cap, &rc->staged, &reason);
+	rc->stage_use = rc->staged && sd_comch_staged_offer();
 	if (rc->shared == NULL)
 		DOCA_LOG_WARN("Comch peer (pid %d) passed a shared ring for consumer %u that is refused: %s; its "
 			      "producers read the ring through the kernel instead",
@@ -163,11 +178,20 @@ consumer_map(struct doca_comch_connection *conn, struct sd_comch_remote_consumer
 	sd_comch_close_fd(&pass_fd);
 }
 
+/* rc left the peer's consumers (unlinked): freed, or kept on gone_consumers while staged sends to it are pending. */
 static void
-remote_free(struct sd_comch_remote_consumer *rc)
+remote_free(struct sd_comch_fp *fp, struct sd_comch_remote_consumer *rc)
 {
 	sd_comch_mapped_drop(rc);
-	sd_comch_shring_unmap(rc->shared, rc->info.ring_cap);
+	if (rc->pending != 0 && rc->shared != NULL)
+		rc->gone_freed = sd_comch_shring_stage_freed(rc->shared, rc->info.ring_cap);
+	sd_comch_shring_unmap(rc->shared, rc->info.ring_cap, rc->staged);
+	rc->shared = NULL;
+	if (rc->pending != 0) {
+		rc->gone = true;
+		sd_list_insert_tail(&fp->gone_consumers, &rc->link);
+		return;
+	}
 	free(rc);
 }
 
@@ -225,17 +249,25 @@ tail_room(const struct doca_buf *buf, size_t *data_len)
 	return (size_t)((uintptr_t)head + head_len - (uintptr_t)data - *data_len);
 }
 
-/* The producer filled c's oldest posted buffer (d, imm): complete that task; -1 when the peer broke a rule. */
+/*
+ * The producer filled c's oldest posted buffer (d, imm), or staged its bytes
+ * (st, checked; NULL for a FP_DATA record): complete that task; -1 when the peer
+ * broke a rule.
+ */
 static int
-posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, const uint8_t *imm)
+posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, const uint8_t *imm,
+	      const struct sd_comch_staged *st)
 {
 	struct doca_comch_consumer_task_post_recv *t, **slot;
 	size_t len = 0, room = 0;
+	void *data = NULL;
 
 	slot = &c->slots[c->arrived & (c->cap - 1)];
 	t = *slot;
 	if (t == NULL) {
-		/* The program freed this receive: the bytes are in its memory, nobody is told. */
+		/* The program freed this receive: the bytes are in its memory (or dropped), nobody is told. */
+		if (st != NULL && st->staged)
+			sd_comch_staged_drop(c, st);
 		c->arrived++;
 		DOCA_LOG_DBG("Comch consumer %u: %llu bytes arrived for a posted task the program freed; discarded",
 			     c->id, (unsigned long long)d->len);
@@ -248,6 +280,10 @@ posted_filled(struct doca_comch_consumer *c, const struct sd_comch_fp_data *d, c
 			     (unsigned long long)d->len, c->id, room);
 		sd_comch_conn_fail(c->conn);
 		return -1;
+	}
+	if (st != NULL && st->staged) {
+		(void)doca_buf_get_data(t->buf, &data);
+		sd_comch_staged_copy_out(c, st, (uint8_t *)data + len, d->len);
 	}
 	*slot = NULL;
 	c->arrived++;
@@ -269,13 +305,14 @@ data_arrived(struct doca_comch_connection *conn, const struct sd_comch_msg *m)
 		DOCA_LOG_ERR("Comch peer sent data to consumer %u, which has no posted buffer; dropped", m->arg);
 		return 0;
 	}
-	return posted_filled(c, &m->u.data, m->imm) > 0 ? 1 : 0;
+	return posted_filled(c, &m->u.data, m->imm, NULL) > 0 ? 1 : 0;
 }
 
 unsigned
 sd_comch_fp_reap(struct doca_comch_consumer *c)
 {
 	uint8_t imm[SD_COMCH_MAX_IMM];
+	struct sd_comch_staged st;
 	struct sd_comch_fp_data d;
 	const char *reason = "";
 	unsigned n = 0;
@@ -296,13 +333,14 @@ sd_comch_fp_reap(struct doca_comch_consumer *c)
 		return 0;
 	}
 	while (c->arrived != done) {
-		if (sd_comch_shring_comp_get(c->ring, c->cap, c->arrived, &d, imm, &reason) != DOCA_SUCCESS) {
+		if (sd_comch_shring_comp_get(c->ring, c->cap, c->staged, c->arrived, &d, imm, &st, &reason) !=
+		    DOCA_SUCCESS) {
 			DOCA_LOG_ERR("Comch peer (pid %d) broke consumer %u's shared ring: %s; closing the connection",
 				     (int)c->conn->peer.pid, c->id, reason);
 			sd_comch_conn_fail(c->conn);
 			break;
 		}
-		r = posted_filled(c, &d, imm);
+		r = posted_filled(c, &d, imm, &st);
 		if (r < 0)
 			break;
 		n += (unsigned)r;
@@ -339,7 +377,7 @@ sd_comch_fp_record(struct doca_comch_connection *conn, const struct sd_comch_msg
 		if (rc == NULL)
 			return 0;
 		sd_list_del(&rc->link);
-		remote_free(rc);
+		remote_free(fp, rc);
 		sd_comch_ep_queue_event(conn->ep, SD_COMCH_EV_CONSUMER_GONE, conn, m->arg);
 		return 0;
 	case SD_COMCH_FP_DATA:
@@ -372,7 +410,10 @@ sd_comch_fp_conn_free(struct doca_comch_connection *conn)
 	if (conn->fp == NULL)
 		return;
 	while ((elem = sd_list_pop_head(&conn->fp->remote_consumers)) != NULL)
-		remote_free(sd_container_of(elem, struct sd_comch_remote_consumer, link));
+		remote_free(conn->fp, sd_container_of(elem, struct sd_comch_remote_consumer, link));
+	/* Every producer is gone (fp_users): no staged send still points at these. */
+	while ((elem = sd_list_pop_head(&conn->fp->gone_consumers)) != NULL)
+		free(sd_container_of(elem, struct sd_comch_remote_consumer, link));
 	while (!sd_list_empty(&conn->fp->local_consumers))
 		sd_comch_consumer_unannounce(
 			sd_container_of(conn->fp->local_consumers.next, struct doca_comch_consumer, link));

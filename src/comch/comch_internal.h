@@ -217,6 +217,12 @@ struct sd_comch_remote_consumer {
 	struct sd_comch_consumer_info info; /* its ring and the peer's grants, in the peer (conn->peer) */
 	uint64_t consumed;		    /* slots this process's producers filled */
 	struct sd_comch_ring *shared;	    /* its shared ring mapped here (comch_shring.c), or NULL */
+	bool staged;			    /* the shared ring has a staging area (comch_staged.c) */
+	bool stage_use;			    /* ... and this side stages into it (SOFTDOCA_COMCH_STAGE) */
+	uint64_t stage_head;		    /* staged bytes this process's producers placed (a running count) */
+	uint32_t pending;		    /* staged sends whose bytes the consumer has not copied out yet */
+	bool gone;			    /* CONSUMER_GONE with sends pending: on fp->gone_consumers, unmapped */
+	uint64_t gone_freed;		    /* gone: the consumer's stage_freed as it went */
 	/* The mapped path (comch_mapped.c): its buffer mmap mapped here, once per consumer (one grant). */
 	struct sd_xproc_window win;
 	uint64_t win_addr;	     /* the grant's address when mapped: window offset = slot address - win_addr */
@@ -228,6 +234,7 @@ struct sd_comch_remote_consumer {
 struct sd_comch_fp {
 	struct sd_list local_consumers;	 /* struct doca_comch_consumer started on this side */
 	struct sd_list remote_consumers; /* struct sd_comch_remote_consumer */
+	struct sd_list gone_consumers;	 /* ... gone, kept while staged sends to them are pending */
 	uint32_t next_id;		 /* producer / consumer ids of this side */
 };
 
@@ -240,6 +247,7 @@ struct doca_comch_consumer {
 	struct sd_task_pool *recv_pool;
 	struct sd_comch_ring *ring; /* read by the producer's process */
 	bool shared;		    /* ring is a shared memfd map (sd_comch_shring_create), else calloc'd */
+	bool staged;		    /* the shared ring has a staging area (comch_staged.c) */
 	/*
 	 * The ring's size and posted count as this side knows them: the peer may write
 	 * anything into a shared ring, so nothing of it is read back.
@@ -277,6 +285,7 @@ struct doca_comch_producer {
 	struct doca_comch_connection *conn;
 	uint32_t id;
 	struct sd_task_pool *send_pool;
+	struct sd_list staged; /* sends completed in order once the consumer copied their bytes (comch_staged.c) */
 };
 
 struct doca_comch_producer_task_send {
@@ -285,6 +294,10 @@ struct doca_comch_producer_task_send {
 	uint32_t consumer_id;
 	uint32_t imm_len;
 	uint8_t imm[SD_COMCH_MAX_IMM];
+	/* On the producer's staged list: its consumer (NULL: landed, waits only for order) and its bytes' end. */
+	struct sd_list stage_node;
+	struct sd_comch_remote_consumer *stage_rc;
+	uint64_t stage_end;
 };
 
 /* The connection's fast-path state, created on first use (NULL: out of memory, logged). */
@@ -302,6 +315,8 @@ struct sd_comch_ring_view {
 	uint64_t posted;
 	struct sd_comch_ring_slot slot; /* slot rc->consumed; meaningful when posted != consumed */
 	bool flag_grant;		/* buf_rec is the window's, the ring's granted word stood for the read */
+	bool staged;			/* the bytes go to the staging area at stage_at; buf_rec is not read */
+	uint64_t stage_at;
 };
 /*
  * Read rc's view from the peer (one system call) and check both grants: the ring
@@ -312,14 +327,18 @@ struct sd_comch_ring_view {
 doca_error_t sd_comch_fp_read_ring(const struct doca_comch_connection *conn, const struct sd_comch_remote_consumer *rc,
 				   struct sd_comch_ring_view *v, const char **reason);
 /*
- * The same view from rc's shared ring (no system call) and the buffer grant
- * read from the peer (one): SUCCESS, AGAIN (nothing posted), NOT_CONNECTED,
- * NOT_PERMITTED (*reason).  v->ring_rec is not read.
+ * The same view from rc's shared ring (no system call) for a message of len
+ * bytes: staged (v->staged, no system call), else the buffer grant read from the
+ * peer (one): SUCCESS, AGAIN (nothing posted), NOT_CONNECTED, NOT_PERMITTED
+ * (*reason).  v->ring_rec is not read.
  */
 doca_error_t sd_comch_fp_read_shared(const struct doca_comch_connection *conn,
-				     const struct sd_comch_remote_consumer *rc, struct sd_comch_ring_view *v,
-				     const char **reason);
-/* The view's slot lies in the granted buffers and holds len bytes: SUCCESS, NOT_PERMITTED, INVALID_VALUE. */
+				     const struct sd_comch_remote_consumer *rc, size_t len,
+				     struct sd_comch_ring_view *v, const char **reason);
+/*
+ * The view's slot holds len bytes and, unless staged, lies in the granted
+ * buffers: SUCCESS, NOT_PERMITTED, INVALID_VALUE.
+ */
 doca_error_t sd_comch_fp_slot_check(const struct sd_comch_remote_consumer *rc, const struct sd_comch_ring_view *v,
 				    size_t len, const char **reason);
 
@@ -358,5 +377,32 @@ void sd_comch_mapped_drop(struct sd_comch_remote_consumer *rc);
 SD_EXPORT uint64_t sd_comch_mapped_copies(void);
 /* Tests: copies whose grant came from the ring's granted flag (sd_comch_mapped_grant), in this process. */
 SD_EXPORT uint64_t sd_comch_mapped_flag_grants(void);
+
+/* --- the staged path (comch_staged.c; docs/comch.md "The staged path") --- */
+
+/* The consumer makes its shared ring with a staging area (SOFTDOCA_COMCH_STAGE, default on). */
+bool sd_comch_staged_offer(void);
+/* Producer: stage len bytes for rc (true, *at where) instead of writing its buffer; false: the buffer path. */
+bool sd_comch_staged_take(const struct sd_comch_remote_consumer *rc, size_t len, uint64_t *at);
+/* Producer: copy the message into rc's staging area at at (from sd_comch_staged_take). */
+void sd_comch_staged_write(struct sd_comch_remote_consumer *rc, uint64_t at, const void *data, size_t len);
+/* Consumer: copy len staged bytes (st, checked by comp_get) to dst, then free them for the producer. */
+void sd_comch_staged_copy_out(struct doca_comch_consumer *c, const struct sd_comch_staged *st, void *dst, size_t len);
+/* The consumer dropped the message (its task was freed): free its staged bytes all the same. */
+void sd_comch_staged_drop(struct doca_comch_consumer *c, const struct sd_comch_staged *st);
+/*
+ * Producer: t's bytes are staged up to end in rc (or, rc NULL, already landed):
+ * it completes once the consumer copied them out, after every send before it.
+ */
+void sd_comch_staged_pend(struct doca_comch_producer *p, struct doca_comch_producer_task_send *t,
+			  struct sd_comch_remote_consumer *rc, uint64_t end);
+/* Producer: sends wait on the staged list (later sends join it, to complete in order). */
+bool sd_comch_staged_waiting(const struct doca_comch_producer *p);
+/* Producer progress: complete the staged sends whose bytes landed (or fail them: consumer gone); returns how many. */
+unsigned sd_comch_staged_progress(struct doca_comch_producer *p);
+/* A staged send to rc ended: a gone consumer is freed with its last one. */
+void sd_comch_staged_unref(struct sd_comch_remote_consumer *rc);
+/* Messages this process's producers staged (tests, bench). */
+SD_EXPORT uint64_t sd_comch_staged_sends(void);
 
 #endif /* SD_COMCH_INTERNAL_H_ */

@@ -54,11 +54,10 @@ sd_comch_mapped_name(struct doca_comch_consumer *c, const void *addr, size_t len
 		return;
 	sd_xproc_share_find(addr, len, &c->share, &what);
 	if (c->share.fd < 0)
-		DOCA_LOG_DBG("Comch consumer %u: buffers not shareable (%s); the producer copies through the kernel",
+		DOCA_LOG_DBG("Comch consumer %u: buffers not shareable (%s); the producer stages or copies through the "
+			     "kernel",
 			     c->id, what);
 	sd_comch_shring_set_share(c->ring, c->cap, &c->share);
-	/* The grant is made (consumer_grant): a producer that maps the buffers may rely on this until ungrant. */
-	sd_comch_shring_set_granted(c->ring, c->cap, c->share.fd >= 0);
 }
 
 /* Map rc's buffers once, sized by the grant just read (v->buf_rec), from the object the ring names. */

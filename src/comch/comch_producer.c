@@ -2,9 +2,11 @@
 /*
  * The Comch producer: a context on a connection that sends doca_bufs to a
  * consumer of the peer.  With the consumer's shared ring mapped (comch_shring.c)
- * a send takes the next slot from the map, reads the consumer's buffer grant
- * (one system call), writes the data into the slot's buffer if the grant covers
- * it (xproc.h, one system call) and publishes the completion in the ring,
+ * a send takes the next slot from the map and either copies the data into the
+ * ring's staging area (comch_staged.c, no system call) or reads the consumer's
+ * buffer grant (one system call) and writes the data into the slot's buffer if
+ * the grant covers it (xproc.h, one system call; a memcpy when the buffers are
+ * mapped, comch_mapped.c), then publishes the completion in the ring,
  * sending a FP_DOORBELL record only when the consumer sleeps.  Without one it
  * reads from the connected process its grants of the consumer's ring and
  * buffers, the ring's posted count and the next slot (one system call,
@@ -49,18 +51,28 @@ producer_start(struct doca_ctx *ctx, bool *running)
 	return DOCA_SUCCESS;
 }
 
-/* The data is in the consumer's buffer: publish the completion in its shared ring, ring the doorbell if it sleeps. */
+/*
+ * The data is in the consumer's buffer or staged (view): publish the completion
+ * in its shared ring, ring the doorbell if it sleeps.
+ */
 static doca_error_t
 producer_complete_shared(struct doca_comch_producer *p, struct sd_comch_remote_consumer *rc,
-			 struct doca_comch_producer_task_send *t, size_t len)
+			 struct doca_comch_producer_task_send *t, const struct sd_comch_ring_view *view, size_t len)
 {
 	struct sd_comch_fp_data d = {.len = len, .producer_id = p->id, .imm_len = t->imm_len};
 
 	/* A full socket already wakes the consumer (it is readable): AGAIN loses no wake-up. */
-	if (sd_comch_shring_complete(rc->shared, rc->info.ring_cap, rc->consumed, &d, t->imm))
+	if (sd_comch_shring_complete(rc->shared, rc->info.ring_cap, rc->consumed, &d, t->imm,
+				     view->staged ? &view->stage_at : NULL))
 		(void)sd_comch_send_record(p->conn->fd, SD_COMCH_FP_DOORBELL, rc->id, NULL, 0, NULL, 0);
 	rc->consumed++;
-	sd_task_complete(&t->task, DOCA_SUCCESS);
+	/* Staged: done once the consumer copied the bytes out; a landed send behind one waits its turn. */
+	if (view->staged)
+		sd_comch_staged_pend(p, t, rc, view->stage_at + len);
+	else if (sd_comch_staged_waiting(p))
+		sd_comch_staged_pend(p, t, NULL, 0);
+	else
+		sd_task_complete(&t->task, DOCA_SUCCESS);
 	return DOCA_SUCCESS;
 }
 
@@ -81,14 +93,17 @@ producer_complete_record(struct doca_comch_producer *p, struct sd_comch_remote_c
 		return DOCA_SUCCESS;
 	}
 	rc->consumed++;
-	sd_task_complete(&t->task, DOCA_SUCCESS);
+	if (sd_comch_staged_waiting(p))
+		sd_comch_staged_pend(p, t, NULL, 0);
+	else
+		sd_task_complete(&t->task, DOCA_SUCCESS);
 	return DOCA_SUCCESS;
 }
 
 /*
- * Write the data into the slot the view holds, its grant just checked: through
- * the consumer's mapped buffers when it has them (comch_mapped.c), else
- * through the kernel.  NOT_FOUND: the consumer's process is gone.  AGAIN: the
+ * Write the data into the staging area the view holds (comch_staged.c), or
+ * into its slot, its grant just checked: through the consumer's mapped buffers
+ * when it has them (comch_mapped.c), else through the kernel.  NOT_FOUND: the consumer's process is gone.  AGAIN: the
  * window failed under a grant the ring's granted word stood for, which covers
  * only copies through the window: read the grant, then copy (the window is
  * gone, so the next read goes through the kernel).
@@ -99,6 +114,10 @@ producer_write(struct doca_comch_producer *p, struct sd_comch_remote_consumer *r
 {
 	struct iovec l = {data, len}, r = {(void *)(uintptr_t)view->slot.addr, len};
 
+	if (view->staged) {
+		sd_comch_staged_write(rc, view->stage_at, data, len);
+		return DOCA_SUCCESS;
+	}
 	if (sd_comch_mapped_write(p->conn, rc, view, data, len) == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
 	if (view->flag_grant)
@@ -134,13 +153,15 @@ producer_submit(struct doca_task *task)
 		sd_task_fail_in_order(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
+	(void)doca_buf_get_data(t->buf, &data);
+	(void)doca_buf_get_data_len(t->buf, &len);
 	/*
-	 * Shared ring: the slot from the map, the buffer grant in one system call.
+	 * Shared ring: the slot from the map, then staged or the buffer grant in one system call.
 	 * Else one system call: the consumer's grants, the posted count and the slot we would fill.
 	 */
 again:
 	if (rc->shared != NULL)
-		err = sd_comch_fp_read_shared(p->conn, rc, &view, &reason);
+		err = sd_comch_fp_read_shared(p->conn, rc, len, &view, &reason);
 	else
 		err = sd_comch_fp_read_ring(p->conn, rc, &view, &reason);
 	if (err == DOCA_ERROR_AGAIN)
@@ -152,8 +173,6 @@ again:
 	}
 	if (err == DOCA_SUCCESS && view.posted == rc->consumed)
 		return DOCA_ERROR_AGAIN; /* no buffer posted: the caller retries */
-	(void)doca_buf_get_data(t->buf, &data);
-	(void)doca_buf_get_data_len(t->buf, &len);
 	if (err == DOCA_SUCCESS)
 		err = sd_comch_fp_slot_check(rc, &view, len, &reason);
 	if (err == DOCA_ERROR_INVALID_VALUE) {
@@ -164,7 +183,7 @@ again:
 		sd_task_fail_in_order(task, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_SUCCESS;
 	}
-	if (err == DOCA_SUCCESS && len != 0)
+	if (err == DOCA_SUCCESS && (len != 0 || view.staged))
 		err = producer_write(p, rc, &view, data, len, &reason);
 	if (err == DOCA_ERROR_AGAIN)
 		goto again; /* once: the window that failed is unmapped */
@@ -181,8 +200,21 @@ again:
 		return DOCA_SUCCESS;
 	}
 	if (rc->shared != NULL)
-		return producer_complete_shared(p, rc, t, len);
+		return producer_complete_shared(p, rc, t, &view, len);
 	return producer_complete_record(p, rc, t, len);
+}
+
+static unsigned
+producer_progress(struct doca_ctx *ctx)
+{
+	return sd_comch_staged_progress(producer_from_ctx(ctx));
+}
+
+/* Staged sends complete when the consumer copied them out, which wakes no one: keep the PE awake until then. */
+static bool
+producer_arm(struct doca_ctx *ctx)
+{
+	return sd_comch_staged_waiting(producer_from_ctx(ctx));
 }
 
 /* SOFTDOCA_FAULTS comch.peer=vanish: its connection ends as when the peer's process dies (EOF). */
@@ -196,6 +228,8 @@ static const struct sd_ctx_ops producer_ctx_ops = {
 	.name = "comch_producer",
 	.start = producer_start,
 	.submit = producer_submit,
+	.progress = producer_progress,
+	.arm = producer_arm,
 	.success_survives_stop = true,
 	.vanish = producer_vanish,
 };
@@ -225,6 +259,7 @@ doca_comch_producer_create(struct doca_comch_connection *comch_connection, struc
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	p->conn = comch_connection;
+	sd_list_init(&p->staged);
 	p->id = ++fp->next_id == 0xffff ? ++fp->next_id : fp->next_id;
 	sd_ctx_init(&p->ctx, &producer_ctx_ops, sd_ctx_dev(&comch_connection->ep->ctx));
 	comch_connection->fp_users++;

@@ -52,11 +52,11 @@
 
 #include "../core/xproc.h"
 
-#define SD_COMCH_MAGIC 0x43434453u		     /* "SDCC" little-endian */
-#define SD_COMCH_PROTO_VERSION 2		     /* 2: CONSUMER_NEW carries grants, not a pid */
-#define SD_COMCH_MAX_MSG 4080u			     /* control-path cap (doca_comch_cap_get_max_msg_size) */
-#define SD_COMCH_MAX_NAME 120u			     /* service name, NUL included */
-#define SD_COMCH_MAX_IMM 32u			     /* immediate data of a fast-path send */
+#define SD_COMCH_MAGIC 0x43434453u /* "SDCC" little-endian */
+#define SD_COMCH_PROTO_VERSION 3   /* 2: CONSUMER_NEW carries grants, not a pid; 3: staged completions */
+#define SD_COMCH_MAX_MSG 4080u	   /* control-path cap (doca_comch_cap_get_max_msg_size) */
+#define SD_COMCH_MAX_NAME 120u	   /* service name, NUL included */
+#define SD_COMCH_MAX_IMM 32u	   /* immediate data of a fast-path send */
 #define SD_COMCH_MAX_RECORD (16u + SD_COMCH_MAX_MSG) /* the largest record of any type */
 
 enum sd_comch_type {
@@ -159,7 +159,7 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
  *          sees it takes it (exchange to 0) and sends one FP_DOORBELL
  *   entry  cap completions (struct sd_comch_shring_comp, FP_DATA's fields)
  *
- * and two fields of the consumer's.  share, written before the descriptor is
+ * and three fields of the consumer's.  share, written before the descriptor is
  * passed and never changed, names the shared object its buffer mmap lies in
  * (xproc.h "shareable memory"; fd -1: private memory).  It only says where the
  * consumer wants the data: the producer takes that descriptor from the
@@ -169,7 +169,19 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
  * through the mapping the producer loads it (acquire) instead of reading the
  * grant through the kernel again, and reads the grant again when it is 0
  * (docs/comch.md "The mapped path").  A consumer of an earlier release leaves
- * it 0: every copy reads the grant.
+ * it 0: every copy reads the grant.  stage_freed: see "The staging area" below.
+ *
+ * The staging area (docs/comch.md "The staged path").  A consumer may make the
+ * memfd SD_COMCH_STAGE_LEN bytes longer: those bytes, from
+ * sd_comch_shring_size(cap) on, are a byte ring the producer copies a message
+ * of up to SD_COMCH_STAGE_MAX bytes into instead of writing the consumer's
+ * buffer; its completion then says staged = 1 and where (stage_at: a running
+ * byte count, offset stage_at % SD_COMCH_STAGE_LEN, the bytes never wrap), and
+ * the consumer copies the bytes into its own posted buffer as it reaps the
+ * completion, then publishes stage_freed = stage_at + len (release).  The
+ * producer stages only into room the consumer freed, only while granted is 1
+ * (the consumer clears it before it stops), and never reads or writes the
+ * consumer's process for it.  The memfd's size says whether the area exists.
  *
  * Both sides treat what the other writes as foreign: the producer copies a slot
  * once and checks it against the consumer's buffer grant (read through the
@@ -181,7 +193,8 @@ struct sd_comch_shring_tail {
 	uint32_t armed;
 	uint32_t granted;	     /* the consumer's, see above */
 	struct sd_xproc_share share; /* the consumer's, see above */
-	uint8_t pad[16];
+	uint64_t stage_freed;	     /* the consumer's: staged bytes it copied out (a running count) */
+	uint8_t pad[8];
 };
 _Static_assert(sizeof(struct sd_comch_shring_tail) == 64, "shared ring tail is one cache line");
 
@@ -190,8 +203,14 @@ struct sd_comch_shring_comp {
 	uint32_t producer_id;
 	uint32_t imm_len;
 	uint8_t imm[SD_COMCH_MAX_IMM];
+	uint64_t stage_at; /* staged: where the bytes start in the staging area (a running count) */
+	uint32_t staged;   /* 1: the bytes are in the staging area, not yet in the buffer; else 0 */
+	uint32_t reserved; /* 0 */
 };
-_Static_assert(sizeof(struct sd_comch_shring_comp) == 48, "shared ring completion is 48 bytes");
+_Static_assert(sizeof(struct sd_comch_shring_comp) == 64, "shared ring completion is 64 bytes");
+
+#define SD_COMCH_STAGE_LEN (1u << 20) /* the staging area: a power of two */
+#define SD_COMCH_STAGE_MAX (1u << 18) /* the largest message staged; larger ones go to the buffer */
 
 /* Offset of the tail (cache-line aligned, after the header and cap slots). */
 static inline uint64_t
@@ -200,7 +219,7 @@ sd_comch_shring_tail(uint32_t cap)
 	return (16u + (uint64_t)cap * sizeof(struct sd_comch_ring_slot) + 63u) & ~(uint64_t)63u;
 }
 
-/* Bytes of the memfd: a whole number of 4 KiB pages. */
+/* Bytes of the memfd without a staging area (its offset when there is one): a whole number of 4 KiB pages. */
 static inline uint64_t
 sd_comch_shring_size(uint32_t cap)
 {

@@ -6,13 +6,15 @@
  * maps the descriptor CONSUMER_NEW carried.  Posting and completing then cost no
  * system call: the producer's per-message calls are the grant read and the data
  * copy (comch_producer.c, through xproc.c) - none when the consumer's buffers are
- * mapped (comch_mapped.c) -, plus one FP_DOORBELL record only when the consumer
- * sleeps.
+ * mapped (comch_mapped.c) or the message is staged (comch_staged.c) -, plus one
+ * FP_DOORBELL record only when the consumer sleeps.
  *
  * Whatever one side reads of the map, the other may have written anything into:
  * every field is loaded once into a local copy, checked, and only the copy is
- * used.  sd_comch_shring_take() and sd_comch_shring_check() are the producer's
- * parser of those bytes; tests/fuzz/comch feeds them random rings.
+ * used.  sd_comch_shring_take(), sd_comch_shring_check() and
+ * sd_comch_shring_stage_alloc() are the producer's parser of those bytes,
+ * sd_comch_shring_comp_get() the consumer's; tests/fuzz/comch feeds them random
+ * rings.
  */
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -37,10 +39,16 @@ ring_comp(const struct sd_comch_ring *ring, uint32_t cap, uint64_t pos)
 	return (struct sd_comch_shring_comp *)(ring_tail(ring, cap) + 1) + (pos & (cap - 1));
 }
 
-struct sd_comch_ring *
-sd_comch_shring_create(uint32_t cap, int *fd_out)
+static inline uint64_t
+map_size(uint32_t cap, bool staged)
 {
-	uint64_t size = sd_comch_shring_size(cap);
+	return sd_comch_shring_size(cap) + (staged ? SD_COMCH_STAGE_LEN : 0u);
+}
+
+struct sd_comch_ring *
+sd_comch_shring_create(uint32_t cap, bool staged, int *fd_out)
+{
+	uint64_t size = map_size(cap, staged);
 	struct sd_comch_ring *ring;
 	void *p;
 	int fd;
@@ -99,24 +107,35 @@ sd_comch_shring_get_share(const struct sd_comch_ring *ring, uint32_t cap, struct
 }
 
 void
-sd_comch_shring_unmap(struct sd_comch_ring *ring, uint32_t cap)
+sd_comch_shring_unmap(struct sd_comch_ring *ring, uint32_t cap, bool staged)
 {
 	if (ring != NULL)
-		(void)munmap(ring, sd_comch_shring_size(cap));
+		(void)munmap(ring, map_size(cap, staged));
+}
+
+uint8_t *
+sd_comch_shring_stage_area(const struct sd_comch_ring *ring, uint32_t cap)
+{
+	return (uint8_t *)ring + sd_comch_shring_size(cap);
 }
 
 struct sd_comch_ring *
-sd_comch_shring_map(int fd, uint32_t cap, const char **reason)
+sd_comch_shring_map(int fd, uint32_t cap, bool *staged, const char **reason)
 {
 	uint64_t size = sd_comch_shring_size(cap);
 	struct stat st;
 	int seals;
 	void *p;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+	*staged = false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    ((uint64_t)st.st_size != size && (uint64_t)st.st_size != map_size(cap, true))) {
 		*reason = "the descriptor is not a shared ring of the announced size";
 		return NULL;
 	}
+	/* The size says whether the consumer made a staging area; sealed, it cannot change. */
+	*staged = (uint64_t)st.st_size != size;
+	size = (uint64_t)st.st_size;
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || (seals & (F_SEAL_SHRINK | F_SEAL_SEAL)) != (F_SEAL_SHRINK | F_SEAL_SEAL)) {
 		*reason = "the shared ring is not sealed against shrinking";
@@ -167,8 +186,42 @@ sd_comch_shring_check(const struct sd_xproc_rec *buf_rec, const struct sd_xproc_
 }
 
 bool
+sd_comch_shring_stage_alloc(const struct sd_comch_ring *ring, uint32_t cap, uint64_t head, size_t len, uint64_t *at)
+{
+	uint64_t freed =
+		atomic_load_explicit((_Atomic uint64_t *)&ring_tail(ring, cap)->stage_freed, memory_order_acquire);
+	uint64_t pos = head, off = head & (SD_COMCH_STAGE_LEN - 1);
+
+	if (len > SD_COMCH_STAGE_MAX)
+		return false;
+	/* The bytes never wrap: skip the end of the area. */
+	if (off + len > SD_COMCH_STAGE_LEN)
+		pos += SD_COMCH_STAGE_LEN - off;
+	/*
+	 * freed is the consumer's word: one that ran ahead of what we staged makes the
+	 * difference wrap to a huge value, which is "no room" - the buffer path.
+	 */
+	if (pos + len - freed > SD_COMCH_STAGE_LEN)
+		return false;
+	*at = pos;
+	return true;
+}
+
+uint64_t
+sd_comch_shring_stage_freed(const struct sd_comch_ring *ring, uint32_t cap)
+{
+	return atomic_load_explicit((_Atomic uint64_t *)&ring_tail(ring, cap)->stage_freed, memory_order_acquire);
+}
+
+void
+sd_comch_shring_stage_free(struct sd_comch_ring *ring, uint32_t cap, uint64_t end)
+{
+	atomic_store_explicit((_Atomic uint64_t *)&ring_tail(ring, cap)->stage_freed, end, memory_order_release);
+}
+
+bool
 sd_comch_shring_complete(struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, const struct sd_comch_fp_data *d,
-			 const uint8_t *imm)
+			 const uint8_t *imm, const uint64_t *stage_at)
 {
 	struct sd_comch_shring_tail *tail = ring_tail(ring, cap);
 	struct sd_comch_shring_comp *comp = ring_comp(ring, cap, pos);
@@ -178,6 +231,9 @@ sd_comch_shring_complete(struct sd_comch_ring *ring, uint32_t cap, uint64_t pos,
 	comp->producer_id = d->producer_id;
 	comp->imm_len = d->imm_len;
 	memcpy(comp->imm, imm, d->imm_len);
+	comp->stage_at = stage_at != NULL ? *stage_at : 0;
+	comp->staged = stage_at != NULL;
+	comp->reserved = 0;
 	atomic_store_explicit((_Atomic uint64_t *)&tail->done, pos + 1, memory_order_release);
 	/* Publish, then look at armed (pairs with sd_comch_shring_arm): either it sees done or we see armed. */
 #ifdef __SANITIZE_THREAD__
@@ -198,10 +254,12 @@ sd_comch_shring_done(const struct sd_comch_ring *ring, uint32_t cap)
 }
 
 doca_error_t
-sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t cap, uint64_t pos, struct sd_comch_fp_data *d,
-			 uint8_t imm[SD_COMCH_MAX_IMM], const char **reason)
+sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t cap, bool staged, uint64_t pos,
+			 struct sd_comch_fp_data *d, uint8_t imm[SD_COMCH_MAX_IMM], struct sd_comch_staged *st,
+			 const char **reason)
 {
 	const struct sd_comch_shring_comp *comp = ring_comp(ring, cap, pos);
+	uint64_t at;
 
 	d->len = atomic_load_explicit((_Atomic uint64_t *)&comp->len, memory_order_relaxed);
 	d->producer_id = atomic_load_explicit((_Atomic uint32_t *)&comp->producer_id, memory_order_relaxed);
@@ -211,6 +269,20 @@ sd_comch_shring_comp_get(const struct sd_comch_ring *ring, uint32_t cap, uint64_
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	memcpy(imm, comp->imm, d->imm_len);
+	st->staged = atomic_load_explicit((_Atomic uint32_t *)&comp->staged, memory_order_relaxed) != 0;
+	if (!st->staged)
+		return DOCA_SUCCESS;
+	at = atomic_load_explicit((_Atomic uint64_t *)&comp->stage_at, memory_order_relaxed);
+	st->off = at & (SD_COMCH_STAGE_LEN - 1);
+	st->end = at + d->len;
+	if (!staged) {
+		*reason = "a completion names staged bytes but the consumer has no staging area";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (d->len > SD_COMCH_STAGE_LEN - st->off) {
+		*reason = "a completion's staged bytes run past the staging area";
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	return DOCA_SUCCESS;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz target of the producer's reading of a consumer's shared post ring
- * (sd_comch_shring_take + sd_comch_shring_check, comch_shring.c) and of the
- * consumer's reading of a completion (sd_comch_shring_comp_get).  The input is
+ * (sd_comch_shring_take + sd_comch_shring_check, comch_shring.c, and the staging
+ * room, sd_comch_shring_stage_alloc) and of the consumer's reading of a
+ * completion (sd_comch_shring_comp_get, staged bytes inside the area).  The input is
  * the ring's bytes, the producer's count, the data length and edits of the
  * grant record; the grant covers the middle of an arena.  The producer "copies"
  * (memset) only what was accepted: anything accepted outside the grant, or a
@@ -58,11 +59,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sd_comch_ring *ring = (struct sd_comch_ring *)map;
 	uint8_t imm[SD_COMCH_MAX_IMM];
 	struct sd_comch_ring_slot slot;
+	struct sd_comch_staged st;
 	struct sd_comch_fp_data d;
 	struct sd_xproc_rec rec;
 	struct sd_xproc_ref ref;
 	const char *reason = NULL;
-	uint64_t consumed, len, n;
+	uint64_t consumed, len, n, at;
 	uint32_t cap;
 	uint8_t flags;
 	doca_error_t err;
@@ -102,10 +104,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((i < GRANT_OFF || i >= GRANT_OFF + GRANT_LEN) && arena[i] != CANARY)
 			abort();
 
-	/* The consumer's side: a completion from the same bytes is refused or bounded. */
+	/* The producer's room in the staging area, from the consumer's freed count in the same bytes. */
+	if (sd_comch_shring_stage_alloc(ring, cap, consumed, len, &at)) {
+		const struct sd_comch_shring_tail *tail = (const void *)(map + sd_comch_shring_tail(cap));
+
+		if ((at & (SD_COMCH_STAGE_LEN - 1)) + len > SD_COMCH_STAGE_LEN ||
+		    at + len - tail->stage_freed > SD_COMCH_STAGE_LEN || len > SD_COMCH_STAGE_MAX)
+			abort();
+	}
+
+	/* The consumer's side: a completion from the same bytes is refused or bounded (flag 16: it has an area). */
 	reason = NULL;
-	err = sd_comch_shring_comp_get(ring, cap, consumed, &d, imm, &reason);
+	err = sd_comch_shring_comp_get(ring, cap, (flags & 16) != 0, consumed, &d, imm, &st, &reason);
 	if (err == DOCA_SUCCESS ? d.imm_len > SD_COMCH_MAX_IMM : (reason == NULL || err != DOCA_ERROR_NOT_PERMITTED))
+		abort();
+	if (err == DOCA_SUCCESS && st.staged && (!(flags & 16) || st.off + d.len > SD_COMCH_STAGE_LEN))
 		abort();
 	return 0;
 }

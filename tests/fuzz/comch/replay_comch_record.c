@@ -139,7 +139,7 @@ TEST(forgeries_refused)
 	c[0] ^= 1; /* magic */
 	ASSERT_ERR(parse(c, n, &m), DOCA_ERROR_INVALID_VALUE);
 	memcpy(c, b, n);
-	c[4] = 3; /* version */
+	c[4] = 2; /* version: the previous one */
 	ASSERT_ERR(sd_comch_parse(c, n, &m, &reason), DOCA_ERROR_UNSUPPORTED_VERSION);
 	ASSERT_NOT_NULL(reason);
 	memcpy(c, b, n);

@@ -4,7 +4,8 @@
  * by `make test` on every compiler: targeted forgeries of a consumer's ring
  * (a destination outside the grant, a count past the ring, a room that wraps
  * the address space, data larger than the room, a revoked or forged grant, an
- * over-long completion) with their verdicts, then random rings from a fixed seed.
+ * over-long completion, staged bytes outside the staging area, a freed count
+ * ahead of the producer) with their verdicts, then random rings from a fixed seed.
  */
 #include "comch_shring.h"
 #include "sd_test.h"
@@ -97,24 +98,77 @@ TEST(completions_bounded)
 	struct sd_comch_ring *r = ring_of(2, 0, 0, 0);
 	struct sd_comch_fp_data d = {.len = 77, .producer_id = 5, .imm_len = 3}, got;
 	uint8_t imm[SD_COMCH_MAX_IMM];
+	struct sd_comch_staged st;
 	const char *reason = NULL;
 
 	/* Published completions come back field for field, and the consumer was not armed. */
-	ASSERT(!sd_comch_shring_complete(r, 2, 0, &d, (const uint8_t *)"abc"));
+	ASSERT(!sd_comch_shring_complete(r, 2, 0, &d, (const uint8_t *)"abc", NULL));
 	ASSERT_EQ(sd_comch_shring_done(r, 2), 1);
-	ASSERT_OK(sd_comch_shring_comp_get(r, 2, 0, &got, imm, &reason));
+	ASSERT_OK(sd_comch_shring_comp_get(r, 2, true, 0, &got, imm, &st, &reason));
 	ASSERT_EQ(got.len, 77);
 	ASSERT_EQ(got.producer_id, 5);
 	ASSERT_MEM_EQ(imm, "abc", 3);
+	ASSERT(!st.staged);
 	/* Armed: the next completion says ring the doorbell, once. */
 	ASSERT(!sd_comch_shring_arm(r, 2, 1));
-	ASSERT(sd_comch_shring_complete(r, 2, 1, &d, (const uint8_t *)"abc"));
-	ASSERT(!sd_comch_shring_complete(r, 2, 2, &d, (const uint8_t *)"abc"));
+	ASSERT(sd_comch_shring_complete(r, 2, 1, &d, (const uint8_t *)"abc", NULL));
+	ASSERT(!sd_comch_shring_complete(r, 2, 2, &d, (const uint8_t *)"abc", NULL));
 	ASSERT(sd_comch_shring_arm(r, 2, 1)); /* work already there: do not sleep */
 	/* An over-long immediate length is refused. */
 	d.imm_len = SD_COMCH_MAX_IMM + 1;
 	memset((uint8_t *)r + sd_comch_shring_tail(2) + 64 + 12, 0xff, 4);
-	ASSERT_ERR(sd_comch_shring_comp_get(r, 2, 0, &got, imm, &reason), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_ERR(sd_comch_shring_comp_get(r, 2, true, 0, &got, imm, &st, &reason), DOCA_ERROR_NOT_PERMITTED);
+}
+
+TEST(staged_completions_bounded)
+{
+	struct sd_comch_ring *r = ring_of(2, 0, 0, 0);
+	struct sd_comch_fp_data d = {.len = 100, .producer_id = 1, .imm_len = 0}, got;
+	uint8_t imm[SD_COMCH_MAX_IMM];
+	uint64_t at = 3 * (uint64_t)SD_COMCH_STAGE_LEN + 4096;
+	struct sd_comch_staged st;
+	const char *reason = NULL;
+
+	/* Where the bytes are comes back as an offset into the area and the count to free after. */
+	(void)sd_comch_shring_complete(r, 2, 0, &d, (const uint8_t *)"", &at);
+	ASSERT_OK(sd_comch_shring_comp_get(r, 2, true, 0, &got, imm, &st, &reason));
+	ASSERT(st.staged);
+	ASSERT_EQ(st.off, 4096);
+	ASSERT_EQ(st.end, at + 100);
+	/* A consumer without an area never takes staged bytes. */
+	reason = NULL;
+	ASSERT_ERR(sd_comch_shring_comp_get(r, 2, false, 0, &got, imm, &st, &reason), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_STR_EQ(reason, "a completion names staged bytes but the consumer has no staging area");
+	/* Bytes that would run past the area's end, or longer than the area. */
+	at = SD_COMCH_STAGE_LEN - 99;
+	(void)sd_comch_shring_complete(r, 2, 1, &d, (const uint8_t *)"", &at);
+	ASSERT_ERR(sd_comch_shring_comp_get(r, 2, true, 1, &got, imm, &st, &reason), DOCA_ERROR_NOT_PERMITTED);
+	ASSERT_STR_EQ(reason, "a completion's staged bytes run past the staging area");
+	d.len = 2ull * SD_COMCH_STAGE_LEN;
+	at = 0;
+	(void)sd_comch_shring_complete(r, 2, 0, &d, (const uint8_t *)"", &at);
+	ASSERT_ERR(sd_comch_shring_comp_get(r, 2, true, 0, &got, imm, &st, &reason), DOCA_ERROR_NOT_PERMITTED);
+}
+
+TEST(staging_room)
+{
+	struct sd_comch_ring *r = ring_of(2, 0, 0, 0);
+	uint64_t at = 0, end = SD_COMCH_STAGE_LEN - 100;
+
+	/* An empty area takes a message at the start; none larger than the largest staged. */
+	ASSERT(sd_comch_shring_stage_alloc(r, 2, 0, 1000, &at));
+	ASSERT_EQ(at, 0);
+	ASSERT(!sd_comch_shring_stage_alloc(r, 2, 0, SD_COMCH_STAGE_MAX + 1, &at));
+	/* Bytes never wrap: a message that does not fit before the end goes to the start, once freed. */
+	ASSERT(!sd_comch_shring_stage_alloc(r, 2, end, 1000, &at));
+	sd_comch_shring_stage_free(r, 2, end);
+	ASSERT(sd_comch_shring_stage_alloc(r, 2, end, 1000, &at));
+	ASSERT_EQ(at, (uint64_t)SD_COMCH_STAGE_LEN);
+	ASSERT(sd_comch_shring_stage_alloc(r, 2, end, 100, &at));
+	ASSERT_EQ(at, end);
+	/* A freed count ahead of what was staged is no room, not a wrap. */
+	sd_comch_shring_stage_free(r, 2, 5000);
+	ASSERT(!sd_comch_shring_stage_alloc(r, 2, 4000, 64, &at));
 }
 
 TEST(random_rings)

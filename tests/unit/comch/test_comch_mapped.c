@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The mapped path of the Comch fast path (docs/comch.md "The mapped path"): a
- * consumer whose buffers lie in a memfd gets the exact bytes through the
- * producer's window (sd_comch_mapped_copies counts it; after the first, the
- * grant comes from the ring's granted flag, no system call), private buffers are
- * written through the kernel, SOFTDOCA_COMCH_MAPPED=0 turns the path off, and
- * a consumer that stopped (its grant revoked, its granted flag cleared) and
- * destroyed its mmap is never written, though the producer still maps its
- * buffers.
+ * The producer's copy paths of the Comch fast path (docs/comch.md "The mapped
+ * path", "The staged path"): a consumer whose buffers lie in a memfd gets the
+ * exact bytes through the producer's window (sd_comch_mapped_copies counts it;
+ * after the first, the grant comes from the ring's granted flag, no system
+ * call); private buffers get the first message through the kernel and the
+ * next ones through the ring's staging area (sd_comch_staged_sends), a staged
+ * send completing only once the consumer copied it; SOFTDOCA_COMCH_MAPPED=0 and
+ * SOFTDOCA_COMCH_STAGE=0 turn the paths off; a consumer that stopped (its grant
+ * revoked, its granted flag cleared) and destroyed its mmap is never written,
+ * though the producer still maps its buffers.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 
 #include <doca_buf_inventory.h>
@@ -181,22 +184,43 @@ memfd_rx(int *fd)
 	return p;
 }
 
-/* Send twice into two posted buffers; the bytes arrive, and *via says how many went through a window. */
-static void
-send_two(struct rig *r, uint64_t *via)
+/* Both receives and both sends were reported. */
+static bool
+two_done(void *arg)
 {
-	uint64_t before = sd_comch_mapped_copies();
+	(void)arg;
+	return recv_done == 2 && pair_fp_sends_ok == 2;
+}
+
+/*
+ * Send twice into two posted buffers; the bytes arrive, and *via says how many
+ * went through a window (*staged, when not NULL, how many were staged).
+ */
+static void
+send_two_staged(struct rig *r, uint64_t *via, uint64_t *staged)
+{
+	uint64_t before = sd_comch_mapped_copies(), staged_before = sd_comch_staged_sends();
 
 	memset(r->rx, 0x5a, RX_LEN);
 	recv_done = 0;
+	pair_fp_sends_ok = 0;
 	post(r, 0);
 	post(r, MSG_LEN);
 	ASSERT_OK(send_one(r));
 	ASSERT_OK(send_one(r));
+	progress_until(r->all, 4, two_done, NULL, 5000);
 	ASSERT_MEM_EQ(r->rx, tx_mem, MSG_LEN);
 	ASSERT_MEM_EQ(r->rx + MSG_LEN, tx_mem, MSG_LEN);
 	ASSERT_EQ(r->rx[2 * MSG_LEN], 0x5a);
 	*via = sd_comch_mapped_copies() - before;
+	if (staged != NULL)
+		*staged = sd_comch_staged_sends() - staged_before;
+}
+
+static void
+send_two(struct rig *r, uint64_t *via)
+{
+	send_two_staged(r, via, NULL);
 }
 
 TEST(memfd_buffers_take_the_mapped_path)
@@ -219,18 +243,80 @@ TEST(memfd_buffers_take_the_mapped_path)
 	close(fd);
 }
 
-TEST(private_buffers_use_the_kernel_copy)
+/* The first send learns there is no window (through the kernel), the second is staged. */
+TEST(private_buffers_are_staged)
 {
 	static uint8_t rx_mem[RX_LEN];
 	struct rig r;
-	uint64_t via = 1;
+	uint64_t via = 1, staged = 0;
 
 	rig_connect(&r);
 	r.rx = rx_mem;
 	rig_start(&r);
-	send_two(&r, &via);
+	send_two_staged(&r, &via, &staged);
 	ASSERT_EQ(via, 0);
+	ASSERT_EQ(staged, 1);
+	/* from then on every send is staged */
+	send_two_staged(&r, &via, &staged);
+	ASSERT_EQ(staged, 2);
 	rig_fini(&r);
+	ASSERT_EQ(pair_fp_sends_err, 0);
+}
+
+TEST(staging_turned_off)
+{
+	static uint8_t rx_mem[RX_LEN];
+	struct rig r;
+	uint64_t via = 1, staged = 1;
+
+	setenv("SOFTDOCA_COMCH_STAGE", "0", 1);
+	rig_connect(&r);
+	r.rx = rx_mem;
+	rig_start(&r);
+	send_two_staged(&r, &via, &staged);
+	send_two_staged(&r, &via, &staged);
+	unsetenv("SOFTDOCA_COMCH_STAGE");
+	ASSERT_EQ(via, 0);
+	ASSERT_EQ(staged, 0);
+	rig_fini(&r);
+}
+
+/* A staged send completes only after its bytes landed: not while the consumer does not progress. */
+TEST(staged_send_completes_after_the_consumer_copied_it)
+{
+	static uint8_t rx_mem[RX_LEN];
+	struct side *producer_only[1];
+	doca_notification_handle_t handle;
+	struct pollfd pfd = {.events = POLLIN};
+	struct rig r;
+	uint64_t via = 1, staged = 0, before;
+
+	rig_connect(&r);
+	r.rx = rx_mem;
+	rig_start(&r);
+	send_two_staged(&r, &via, &staged); /* the first, through the kernel, told the producer there is no window */
+	producer_only[0] = &r.prod_side;
+	memset(r.rx, 0x5a, RX_LEN);
+	recv_done = 0;
+	pair_fp_sends_ok = 0;
+	post(&r, 0);
+	before = sd_comch_staged_sends();
+	ASSERT_OK(send_one(&r));
+	ASSERT_EQ(sd_comch_staged_sends() - before, 1);
+	progress_for(producer_only, 1, 50);
+	ASSERT_EQ(pair_fp_sends_ok, 0);
+	ASSERT_EQ(r.rx[0], 0x5a); /* not in the buffer yet: the consumer copies it when it reaps */
+	/* the producer's PE must not sleep meanwhile: nobody wakes it when the consumer copies */
+	ASSERT_OK(doca_pe_get_notification_handle(r.prod_side.pe, &handle));
+	ASSERT_OK(doca_pe_request_notification(r.prod_side.pe));
+	pfd.fd = handle;
+	ASSERT_EQ(poll(&pfd, 1, 0), 1);
+	ASSERT_OK(doca_pe_clear_notification(r.prod_side.pe, handle));
+	progress_until(r.all, 4, flag_set, &pair_fp_sends_ok, 5000);
+	ASSERT_EQ(recv_done, 1);
+	ASSERT_MEM_EQ(r.rx, tx_mem, MSG_LEN);
+	rig_fini(&r);
+	ASSERT_EQ(pair_fp_sends_err, 0);
 }
 
 TEST(mapped_path_turned_off)
@@ -351,6 +437,8 @@ TEST(window_fault_reads_the_grant_before_the_kernel_copy)
 	void *p;
 	int fd;
 
+	/* the kernel's copy is what is under test: with staging, the fallback would write nothing of theirs */
+	setenv("SOFTDOCA_COMCH_STAGE", "0", 1);
 	rc = rig_mapped(&r, &fd);
 	post(&r, 2 * MSG_LEN);
 	sd_xproc_revoke(&r.cons->buf_grant); /* revoked, the word still 1: the consumer lies */
@@ -368,6 +456,7 @@ TEST(window_fault_reads_the_grant_before_the_kernel_copy)
 	ASSERT_EQ(pair_fp_send_status, DOCA_ERROR_NOT_CONNECTED);
 	for (unsigned i = 0; i < MSG_LEN; i++)
 		ASSERT_EQ(r.rx[2 * MSG_LEN + i], 0x5a);
+	unsetenv("SOFTDOCA_COMCH_STAGE");
 	rig_fini(&r);
 	munmap(r.rx, RX_LEN);
 	close(fd);
