@@ -210,7 +210,7 @@ struct sd_comch_shring_comp {
 _Static_assert(sizeof(struct sd_comch_shring_comp) == 64, "shared ring completion is 64 bytes");
 
 #define SD_COMCH_STAGE_LEN (1u << 20) /* the staging area: a power of two */
-#define SD_COMCH_STAGE_MAX (1u << 18) /* the largest message staged; larger ones go to the buffer */
+#define SD_COMCH_STAGE_MAX (1u << 16) /* the largest message staged; larger ones go to the buffer */
 
 /* Offset of the tail (cache-line aligned, after the header and cap slots). */
 static inline uint64_t
