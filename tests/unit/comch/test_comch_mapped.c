@@ -243,19 +243,37 @@ TEST(memfd_buffers_take_the_mapped_path)
 	close(fd);
 }
 
-/* The first send learns there is no window (through the kernel), the second is staged. */
+/* A rig over private rx: its first send learned there is no window (through the kernel), the second was staged. */
+static void
+rig_staging(struct rig *r, uint8_t *rx)
+{
+	uint64_t via = 1, staged = 0;
+
+	rig_connect(r);
+	r->rx = rx;
+	rig_start(r);
+	send_two_staged(r, &via, &staged);
+	ASSERT_EQ(via, 0);
+	ASSERT_EQ(staged, 1);
+}
+
+/* One buffer posted at rx's start, rx and the counters reset. */
+static void
+post_one(struct rig *r)
+{
+	memset(r->rx, 0x5a, RX_LEN);
+	recv_done = 0;
+	pair_fp_sends_ok = 0;
+	post(r, 0);
+}
+
 TEST(private_buffers_are_staged)
 {
 	static uint8_t rx_mem[RX_LEN];
 	struct rig r;
 	uint64_t via = 1, staged = 0;
 
-	rig_connect(&r);
-	r.rx = rx_mem;
-	rig_start(&r);
-	send_two_staged(&r, &via, &staged);
-	ASSERT_EQ(via, 0);
-	ASSERT_EQ(staged, 1);
+	rig_staging(&r, rx_mem);
 	/* from then on every send is staged */
 	send_two_staged(&r, &via, &staged);
 	ASSERT_EQ(staged, 2);
@@ -289,17 +307,11 @@ TEST(staged_send_completes_after_the_consumer_copied_it)
 	doca_notification_handle_t handle;
 	struct pollfd pfd = {.events = POLLIN};
 	struct rig r;
-	uint64_t via = 1, staged = 0, before;
+	uint64_t before;
 
-	rig_connect(&r);
-	r.rx = rx_mem;
-	rig_start(&r);
-	send_two_staged(&r, &via, &staged); /* the first, through the kernel, told the producer there is no window */
+	rig_staging(&r, rx_mem);
 	producer_only[0] = &r.prod_side;
-	memset(r.rx, 0x5a, RX_LEN);
-	recv_done = 0;
-	pair_fp_sends_ok = 0;
-	post(&r, 0);
+	post_one(&r);
 	before = sd_comch_staged_sends();
 	ASSERT_OK(send_one(&r));
 	ASSERT_EQ(sd_comch_staged_sends() - before, 1);
@@ -315,6 +327,26 @@ TEST(staged_send_completes_after_the_consumer_copied_it)
 	progress_until(r.all, 4, flag_set, &pair_fp_sends_ok, 5000);
 	ASSERT_EQ(recv_done, 1);
 	ASSERT_MEM_EQ(r.rx, tx_mem, MSG_LEN);
+	rig_fini(&r);
+	ASSERT_EQ(pair_fp_sends_err, 0);
+}
+
+/* The consumer copies staged bytes into its own task's buffer: an address in the ring is never used. */
+TEST(staged_send_ignores_the_slot_address)
+{
+	static uint8_t rx_mem[RX_LEN], decoy[MSG_LEN];
+	struct rig r;
+
+	rig_staging(&r, rx_mem);
+	memset(decoy, 0x5a, sizeof(decoy));
+	post_one(&r);
+	r.cons->ring->slot[(r.cons->posted - 1) & (r.cons->cap - 1)].addr = (uint64_t)(uintptr_t)decoy;
+	ASSERT_OK(send_one(&r));
+	progress_until(r.all, 4, flag_set, &pair_fp_sends_ok, 5000);
+	ASSERT_EQ(recv_done, 1);
+	ASSERT_MEM_EQ(r.rx, tx_mem, MSG_LEN);
+	for (unsigned i = 0; i < MSG_LEN; i++)
+		ASSERT_EQ(decoy[i], 0x5a);
 	rig_fini(&r);
 	ASSERT_EQ(pair_fp_sends_err, 0);
 }

@@ -415,6 +415,7 @@ enum ring_forgery {
 	FORGE_COUNT,   /* the posted count runs past the ring */
 	FORGE_TORN,    /* a slot whose room wraps the address space (a torn or forged entry) */
 	FORGE_DONE,    /* the producer's half: more completions than posted, a larger ring size */
+	FORGE_STAGED,  /* the producer's half: a completion whose staged bytes run past the staging area */
 };
 
 static void
@@ -478,6 +479,17 @@ real_consumer_forges(enum ring_forgery how, const char *refusal)
 		/* what a lying producer could write into the shared ring: the consumer reads back neither */
 		((struct sd_comch_shring_tail *)((uintptr_t)cons->ring + sd_comch_shring_tail(2)))->done = 5;
 		cons->ring->cap = 65536;
+	} else if (how == FORGE_STAGED) {
+		/* a lying producer's staged completion: the consumer copies nothing from outside its area */
+		struct sd_comch_shring_tail *tail =
+			(struct sd_comch_shring_tail *)((uintptr_t)cons->ring + sd_comch_shring_tail(2));
+		struct sd_comch_shring_comp *comp = (struct sd_comch_shring_comp *)(tail + 1);
+
+		ASSERT(cons->staged);
+		comp->len = 100;
+		comp->staged = 1;
+		comp->stage_at = SD_COMCH_STAGE_LEN - 10;
+		tail->done = 1;
 	} else {
 		/* its process now breaks its own (shared) ring */
 		forge(cons, how, false);
@@ -511,6 +523,11 @@ TEST(real_consumer_count_past_its_ring)
 TEST(producer_half_forged)
 {
 	real_consumer_forges(FORGE_DONE, "completed 5 receives of consumer");
+}
+
+TEST(producer_staged_outside_the_area)
+{
+	real_consumer_forges(FORGE_STAGED, "a completion's staged bytes run past the staging area");
 }
 
 TEST(real_consumer_torn_slot)
