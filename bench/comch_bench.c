@@ -13,10 +13,13 @@
  * doca_pe_progress, like DOCA's samples); the faster of the two is the peer.  The ring is 16 slots of SIZE bytes in a
  * MAP_SHARED mapping: the producer copies into a slot, the consumer copies it out
  * into its own buffer (where a consumer's posted buffer would be); head and tail
- * are C11 atomics, both sides spin.
+ * are C11 atomics, both sides spin.  bw alternates BW_SLICES slices of the ring
+ * and of Comch between the same two processes (the child serves whichever the
+ * parent names) and prints each one's median, with the slices.
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,6 +46,7 @@
 #define NAME "comch_bench"
 #define RING_SLOTS 16
 #define FP_BUFS 16
+#define BW_SLICES 6 /* bw: slices of each peer, alternated */
 
 /* The producer's count of sends written through the consumer's mapped buffers (libdoca_comch, tests and bench). */
 extern uint64_t sd_comch_mapped_copies(void);
@@ -322,12 +326,19 @@ lat_mode(uint32_t size, long iters)
 
 /* --- P24: bandwidth ------------------------------------------------------------------- */
 
+/* Which peer the child serves now (bw: the parent alternates them). */
+enum { PHASE_IDLE, PHASE_RING, PHASE_COMCH, PHASE_EXIT };
+
 struct ring {
 	_Atomic uint64_t head; /* slots produced */
 	char pad1[56];
 	_Atomic uint64_t tail; /* slots consumed */
 	char pad2[56];
 	_Atomic int stop;
+	_Atomic int phase; /* the parent's order */
+	_Atomic int gen;   /* orders given */
+	_Atomic int acked; /* the child's: the last order it took */
+	char pad3[48];
 	uint8_t data[];
 };
 
@@ -369,6 +380,23 @@ ring_run(struct ring *ring, uint32_t size, double seconds, bool producer)
 	return 0;
 }
 
+/* Parent: the child serves phase from now on (it acknowledges the order once it does). */
+static void
+phase_set(struct ring *ring, int phase)
+{
+	int gen = atomic_load(&ring->gen) + 1;
+
+	if (phase == PHASE_RING) {
+		atomic_store(&ring->head, 0);
+		atomic_store(&ring->tail, 0);
+		atomic_store(&ring->stop, 0);
+	}
+	atomic_store(&ring->phase, phase);
+	atomic_store(&ring->gen, gen);
+	while (phase != PHASE_EXIT && atomic_load(&ring->acked) != gen)
+		;
+}
+
 static void
 posted_done(struct doca_comch_consumer_task_post_recv *t, union doca_data a, union doca_data b)
 {
@@ -394,6 +422,53 @@ sent_fp(struct doca_comch_producer_task_send *t, union doca_data a, union doca_d
 	doca_task_free(doca_comch_producer_task_send_as_task(t));
 }
 
+/* One slice of producer sends for seconds: bytes per second of the sends completed (landed), in-flight drained. */
+static double
+comch_slice(struct doca_comch_producer *prod, struct doca_pe *ppe, struct doca_buf *b, uint32_t consumer, uint32_t size,
+	    double seconds)
+{
+	uint64_t sent0 = fp_sent, submitted = 0;
+	double t0 = now();
+
+	while (now() - t0 < seconds) {
+		struct doca_comch_producer_task_send *t;
+		doca_error_t r;
+
+		if (doca_comch_producer_task_send_alloc_init(prod, b, NULL, 0, consumer, &t) != DOCA_SUCCESS) {
+			(void)doca_pe_progress(ppe);
+			continue;
+		}
+		while ((r = doca_task_submit(doca_comch_producer_task_send_as_task(t))) == DOCA_ERROR_AGAIN)
+			;
+		if (r != DOCA_SUCCESS)
+			die("producer submit", r);
+		submitted++;
+		(void)doca_pe_progress(ppe);
+	}
+	/* a send completes once its bytes are in the consumer's buffer: wait for the last */
+	while (fp_sent - sent0 < submitted)
+		(void)doca_pe_progress(ppe);
+	return (double)submitted * size / (now() - t0);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(const double *v, int n)
+{
+	double s[BW_SLICES];
+
+	memcpy(s, v, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(s[0]), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
 static struct doca_mmap *
 make_mmap(struct doca_dev *dev, void *mem, size_t len)
 {
@@ -414,7 +489,7 @@ bw_mode(uint32_t size, double seconds)
 	struct ring *ring = mmap(NULL, ring_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int go[2];
 	pid_t child;
-	double ring_bps, comch_bps;
+	double ring_bps[BW_SLICES], comch_bps[BW_SLICES];
 	char c = 0;
 
 	if (ring == MAP_FAILED || pipe(go) != 0)
@@ -430,7 +505,7 @@ bw_mode(uint32_t size, double seconds)
 		uint8_t *mem = bench_mem((size_t)FP_BUFS * size);
 		enum doca_ctx_states st = DOCA_CTX_STATE_STARTING;
 
-		ring_run(ring, size, seconds, false);
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* never a spinning orphan */
 		side_open(&s, true);
 		mm = make_mmap(s.dev, mem, (size_t)FP_BUFS * size);
 		CHECK(doca_buf_inventory_create(FP_BUFS, &inv));
@@ -452,15 +527,22 @@ bw_mode(uint32_t size, double seconds)
 			CHECK(doca_comch_consumer_task_post_recv_alloc_init(cons, b, &t));
 			CHECK(doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
 		}
-		/* ready; serve until the host side kills us */
+		/* ready; serve the phase the parent names until it says exit (or kills us) */
 		if (write(go[1], &c, 1) != 1)
 			_exit(1);
-		for (;;) {
-			(void)doca_pe_progress(s.pe);
-			(void)doca_pe_progress(cpe);
+		for (int gen, ph; (gen = atomic_load(&ring->gen), ph = atomic_load(&ring->phase)) != PHASE_EXIT;) {
+			atomic_store(&ring->acked, gen);
+			if (ph == PHASE_RING) {
+				ring_run(ring, size, 0, false);
+				while (atomic_load(&ring->gen) == gen) /* the next order */
+					;
+			} else if (ph == PHASE_COMCH) {
+				(void)doca_pe_progress(s.pe);
+				(void)doca_pe_progress(cpe);
+			}
 		}
+		_exit(0);
 	}
-	ring_bps = ring_run(ring, size, seconds, true);
 	{
 		struct side s = {0};
 		struct doca_comch_producer *prod;
@@ -469,8 +551,6 @@ bw_mode(uint32_t size, double seconds)
 		struct doca_mmap *mm;
 		struct doca_buf *b;
 		uint8_t *mem = bench_mem(size);
-		uint64_t sent_n;
-		double t0;
 
 		memset(mem, 0xa5, size);
 		side_open(&s, false);
@@ -485,34 +565,41 @@ bw_mode(uint32_t size, double seconds)
 		CHECK(doca_ctx_start(doca_comch_producer_as_ctx(prod)));
 		if (read(go[0], &c, 1) != 1)
 			return 1;
+		phase_set(ring, PHASE_COMCH); /* the announcement arrives through the child's progress */
 		while (s.remote_consumer == 0)
 			(void)doca_pe_progress(s.pe);
-		t0 = now();
-		sent_n = fp_sent;
-		while (now() - t0 < seconds) {
-			struct doca_comch_producer_task_send *t;
-			doca_error_t r;
+		/*
+		 * Slices of each, alternated ABBA: this guest's two-process copies flip
+		 * between speeds every few seconds, and a peer timed apart from us
+		 * would meet another speed.
+		 */
+		for (int k = 0; k < BW_SLICES; k++) {
+			bool ring_first = (k & 1) == 0;
 
-			if (doca_comch_producer_task_send_alloc_init(prod, b, NULL, 0, s.remote_consumer, &t) !=
-			    DOCA_SUCCESS) {
-				(void)doca_pe_progress(ppe);
-				continue;
+			for (int j = 0; j < 2; j++) {
+				if (ring_first == (j == 0)) {
+					phase_set(ring, PHASE_RING);
+					ring_bps[k] = ring_run(ring, size, seconds / BW_SLICES, true);
+					continue;
+				}
+				phase_set(ring, PHASE_COMCH);
+				comch_bps[k] = comch_slice(prod, ppe, b, s.remote_consumer, size, seconds / BW_SLICES);
 			}
-			while ((r = doca_task_submit(doca_comch_producer_task_send_as_task(t))) == DOCA_ERROR_AGAIN)
-				;
-			if (r != DOCA_SUCCESS)
-				die("producer submit", r);
-			(void)doca_pe_progress(ppe);
 		}
-		/* a send completes once its bytes are in the consumer's buffer */
-		comch_bps = (double)(fp_sent - sent_n) * size / (now() - t0);
+		phase_set(ring, PHASE_EXIT);
 	}
-	kill(child, SIGTERM);
 	waitpid(child, NULL, 0);
 	printf("{\"size\": %u, \"seconds\": %.2f, \"memory\": \"%s\", \"ring_bps\": %.0f, \"comch_bps\": %.0f, "
-	       "\"mapped_sends\": %llu, \"staged_sends\": %llu}\n",
-	       size, seconds, use_memfd ? "memfd" : "private", ring_bps, comch_bps,
-	       (unsigned long long)sd_comch_mapped_copies(), (unsigned long long)sd_comch_staged_sends());
+	       "\"mapped_sends\": %llu, \"staged_sends\": %llu, \"ring_slices\": [",
+	       size, seconds, use_memfd ? "memfd" : "private", median(ring_bps, BW_SLICES),
+	       median(comch_bps, BW_SLICES), (unsigned long long)sd_comch_mapped_copies(),
+	       (unsigned long long)sd_comch_staged_sends());
+	for (int k = 0; k < BW_SLICES; k++)
+		printf("%s%.0f", k ? ", " : "", ring_bps[k]);
+	printf("], \"comch_slices\": [");
+	for (int k = 0; k < BW_SLICES; k++)
+		printf("%s%.0f", k ? ", " : "", comch_bps[k]);
+	printf("]}\n");
 	return 0;
 }
 
