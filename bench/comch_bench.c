@@ -335,10 +335,11 @@ struct ring {
 	_Atomic uint64_t tail; /* slots consumed */
 	char pad2[56];
 	_Atomic int stop;
-	_Atomic int phase; /* the parent's order */
-	_Atomic int gen;   /* orders given */
-	_Atomic int acked; /* the child's: the last order it took */
-	char pad3[48];
+	_Atomic int phase;     /* the parent's order */
+	_Atomic int gen;       /* orders given */
+	_Atomic int acked;     /* the child's: the last order it took */
+	_Atomic int ring_done; /* the child's: the last ring order it finished consuming */
+	char pad3[44];
 	uint8_t data[];
 };
 
@@ -534,6 +535,7 @@ bw_mode(uint32_t size, double seconds)
 			atomic_store(&ring->acked, gen);
 			if (ph == PHASE_RING) {
 				ring_run(ring, size, 0, false);
+				atomic_store(&ring->ring_done, gen);
 				while (atomic_load(&ring->gen) == gen) /* the next order */
 					;
 			} else if (ph == PHASE_COMCH) {
@@ -580,6 +582,9 @@ bw_mode(uint32_t size, double seconds)
 				if (ring_first == (j == 0)) {
 					phase_set(ring, PHASE_RING);
 					ring_bps[k] = ring_run(ring, size, seconds / BW_SLICES, true);
+					/* the child is out of its loop before the next order resets the ring */
+					while (atomic_load(&ring->ring_done) != atomic_load(&ring->gen))
+						;
 					continue;
 				}
 				phase_set(ring, PHASE_COMCH);
