@@ -168,8 +168,8 @@ _Static_assert(sizeof(struct sd_comch_fp_data) == 16, "comch data record is 16 b
  * consumer revokes that grant (it stores 0 first, release): before each copy
  * through the mapping the producer loads it (acquire) instead of reading the
  * grant through the kernel again, and reads the grant again when it is 0
- * (docs/comch.md "The mapped path").  A consumer of an earlier release leaves
- * it 0: every copy reads the grant.  stage_freed: see "The staging area" below.
+ * (docs/comch.md "The mapped path"); a consumer with a staging area sets it
+ * too (staging waits for 1).  stage_freed: see "The staging area" below.
  *
  * The staging area (docs/comch.md "The staged path").  A consumer may make the
  * memfd SD_COMCH_STAGE_LEN bytes longer: those bytes, from
