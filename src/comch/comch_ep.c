@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, c
 	ep->max_msg = SD_COMCH_MAX_MSG;
 	ep->recv_queue = SD_COMCH_DEFAULT_RECV_QUEUE;
 	sd_list_init(&ep->events);
+	ep->poll_fd = -1;
 	sd_ctx_init(&ep->ctx, ops, dev);
 	sd_dev_get(dev); /* doca_dev_close() -> IN_USE while the context exists */
 	return DOCA_SUCCESS;
@@ -143,6 +145,8 @@ sd_comch_conn_close(struct doca_comch_connection *conn, bool say_bye)
 		return;
 	if (say_bye && conn->state == SD_COMCH_CONN_OPEN)
 		(void)sd_comch_send_record(conn->fd, SD_COMCH_BYE, 0, NULL, 0, NULL, 0);
+	if (conn->ep != NULL && conn->ep->poll_fd >= 0)
+		(void)epoll_ctl(conn->ep->poll_fd, EPOLL_CTL_DEL, conn->fd, NULL);
 	close(conn->fd);
 	conn->fd = -1;
 	conn->state = SD_COMCH_CONN_CLOSED;

@@ -93,6 +93,12 @@ struct sd_comch_ep {
 	doca_comch_event_consumer_cb_t consumer_gone_cb;
 	struct sd_list events; /* struct sd_comch_event, oldest first */
 	uint8_t *rx;	       /* one record (SD_COMCH_MAX_RECORD + 1 bytes) */
+	/*
+	 * Server: the epoll set its connections are in, else -1.  A connection leaves it
+	 * before its fd is closed: a process forked meanwhile holds the same socket, and
+	 * epoll would go on reporting it - with a pointer to the freed connection.
+	 */
+	int poll_fd;
 	/* The first record of a connection still in HANDSHAKE; returns callbacks run. */
 	unsigned (*handshake)(struct sd_comch_ep *ep, struct doca_comch_connection *conn,
 			      const struct sd_comch_msg *msg);

@@ -52,7 +52,7 @@ server_conn_release(struct sd_comch_ep *ep, struct doca_comch_connection *conn)
 static void
 server_conn_closed(struct sd_comch_ep *ep, struct doca_comch_connection *conn)
 {
-	/* Its fd left the epoll set when it was closed.  Accepted ones get an event. */
+	/* Its fd left the epoll set before it was closed (sd_comch_conn_close).  Accepted ones get an event. */
 	if (conn->id != 0 && sd_ctx_state(&ep->ctx) == DOCA_CTX_STATE_RUNNING)
 		sd_comch_ep_queue_event(ep, SD_COMCH_EV_DISCONNECT, conn, 0);
 	else if (conn->pending_events == 0)
@@ -198,6 +198,7 @@ server_shutdown(struct doca_comch_server *s)
 		s->listen_fd = -1;
 	}
 	if (s->epoll_fd >= 0) {
+		s->ep.poll_fd = -1;
 		sd_pe_del_wake_fd(sd_ctx_pe(&s->ep.ctx), s->epoll_fd);
 		close(s->epoll_fd);
 		s->epoll_fd = -1;
@@ -264,6 +265,7 @@ server_start(struct doca_ctx *ctx, bool *running)
 		err = DOCA_ERROR_OPERATING_SYSTEM;
 		goto shutdown;
 	}
+	s->ep.poll_fd = s->epoll_fd;
 	/* An application sleeping on the PE's notification handle wakes for clients. */
 	(void)sd_pe_add_wake_fd(sd_ctx_pe(ctx), s->epoll_fd);
 	s->next_conn_id = 0;

@@ -571,6 +571,12 @@ server_saw_disconnect(void *arg)
 	return ((struct side *)arg)->num_disconnect > 0;
 }
 
+static bool
+server_saw_disconnect_or_msg(void *arg)
+{
+	return ((struct side *)arg)->num_recv > 0 || ((struct side *)arg)->num_disconnect > 0;
+}
+
 TEST(client_process_dies_server_gets_disconnect)
 {
 	struct world *w = world_new();
@@ -594,6 +600,68 @@ TEST(client_process_dies_server_gets_disconnect)
 	ASSERT_EQ(sd_test_wait_exit(child), SD_TEST_EXIT_SIGNAL(SIGKILL));
 	ASSERT_EQ(w->s.num_connect, 1);
 	ASSERT_EQ(w->s.num_recv, 1);
+	side_fini(&w->s);
+}
+
+static bool
+server_served_twice(void *arg)
+{
+	return ((struct side *)arg)->num_recv >= 2;
+}
+
+/*
+ * A process forked while a connection is open holds its socket too: after the
+ * client leaves and the server frees the connection, the server's epoll set must
+ * not report the socket again (it did, with the freed connection as its pointer).
+ */
+TEST(a_forked_process_holding_a_connection_is_harmless)
+{
+	struct world *w = world_new();
+	struct side *srv[1] = {&w->s}, *both[2] = {&w->s, &w->c};
+	int hold[2], go[2];
+	pid_t client, holder;
+	char c = 0;
+
+	server_init(&w->s, w->dpu, w->rep, PAIR_NAME);
+	ASSERT_OK(doca_ctx_start(w->s.ctx));
+	ASSERT_EQ(pipe(go), 0);
+	client = fork();
+	ASSERT(client >= 0);
+	if (client == 0) {
+		struct side *cli[1] = {&w->c};
+
+		client_init(&w->c, w->host, PAIR_NAME);
+		(void)doca_ctx_start(w->c.ctx);
+		progress_until(cli, 1, client_running, &w->c, 5000);
+		(void)side_send(&w->c, w->c.conn, "one", 3);
+		progress_for(cli, 1, 50);
+		(void)read(go[0], &c, 1); /* leave once the holder holds the server's socket */
+		_exit(0);
+	}
+	progress_until(srv, 1, server_saw_disconnect_or_msg, &w->s, 5000);
+	ASSERT_EQ(pipe(hold), 0);
+	holder = fork();
+	ASSERT(holder >= 0);
+	if (holder == 0) {
+		close(hold[1]);
+		(void)read(hold[0], &c, 1); /* keeps the server's descriptors until told */
+		_exit(0);
+	}
+	close(hold[0]);
+	ASSERT_EQ(write(go[1], &c, 1), 1);
+	ASSERT_EQ(sd_test_wait_exit(client), 0);
+	progress_until(srv, 1, server_saw_disconnect, &w->s, 5000);
+	progress_for(srv, 1, 200); /* the freed connection's socket is still open in the holder */
+	/* a new client is served */
+	client_init(&w->c, w->host, PAIR_NAME);
+	ASSERT_ERR(doca_ctx_start(w->c.ctx), DOCA_ERROR_IN_PROGRESS);
+	progress_until(both, 2, client_running, &w->c, 5000);
+	ASSERT_OK(side_send(&w->c, w->c.conn, "two", 3));
+	progress_until(both, 2, server_served_twice, &w->s, 5000);
+	ASSERT_MEM_EQ(w->s.last_msg, "two", 3);
+	close(hold[1]);
+	ASSERT_EQ(sd_test_wait_exit(holder), 0);
+	side_fini(&w->c);
 	side_fini(&w->s);
 }
 
