@@ -402,12 +402,25 @@ sd_verbs_cq_attach(struct doca_verbs_cq *cq, struct doca_verbs_qp *qp, bool atta
 		}
 		cq->qps[cq->n_qps++] = qp;
 	} else {
+		bool shared = false;
+
 		for (uint32_t i = 0; i < cq->n_qps; i++) {
 			if (cq->qps[i] == qp) {
 				cq->qps[i] = cq->qps[--cq->n_qps];
 				break;
 			}
 		}
+		for (uint32_t i = 0; i < cq->n_qps; i++)
+			shared = shared || cq->qps[i]->dom == qp->dom;
+		/*
+		 * The domain may go with the QP: its event fd leaves the channel's epoll set
+		 * now.  Closing the fd removes it only once no process holds it (a fork), and
+		 * a signal between the domain's last drain and that close would be reported
+		 * with the freed domain as its pointer.  An SRQ's domain other QPs feed stays.
+		 */
+		if (!shared && cq->attr.comp_channel != NULL)
+			(void)epoll_ctl(cq->attr.comp_channel->epfd, EPOLL_CTL_DEL,
+					sd_fabric_ctx_get_event_fd(qp->dom->fctx), NULL);
 	}
 	qps_change_end(cq);
 	return DOCA_SUCCESS;
