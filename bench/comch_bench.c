@@ -335,11 +335,10 @@ struct ring {
 	_Atomic uint64_t tail; /* slots consumed */
 	char pad2[56];
 	_Atomic int stop;
-	_Atomic int phase;     /* the parent's order */
-	_Atomic int gen;       /* orders given */
+	_Atomic int order;     /* the parent's: (orders given << 2) | phase, one word so both change at once */
 	_Atomic int acked;     /* the child's: the last order it took */
 	_Atomic int ring_done; /* the child's: the last ring order it finished consuming */
-	char pad3[44];
+	char pad3[48];
 	uint8_t data[];
 };
 
@@ -385,16 +384,15 @@ ring_run(struct ring *ring, uint32_t size, double seconds, bool producer)
 static void
 phase_set(struct ring *ring, int phase)
 {
-	int gen = atomic_load(&ring->gen) + 1;
+	int order = (((atomic_load(&ring->order) >> 2) + 1) << 2) | phase;
 
 	if (phase == PHASE_RING) {
 		atomic_store(&ring->head, 0);
 		atomic_store(&ring->tail, 0);
 		atomic_store(&ring->stop, 0);
 	}
-	atomic_store(&ring->phase, phase);
-	atomic_store(&ring->gen, gen);
-	while (phase != PHASE_EXIT && atomic_load(&ring->acked) != gen)
+	atomic_store(&ring->order, order);
+	while (phase != PHASE_EXIT && atomic_load(&ring->acked) != order)
 		;
 }
 
@@ -531,12 +529,12 @@ bw_mode(uint32_t size, double seconds)
 		/* ready; serve the phase the parent names until it says exit (or kills us) */
 		if (write(go[1], &c, 1) != 1)
 			_exit(1);
-		for (int gen, ph; (gen = atomic_load(&ring->gen), ph = atomic_load(&ring->phase)) != PHASE_EXIT;) {
-			atomic_store(&ring->acked, gen);
+		for (int order, ph; (ph = (order = atomic_load(&ring->order)) & 3) != PHASE_EXIT;) {
+			atomic_store(&ring->acked, order);
 			if (ph == PHASE_RING) {
 				ring_run(ring, size, 0, false);
-				atomic_store(&ring->ring_done, gen);
-				while (atomic_load(&ring->gen) == gen) /* the next order */
+				atomic_store(&ring->ring_done, order);
+				while (atomic_load(&ring->order) == order) /* the next order */
 					;
 			} else if (ph == PHASE_COMCH) {
 				(void)doca_pe_progress(s.pe);
@@ -583,7 +581,7 @@ bw_mode(uint32_t size, double seconds)
 					phase_set(ring, PHASE_RING);
 					ring_bps[k] = ring_run(ring, size, seconds / BW_SLICES, true);
 					/* the child is out of its loop before the next order resets the ring */
-					while (atomic_load(&ring->ring_done) != atomic_load(&ring->gen))
+					while (atomic_load(&ring->ring_done) != atomic_load(&ring->order))
 						;
 					continue;
 				}
