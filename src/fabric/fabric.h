@@ -130,6 +130,7 @@ struct fabric_ep_stats {
 	uint32_t batched;  /* of those, direct copies waiting for the next progress call */
 	uint32_t deferred; /* ops held back by ordering or the window */
 	uint64_t mapped;   /* direct copies done with memcpy into the peer's shared object (fabric_mapped.c) */
+	uint64_t eager;	   /* small writes and reads sent as messages because the peer was progressing */
 };
 
 typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, void *user);

@@ -38,6 +38,7 @@
 #include "../core/sd_core.h"
 #include "../core/xproc.h"
 #include "../util/sd_random.h"
+#include "../util/sd_time.h"
 
 SD_LOG_REGISTER(fabric.direct);
 
@@ -137,7 +138,15 @@ rec_write(struct fabric_mr_rec *r, const struct fabric_mr *mr)
 static bool
 recs_slot(const struct fabric_dev *dev, uint32_t id)
 {
-	return dev->recs != NULL && id < FABRIC_RECS_CAP && dev->recs_pid == (uint32_t)getpid();
+	return dev->recs != NULL && id < FABRIC_STAMP_SLOT && dev->recs_pid == (uint32_t)getpid();
+}
+
+void
+fabric_recs_stamp(struct fabric_dev *dev, bool check_pid)
+{
+	if (dev->recs != NULL && (!check_pid || dev->recs_pid == (uint32_t)getpid()))
+		atomic_store_explicit((_Atomic uint64_t *)&dev->recs[FABRIC_STAMP_SLOT].progress_ns, sd_now_ns(),
+				      memory_order_relaxed);
 }
 
 void
@@ -269,12 +278,39 @@ fabric_direct_grants_rec(const struct fabric_ep *ep, const struct fabric_rmr *rm
 	return raddr >= rec->addr && len <= rec->len && raddr - rec->addr <= rec->len - len;
 }
 
+/* The peer's application progressed its soft NIC within FABRIC_PEER_BUSY_NS (its table's last slot). */
+static bool
+peer_busy(const struct fabric_ep *ep)
+{
+	const struct fabric_mr_rec *slot = &ep->peer_recs[ep->peer_recs_cap - 1];
+	uint64_t at = atomic_load_explicit((const _Atomic uint64_t *)&slot->progress_ns, memory_order_relaxed);
+
+	return at != 0 && (int64_t)(sd_now_ns() - at) < (int64_t)FABRIC_PEER_BUSY_NS;
+}
+
+/*
+ * A write or read of up to eager_rma_max bytes is one active message the
+ * peer places or answers in the progress call it is already in: on the
+ * 2-vCPU guests of docs/results 1.2-2.5x the rate of process_vm_writev and
+ * readv at 256 B-4 KiB, whose cost is pinning each page of the batch (from 8
+ * KiB UCX sends it by rendezvous and the kernel's copy wins).  A peer that is
+ * not progressing would serve it from its service thread, later: those, and
+ * ranges mapped here (a memcpy), are copied by us.
+ */
 bool
-fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len, bool write)
+fabric_direct_wanted(struct fabric_ep *ep, const struct fabric_op *op, bool write)
 {
 	struct fabric_mr_rec rec;
 
-	return fabric_direct_grants_rec(ep, rmr, raddr, len, write, &rec);
+	if (!fabric_direct_grants_rec(ep, op->rmr, op->raddr, op->buf_len, write, &rec))
+		return false;
+	if (op->buf_len > ep->ctx->dev->eager_rma_max || ep->ctx->dev->eager_rma_max == 0 ||
+	    fabric_win_get(ep, &rec) != NULL)
+		return true;
+	if (!peer_busy(ep))
+		return true;
+	ep->n_eager++;
+	return false;
 }
 
 /* The kernel refused us the peer (ptrace policy, no process_vm_*): no more direct copies on this ep. */

@@ -532,6 +532,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	stats->batched = ep->n_batch;
 	stats->inflight += ep->n_batch;
 	stats->mapped = ep->n_mapped;
+	stats->eager = ep->n_eager;
 	fabric_dev_unlock(ep->ctx->dev);
 }
 

@@ -47,6 +47,14 @@
  * of 64 (tools/doca_perf's address-space-limit test runs near UCX's limit).
  */
 #define FABRIC_RECS_CAP 2048u
+/* The last slot holds the owner's progress stamp, not a registration (fabric_proto.h). */
+#define FABRIC_STAMP_SLOT (FABRIC_RECS_CAP - 1)
+/* Progress calls between two stamps: a clock read and a store in 256 calls. */
+#define FABRIC_STAMP_EVERY 256u
+/* A peer stamped this recently is progressing: it places a message at once. */
+#define FABRIC_PEER_BUSY_NS (10 * 1000 * 1000ull)
+/* Default of SOFTDOCA_FABRIC_EAGER_RMA: writes and reads up to this size go as messages to a busy peer. */
+#define FABRIC_EAGER_RMA_DEFAULT 4096u
 /* Direct copies an ep gathers into one process_vm_writev/readv (fabric_direct.c). */
 #define FABRIC_DIRECT_BATCH 64u
 
@@ -80,6 +88,8 @@ struct fabric_dev {
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	bool direct_enabled;	   /* SOFTDOCA_FABRIC_CMA is not off (fabric_direct.c) */
 	bool mapped_enabled;	   /* SOFTDOCA_FABRIC_MAPPED is not off (fabric_mapped.c) */
+	uint32_t eager_rma_max;	   /* SOFTDOCA_FABRIC_EAGER_RMA (fabric_direct_wanted()) */
+	uint32_t svc_stamp_rounds; /* service rounds that served something, to the next stamp */
 	uint64_t pid_ns;	   /* our pid namespace inode */
 	uint32_t tcp_seg;	   /* UCX tcp receive segment in bytes (fabric_ucx.c); 0: unknown */
 	uint32_t n_watched;	   /* eps watching a local peer's pidfd */
@@ -125,6 +135,7 @@ struct fabric_ctx {
 	 */
 	atomic_bool armed;
 	bool signal_when_armed;
+	uint32_t progress_calls; /* counts to the next progress stamp (fabric_recs_stamp()) */
 };
 
 enum fabric_ep_state {
@@ -194,6 +205,7 @@ struct fabric_ep {
 	bool direct_drain;
 	uint32_t peer_recs_cap;
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
+	uint64_t n_eager;		       /* small writes and reads sent as messages to a busy peer */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
 	bool peer_replaced; /* a copy found another program under the peer's pid: the liveness check fails the ep */
 	/* the peer's program at connect (/proc/<pid>/exe): another one there means it exec'd; ino 0: unknown */
@@ -370,14 +382,24 @@ void fabric_direct_hello(struct fabric_ep *ep, const struct fabric_am_hdr *h, co
 void fabric_direct_connected(struct fabric_ep *ep);
 void fabric_direct_forget(struct fabric_ep *ep);
 /*
+ * Our soft NIC is being progressed: stamp the table's last slot for same-host
+ * peers.  check_pid: the caller may be a fork child, whose table is not mapped
+ * (the service thread never is).
+ */
+void fabric_recs_stamp(struct fabric_dev *dev, bool check_pid);
+/*
  * Has the peer process become another program (exec) since it connected?  Known
  * only while its record table is mapped: its nonce is read through the pid.
  */
 bool fabric_direct_peer_replaced(const struct fabric_ep *ep);
 /* Note the program the watched peer (ep->peer_pid) runs now, for fabric_direct_peer_replaced. */
 void fabric_direct_note_peer_exe(struct fabric_ep *ep);
-bool fabric_direct_grants(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
-			  bool write);
+/*
+ * Copy op (a WRITE or READ) ourselves?  Only what the peer's record grants;
+ * and a small one into private memory of a peer whose application is
+ * progressing goes faster as a message it places itself.
+ */
+bool fabric_direct_wanted(struct fabric_ep *ep, const struct fabric_op *op, bool write);
 /* The same check, handing back the record it passed (for the mapped path). */
 bool fabric_direct_grants_rec(const struct fabric_ep *ep, const struct fabric_rmr *rmr, uint64_t raddr, size_t len,
 			      bool write, struct fabric_mr_rec *rec);

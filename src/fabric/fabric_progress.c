@@ -42,6 +42,8 @@ SD_LOG_REGISTER(fabric.progress);
 #define SVC_BACKOFF_NS (5 * 1000000ull)
 /* How long the service thread keeps polling after the last event before it re-arms and sleeps. */
 #define SVC_SPIN_NS (50 * 1000ull)
+/* Service rounds that served messages between two progress stamps (a clock read each). */
+#define SVC_STAMP_EVERY 16u
 #define PROGRESS_BATCH 64
 
 /* Called with dev->w.lock held: the op leaves every fabric list and is queued for its ctx. */
@@ -338,6 +340,10 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 	bool errors;
 
 	atomic_store_explicit(&dev->app_progress_ns, coarse, memory_order_relaxed);
+	if (++ctx->progress_calls == FABRIC_STAMP_EVERY) {
+		ctx->progress_calls = 0;
+		fabric_recs_stamp(dev, true);
+	}
 	/*
 	 * The owner is awake: no more eventfd writes until it arms again.  What is
 	 * queued from now on is found by this call or the next one, or by the arm's
@@ -426,6 +432,11 @@ svc_round(void *owner, uint64_t *next)
 	struct fabric_dev *dev = owner;
 	unsigned n = progress_count(dev);
 
+	/* serving messages now: peers may send small writes and reads as messages (fabric_direct_wanted()) */
+	if (n > 0 && ++dev->svc_stamp_rounds == SVC_STAMP_EVERY) {
+		dev->svc_stamp_rounds = 0;
+		fabric_recs_stamp(dev, false);
+	}
 	*next = fabric_timers_run(dev);
 	fabric_liveness_check(dev);
 	if (dev->n_watched > 0 && (*next == 0 || dev->next_liveness_ns < *next))

@@ -172,6 +172,11 @@ static_assert(sizeof(struct fabric_am_hello) == 40, "fabric_am_hello is a wire f
  * share_*: the shared object the range lies in, when it is one (xproc.h
  * "shareable memory"): the owner's descriptor number, the object's inode and
  * device, the range's offset in it; share_fd -1 when the range is private.
+ * The table's last slot is no registration's (perms 0): its progress_ns is
+ * when the owner's application last progressed its soft NIC (CLOCK_MONOTONIC,
+ * sampled every FABRIC_STAMP_EVERY progress calls; 0: never), which tells a
+ * peer whether a small write sent as a message is placed at once
+ * (fabric_direct_wanted()).
  */
 struct fabric_mr_rec {
 	uint64_t seq;
@@ -186,7 +191,8 @@ struct fabric_mr_rec {
 	uint64_t share_off;
 	uint64_t share_ino;
 	uint64_t share_dev;
-	uint64_t reserved[5];
+	uint64_t progress_ns; /* the table's last slot only */
+	uint64_t reserved[4];
 };
 static_assert(sizeof(struct fabric_mr_rec) == 128, "fabric_mr_rec is read by other processes");
 

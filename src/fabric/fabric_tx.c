@@ -450,7 +450,7 @@ issue_write_am(struct fabric_ep *ep, struct fabric_op *op)
 static doca_error_t
 issue_write_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
-	if (op->am_only || !direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, true))
+	if (op->am_only || !direct_ok(ep) || !fabric_direct_wanted(ep, op, true))
 		return issue_write_am(ep, op);
 	if (op->type == FABRIC_OP_WRITE) {
 		fabric_direct_batch(ep, op, true);
@@ -527,7 +527,7 @@ issue_request_am(struct fabric_ep *ep, struct fabric_op *op)
 static doca_error_t
 issue_read_direct(struct fabric_ep *ep, struct fabric_op *op)
 {
-	if (op->am_only || !direct_ok(ep) || !fabric_direct_grants(ep, op->rmr, op->raddr, op->buf_len, false))
+	if (op->am_only || !direct_ok(ep) || !fabric_direct_wanted(ep, op, false))
 		return issue_request_am(ep, op);
 	fabric_direct_batch(ep, op, false);
 	return DOCA_SUCCESS;

@@ -295,6 +295,7 @@ dev_create(const char *netdev, struct fabric_dev **out)
 	dev->tcp_seg = tcp_seg_bytes();
 	dev->direct_enabled = direct;
 	dev->mapped_enabled = sd_env_bool("SOFTDOCA_FABRIC_MAPPED", true);
+	dev->eager_rma_max = (uint32_t)sd_env_u64("SOFTDOCA_FABRIC_EAGER_RMA", FABRIC_EAGER_RMA_DEFAULT, 0, 8192);
 	fabric_recs_init(dev);
 	err = ucx_open(dev, netdev);
 	if (err != DOCA_SUCCESS)

@@ -187,9 +187,12 @@ svc_main(void *arg)
 		w->in_service = true;
 		idle_since = sd_now_ns();
 		for (;;) {
-			if (w->ops->round(w->owner, &next) > 0)
-				idle_since = sd_now_ns();
-			if (sd_now_ns() - idle_since >= w->ops->spin_ns || yield_ns(w) > 0 || atomic_load(&w->stop))
+			bool busy = w->ops->round(w->owner, &next) > 0;
+
+			now = sd_now_ns();
+			if (busy)
+				idle_since = now;
+			if (now - idle_since >= w->ops->spin_ns || yield_ns(w) > 0 || atomic_load(&w->stop))
 				break;
 			w->in_service = false;
 			pthread_mutex_unlock(&w->lock);
