@@ -211,13 +211,14 @@ pair_close(struct side *a, struct side *b)
 	side_close(b);
 }
 
-/* B's QP to ERR: A DOWN within the timeout (and unused); B restored: PROBING, then UP. */
+/* B's QP to ERR: A DOWN within the timeout (and unused); B restored: a new round (PROBING, or UP at once), then UP. */
 TEST(probe_peer_err_and_back)
 {
 	struct side a = {0}, b = {0};
 	struct doca_verbs_multi_rail_chunk c;
 	struct doca_verbs_qp_attr *attr;
 	uint32_t n;
+	enum doca_verbs_multi_rail_rail_status st;
 	double took;
 
 	pair_open(&a, &b);
@@ -241,7 +242,12 @@ TEST(probe_peer_err_and_back)
 	connect_uc(&b, &a, false);
 	connect_uc(&a, &b, false);
 	probe_both(&a, &b);
-	ASSERT_EQ(status_of(&a), DOCA_VERBS_MULTI_RAIL_RAIL_PROBING);
+	/*
+	 * No longer DOWN: the round is in flight, or already settled UP when the
+	 * first status poll drove both ends' probes through (one soft NIC here).
+	 */
+	st = status_of(&a);
+	ASSERT(st == DOCA_VERBS_MULTI_RAIL_RAIL_PROBING || st == DOCA_VERBS_MULTI_RAIL_RAIL_UP);
 	wait_status(&a, &b, DOCA_VERBS_MULTI_RAIL_RAIL_UP);
 	wait_status(&b, &a, DOCA_VERBS_MULTI_RAIL_RAIL_UP);
 	ASSERT_OK(doca_verbs_multi_rail_get_post_split(a.mr_obj, 100, &c, 1, &n));
