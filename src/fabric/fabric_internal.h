@@ -395,9 +395,10 @@ bool fabric_direct_peer_replaced(const struct fabric_ep *ep);
 /* Note the program the watched peer (ep->peer_pid) runs now, for fabric_direct_peer_replaced. */
 void fabric_direct_note_peer_exe(struct fabric_ep *ep);
 /*
- * Copy op (a WRITE or READ) ourselves?  Only what the peer's record grants;
- * and a small one into private memory of a peer whose application is
- * progressing goes faster as a message it places itself.
+ * Copy op (a WRITE, WRITE_IMM or READ) ourselves?  Only what the peer's
+ * record grants; and a small WRITE_IMM into private memory of a peer whose
+ * application is progressing goes faster as a message it places itself (a
+ * WRITE or READ that is alone in its batch too: fabric_direct_flush_before).
  */
 bool fabric_direct_wanted(struct fabric_ep *ep, const struct fabric_op *op, bool write);
 /* The same check, handing back the record it passed (for the mapped path). */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Small writes and reads to a same-host peer that is progressing its soft
- * NIC travel as active messages the peer places itself (fabric_direct_wanted,
- * SOFTDOCA_FABRIC_EAGER_RMA); to a peer that is not, and above the size, the
- * initiator copies them through the kernel after reading the peer's record.
- * Either way every byte lands, and a revoked registration is refused by the
- * target.
+ * A small write or read alone in its batch, to a same-host peer that is
+ * progressing its soft NIC, travels as an active message the peer places
+ * itself (fabric_direct_flush_before, SOFTDOCA_FABRIC_EAGER_RMA); a burst
+ * shares one kernel copy, and to a peer that is not progressing, and above
+ * the size, the initiator copies through the kernel after reading the peer's
+ * record.  Either way every byte lands.
  */
 #include <poll.h>
 
@@ -42,9 +42,9 @@ target(struct side *s, bool busy)
 	_exit(0);
 }
 
-/* Write every piece, then read them all back into back. */
+/* Write every piece, then read them all back into back: depth at a time (1, or PIECES at once). */
 static void
-write_and_read(struct side *s, struct fabric_rmr *rmr, uint64_t raddr, const uint8_t *src, uint8_t *back)
+write_and_read(struct side *s, struct fabric_rmr *rmr, uint64_t raddr, const uint8_t *src, uint8_t *back, int depth)
 {
 	static struct fabric_op w[PIECES], r[PIECES];
 	int wd = 0, rd = 0;
@@ -52,14 +52,16 @@ write_and_read(struct side *s, struct fabric_rmr *rmr, uint64_t raddr, const uin
 	for (int i = 0; i < PIECES; i++) {
 		w[i] = (struct fabric_op){.cb = op_done, .user = &wd};
 		ASSERT_OK(sd_fabric_ep_write(s->ep, &w[i], src + i * PIECE, PIECE, rmr, raddr + (uint64_t)i * PIECE));
+		if ((i + 1) % depth == 0)
+			ASSERT_OK(wait_flag(s, &wd, i + 1, NULL, 10.0));
 	}
-	ASSERT_OK(wait_flag(s, &wd, PIECES, NULL, 10.0));
 	for (int i = 0; i < PIECES; i++) {
 		ASSERT_OK(w[i].status);
 		r[i] = (struct fabric_op){.cb = op_done, .user = &rd};
 		ASSERT_OK(sd_fabric_ep_read(s->ep, &r[i], back + i * PIECE, PIECE, rmr, raddr + (uint64_t)i * PIECE));
+		if ((i + 1) % depth == 0)
+			ASSERT_OK(wait_flag(s, &rd, i + 1, NULL, 10.0));
 	}
-	ASSERT_OK(wait_flag(s, &rd, PIECES, NULL, 10.0));
 	for (int i = 0; i < PIECES; i++) {
 		ASSERT_OK(r[i].status);
 		ASSERT_EQ(r[i].len, PIECE);
@@ -67,7 +69,7 @@ write_and_read(struct side *s, struct fabric_rmr *rmr, uint64_t raddr, const uin
 }
 
 static void
-run(bool busy, const char *knob)
+run(bool busy, const char *knob, int depth)
 {
 	uint8_t *src = malloc(PIECES * PIECE), *back = malloc(PIECES * PIECE);
 	struct fabric_ep_stats st;
@@ -75,7 +77,7 @@ run(bool busy, const char *knob)
 	struct side s = {0};
 	uint64_t raddr;
 	double end;
-	bool expect = busy && knob == NULL;
+	bool expect = busy && knob == NULL && depth == 1;
 	char verdict = 0;
 	pid_t pid;
 
@@ -100,7 +102,7 @@ run(bool busy, const char *knob)
 	/* a busy target's first stamp comes within its first FABRIC_STAMP_EVERY progress calls */
 	for (int k = 0; k < (expect ? ROUNDS : ROUNDS / 10) && !(expect && st.eager > 0); k++) {
 		memset(back, 0, PIECES * PIECE);
-		write_and_read(&s, rmr, raddr, src, back);
+		write_and_read(&s, rmr, raddr, src, back, depth);
 		ASSERT_MEM_EQ(back, src, PIECES * PIECE);
 		sd_fabric_ep_get_stats(s.ep, &st);
 	}
@@ -121,28 +123,34 @@ run(bool busy, const char *knob)
 	free(back);
 }
 
-/* A target progressing its soft NIC places small writes and answers small reads itself. */
+/* A target progressing its soft NIC places small writes and answers small reads, one at a time, itself. */
 TEST(busy_target_gets_messages)
 {
-	run(true, NULL);
+	run(true, NULL, 1);
+}
+
+/* A burst to the same target: one kernel copy per batch, no messages. */
+TEST(burst_to_a_busy_target_shares_a_kernel_copy)
+{
+	run(true, NULL, PIECES);
 }
 
 /* The same target with the knob at 0: the initiator copies through the kernel. */
 TEST(knob_off_copies_through_the_kernel)
 {
-	run(true, "0");
+	run(true, "0", 1);
 }
 
 /* Above the knob's size the kernel copies, busy target or not. */
 TEST(larger_than_the_knob_copies_through_the_kernel)
 {
-	run(true, "512");
+	run(true, "512", 1);
 }
 
 /* A target asleep in poll(): nothing stamps its table, so the initiator copies. */
 TEST(sleeping_target_is_copied_by_the_kernel)
 {
-	run(false, NULL);
+	run(false, NULL, 1);
 }
 
 int
