@@ -43,7 +43,7 @@ import report  # noqa: E402
 import verbs_rows  # noqa: E402  issue 13 rows: P19-P22
 from results import (KIB, LARGEST, MIB, OURS, UCX_VETH_PEERS, Results, Target,  # noqa: E402
                      fmt_ratio, human_size, perf_vals, ratio)
-from results import LARGE_WRITE, P4_TITLE, P9_TITLE, UCP_PUT_BW, small_copy  # noqa: E402
+from results import LARGE_WRITE, P4_TITLE, P9_TITLE, UCP_PUT_BW, paired, small_copy  # noqa: E402
 from runner import Bench, last_line, run  # noqa: E402
 
 PLUGINS = (verbs_rows, multi_rail, engine_rows)
@@ -504,12 +504,12 @@ TARGETS = (
            peer="process_vm_readv", goal=0.9, measure=host_dpu_worst),
     Target("P4", P4_TITLE % "RDMA", "rdma-write-shm", MIB, measure=LARGE_WRITE),
     Target("P5", "RDMA 8 B send/recv latency <= 1.3x ucp_am_lat (shm, avg)", "rdma-send-lat-shm", 8,
-           metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.3),
+           metric="lat_avg", peer="ucx_perftest ucp_am_lat", op="<=", goal=1.3, measure=paired),
     Target("P12", "RDMA send 64 B message rate, 16 in flight >= 0.8x ucp_am_bw at 64 B (shm)", "rdma-send-64", 64,
            metric="rate", peer="ucx_perftest ucp_am_bw", goal=0.8, show_values=True),
     Target("P27", "RDMA 8 B send/recv latency while another process keeps one CPU busy <= 1.5x ucp_am_lat under "
            "the same load (shm, avg)", "rdma-send-lat-loaded", 8, metric="lat_avg", peer="ucx_perftest ucp_am_lat",
-           op="<=", goal=1.5),
+           op="<=", goal=1.5, measure=paired),
     Target("P6", "RDMA write 1 MiB across namespaces >= 0.9x best ucx_perftest tcp, >= 0.6x iperf3",
            "rdma-write-netns", MIB, peer=UCX_VETH_PEERS, goal=0.9, measure=netns_tcp),
     Target("P9", P9_TITLE % ("RDMA write", "writev", "put"), "rdma-write-shm", 4 * KIB, measure=small_copy("write")),

@@ -249,6 +249,35 @@ def all_of(*goals):
     return measure
 
 
+def _slice_lat_avg(row):
+    """One slice's average latency (ns): doca_perf's histogram, or ucx_perftest's column."""
+    lat = row.get("lat")
+    return lat.get("avg") if isinstance(lat, dict) else row.get("lat_avg_ns")
+
+
+def paired(res, t):
+    """measure= for a two-process latency row (metric lat_avg): the median over the rounds of
+    ours / the peer's slice of the same round, measured back to back.  A same-host ping-pong on
+    these guests flips between modes several-fold apart every few seconds (ucp_am_lat 75, ~170 or
+    ~600 ns); the ratio of the two medians can pair one side's fast mode with the other's slow one
+    (stop 36 of docs/results/notes-issue22.md), the rounds' own ratios do so only in the round
+    where a flip fell between the two slices.  The ratio of the medians is shown beside."""
+    ours = {r["round"]: _slice_lat_avg(r) for r in res.rows(t.workload, OURS, t.size) if "round" in r}
+    theirs = {r["round"]: _slice_lat_avg(r) for r in res.rows(t.workload, t.peer, t.size) if "round" in r}
+    per_round = [ratio(ours[k], theirs[k]) for k in sorted(ours) if k in theirs]
+    per_round = [x for x in per_round if x is not None]
+    if not per_round:
+        return "-", None
+    x = statistics.median(per_round)
+    medians = ratio(res.value(t.workload, t.size, OURS, t.metric), res.value(t.workload, t.size, t.peer, t.metric))
+    shown = "%s (rounds %s; ratio of the medians %s)" % (fmt_ratio(x), " ".join("%.2f" % r for r in per_round),
+                                                         fmt_ratio(medians))
+    if t.show_values:
+        shown += " (%s vs %s)" % (FORMAT[t.metric](res.value(t.workload, t.size, OURS, t.metric)),
+                                  FORMAT[t.metric](res.value(t.workload, t.size, t.peer, t.metric)))
+    return shown, t.judge(x)
+
+
 def evaluate(res, table):
     """[(id, title, value shown, met True/False/None)] for every target of the table, in order."""
     return [(t.id, t.title) + tuple((t.measure or _standard)(res, t)) for t in table]
