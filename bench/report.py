@@ -160,7 +160,7 @@ def _page(res, page_dir, hw, made, text):
         page += ["", "![Multi-Rail vs MPTCP: throughput across a rail cut and its recovery](multi_rail_cut.png)"]
     page += ["", text]
     # The hand-written notes stay their own files (linked, not pasted: the page stays short).
-    notes = [n for n in ("notes.md", "notes-issue22.md") if os.path.exists(os.path.join(page_dir, n))]
+    notes = [n for n in ("notes.md", "notes-issue22.md", "notes-issue22-b.md") if os.path.exists(os.path.join(page_dir, n))]
     if notes:
         page += ["", "Profiles, what was changed and before/after numbers (hand-written): " +
                  ", ".join("[%s](%s)" % (n, n) for n in notes) + "."]

@@ -24,6 +24,7 @@
  * as a DMA already past the HCA's key check does (docs/security.md).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/futex.h>
 
 #include "fabric_internal.h"
 #include "../core/sd_core.h"
@@ -45,6 +47,91 @@ SD_LOG_REGISTER(fabric.direct);
 #define RECS_BYTES (FABRIC_RECS_CAP * sizeof(struct fabric_mr_rec))
 #define RECS_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)
 #define FABRIC_RECS_MAGIC 0x5344524543534e32ull /* "2NSCERDS": record 0 of a table (2: 128-byte records) */
+
+/*
+ * The life lock (struct fabric_recs_tail).  Before each batch of direct
+ * copies the initiator must know the pid still runs the image whose table it
+ * mapped: the pid may have been reused, or the process exec'd (a pidfd sees
+ * neither an exec nor, alone, the moment before a reuse).  The nonce read
+ * through the pid answers that at the price of a process_vm_readv.  A robust
+ * mutex our service thread holds answers it with one load: the kernel writes
+ * FUTEX_OWNER_DIED into the futex word of every robust mutex a thread holds
+ * when the thread ends - its return, a kill of the process, or an exec, which
+ * ends every thread before the new program's first instruction - and only
+ * this process maps the table writable.  A word held by a live thread means
+ * the same image; anything else (not locked yet, released, OWNER_DIED) sends
+ * the peer to the nonce.  The check and the copy are two steps, as the nonce
+ * read and the copy are.  A program can only make a peer believe this about
+ * itself, and an exec that changes its credentials (set-uid) makes the
+ * kernel refuse the copy.
+ */
+static pthread_mutex_t *
+life_lock(struct fabric_dev *dev)
+{
+	return (pthread_mutex_t *)(void *)((struct fabric_recs_tail *)(void *)&dev->recs[FABRIC_STAMP_SLOT])
+		->life.bytes;
+}
+
+static_assert(sizeof(pthread_mutex_t) <= sizeof(((struct fabric_recs_tail *)0)->life.bytes), "the lock fits");
+
+static void
+life_init(struct fabric_dev *dev)
+{
+	pthread_mutexattr_t a;
+
+	if (pthread_mutexattr_init(&a) != 0)
+		return;
+	dev->life_ok = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) == 0 &&
+		       pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) == 0 &&
+		       pthread_mutex_init(life_lock(dev), &a) == 0;
+	pthread_mutexattr_destroy(&a);
+	if (!dev->life_ok)
+		DOCA_LOG_DBG("No robust mutexes here: same-host peers read our table's nonce before each batch");
+}
+
+void
+fabric_recs_life_hold(struct fabric_dev *dev)
+{
+	struct fabric_recs_tail *t;
+	int rc;
+
+	if (!dev->life_ok || dev->recs_pid != (uint32_t)getpid())
+		return;
+	t = (struct fabric_recs_tail *)(void *)&dev->recs[FABRIC_STAMP_SLOT];
+	rc = pthread_mutex_lock(life_lock(dev));
+	if (rc == EOWNERDEAD)
+		rc = pthread_mutex_consistent(life_lock(dev));
+	if (rc != 0) {
+		dev->life_ok = false;
+		return;
+	}
+	if ((atomic_load_explicit((_Atomic uint32_t *)&t->life.futex, memory_order_relaxed) & FUTEX_TID_MASK) ==
+	    (uint32_t)gettid())
+		return;
+	/* this libc's mutex does not start with its futex word: peers must not trust what is there */
+	DOCA_LOG_DBG("The robust mutex's futex word is not where the kernel's ABI has it; peers read our nonce");
+	pthread_mutex_unlock(life_lock(dev));
+	pthread_mutex_destroy(life_lock(dev));
+	memset(t->life.bytes, 0, sizeof(t->life.bytes));
+	dev->life_ok = false;
+}
+
+void
+fabric_recs_life_release(struct fabric_dev *dev)
+{
+	if (dev->life_ok && dev->recs_pid == (uint32_t)getpid())
+		pthread_mutex_unlock(life_lock(dev));
+}
+
+/* The peer's life lock is held by a live thread of the image that connected: no nonce to read. */
+static bool
+peer_life_held(const struct fabric_ep *ep)
+{
+	const struct fabric_recs_tail *t = (const void *)&ep->peer_recs[ep->peer_recs_cap - 1];
+	uint32_t v = atomic_load_explicit((const _Atomic uint32_t *)&t->life.futex, memory_order_acquire);
+
+	return (v & FUTEX_TID_MASK) != 0 && (v & FUTEX_OWNER_DIED) == 0;
+}
 
 void
 fabric_recs_init(struct fabric_dev *dev)
@@ -78,6 +165,7 @@ fabric_recs_init(struct fabric_dev *dev)
 		fabric_recs_fini(dev);
 		goto no_records;
 	}
+	life_init(dev);
 	return;
 
 no_records:
@@ -91,6 +179,9 @@ no_records:
 void
 fabric_recs_fini(struct fabric_dev *dev)
 {
+	if (dev->life_ok && dev->recs_pid == (uint32_t)getpid())
+		pthread_mutex_destroy(life_lock(dev));
+	dev->life_ok = false;
 	if (dev->recs != NULL)
 		munmap(dev->recs, RECS_BYTES);
 	if (dev->recs_fd >= 0)
@@ -416,7 +507,7 @@ nonce_verdict(struct fabric_ep *ep, doca_error_t err, const char *reason, const 
 	return false;
 }
 
-/* One process_vm_readv of the nonce alone. */
+/* The peer's life lock held, else one process_vm_readv of the nonce alone. */
 static bool
 peer_same_image(struct fabric_ep *ep)
 {
@@ -425,8 +516,12 @@ peer_same_image(struct fabric_ep *ep)
 	struct iovec r = {.iov_base = (void *)(uintptr_t)ep->peer_recs_addr, .iov_len = sizeof(hdr)};
 	struct sd_xproc_peer peer = direct_peer(ep);
 	const char *reason = "";
-	doca_error_t err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
+	doca_error_t err;
 
+	if (peer_life_held(ep))
+		return true;
+	ep->n_image_reads++;
+	err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
 	return nonce_verdict(ep, err, reason, &hdr);
 }
 
@@ -481,7 +576,7 @@ fabric_direct_peer_replaced(const struct fabric_ep *ep)
 
 	if (ep->peer_replaced || peer_exe_changed(ep))
 		return true;
-	if (ep->peer_recs == NULL)
+	if (ep->peer_recs == NULL || peer_life_held(ep))
 		return false;
 	err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
 	if (err == DOCA_SUCCESS)
@@ -627,7 +722,7 @@ batch_run(struct fabric_ep *ep, struct fabric_op **ops, const struct fabric_mr_r
 
 	if (n == 0)
 		return 0;
-	if (!write) {
+	if (!write && !peer_life_held(ep)) {
 		while (k < n && op_window(ep, &recs[k], false) == NULL)
 			k++;
 		if (k == n) {

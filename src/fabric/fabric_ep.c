@@ -533,6 +533,7 @@ sd_fabric_ep_get_stats(struct fabric_ep *ep, struct fabric_ep_stats *stats)
 	stats->inflight += ep->n_batch;
 	stats->mapped = ep->n_mapped;
 	stats->eager = ep->n_eager;
+	stats->image_reads = ep->n_image_reads;
 	fabric_dev_unlock(ep->ctx->dev);
 }
 

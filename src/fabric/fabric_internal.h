@@ -84,6 +84,7 @@ struct fabric_dev {
 	int recs_fd;
 	uint64_t recs_ino;
 	uint32_t recs_pid; /* the process that made the table: a fork child has none (MADV_DONTFORK) */
+	bool life_ok;	   /* the table's life lock is initialised (fabric_recs_life_hold()) */
 	uint8_t host_id[16];
 	bool shm_enabled;	   /* shm/cma may carry traffic (UCX_TLS allows it) */
 	bool direct_enabled;	   /* SOFTDOCA_FABRIC_CMA is not off (fabric_direct.c) */
@@ -207,6 +208,7 @@ struct fabric_ep {
 	const struct fabric_mr_rec *peer_recs; /* the peer's record table, mapped read-only */
 	uint64_t n_eager;		       /* small writes and reads sent as messages to a busy peer */
 	uint64_t peer_recs_addr; /* where the peer maps it (checked per batch: still that process image) */
+	uint64_t n_image_reads;	 /* nonce reads: the peer's life lock was not held (fabric_direct.c) */
 	bool peer_replaced; /* a copy found another program under the peer's pid: the liveness check fails the ep */
 	/* the peer's program at connect (/proc/<pid>/exe): another one there means it exec'd; ino 0: unknown */
 	uint64_t peer_exe_dev, peer_exe_ino;
@@ -387,6 +389,10 @@ void fabric_direct_forget(struct fabric_ep *ep);
  * (the service thread never is).
  */
 void fabric_recs_stamp(struct fabric_dev *dev, bool check_pid);
+/* The service thread holds the table's life lock while it runs (fabric_recs_tail): hold at its start, release at its
+ * end. */
+void fabric_recs_life_hold(struct fabric_dev *dev);
+void fabric_recs_life_release(struct fabric_dev *dev);
 /*
  * Has the peer process become another program (exec) since it connected?  Known
  * only while its record table is mapped: its nonce is read through the pid.

@@ -462,8 +462,19 @@ svc_yield_ns(void *owner)
 	return (int64_t)(now - last) < (int64_t)SVC_BACKOFF_NS ? last + SVC_BACKOFF_NS - now : 0;
 }
 
+/* The service thread lives as long as the soft NIC: it holds the record table's life lock. */
+static void
+svc_thread_life(void *owner, bool begin)
+{
+	if (begin)
+		fabric_recs_life_hold(owner);
+	else
+		fabric_recs_life_release(owner);
+}
+
 const struct fabric_worker_ops fabric_dev_svc_ops = {
 	.round = svc_round,
 	.yield_ns = svc_yield_ns,
 	.spin_ns = SVC_SPIN_NS,
+	.thread_life = svc_thread_life,
 };

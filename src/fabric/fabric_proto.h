@@ -172,7 +172,7 @@ static_assert(sizeof(struct fabric_am_hello) == 40, "fabric_am_hello is a wire f
  * share_*: the shared object the range lies in, when it is one (xproc.h
  * "shareable memory"): the owner's descriptor number, the object's inode and
  * device, the range's offset in it; share_fd -1 when the range is private.
- * The table's last slot is no registration's (perms 0): its progress_ns is
+ * The table's last slot is no registration's (perms 0; struct fabric_recs_tail): its progress_ns is
  * when the owner's application last progressed its soft NIC (CLOCK_MONOTONIC,
  * sampled every FABRIC_STAMP_EVERY progress calls; 0: never), which tells a
  * peer whether a small write sent as a message is placed at once
@@ -195,6 +195,33 @@ struct fabric_mr_rec {
 	uint64_t reserved[4];
 };
 static_assert(sizeof(struct fabric_mr_rec) == 128, "fabric_mr_rec is read by other processes");
+
+/*
+ * The table's last slot as its owner lays it out.  perms and mr_id sit where
+ * a record has them and stay 0, so no access is ever granted by this slot.
+ * life is the owner's life lock (fabric_direct.c "life lock"): a
+ * process-shared robust mutex its soft NIC's service thread holds while it
+ * runs.  A peer reads only its first 32 bits, the futex word of the kernel's
+ * robust-futex ABI (<linux/futex.h>): the holder's thread id while held, 0
+ * once released, FUTEX_OWNER_DIED once the holder ended without releasing it
+ * (its process exited, was killed or exec'd).  The owner checks at locking
+ * that its libc keeps the futex word there, else it leaves the word 0.
+ */
+struct fabric_recs_tail {
+	uint64_t unused[3];
+	uint32_t perms; /* 0 */
+	uint32_t mr_id; /* 0 */
+	union {
+		uint32_t futex; /* what peers read */
+		uint8_t bytes[56];
+	} life;
+	uint64_t progress_ns; /* as fabric_mr_rec.progress_ns */
+	uint64_t reserved[4];
+};
+static_assert(sizeof(struct fabric_recs_tail) == sizeof(struct fabric_mr_rec), "one slot of the table");
+static_assert(offsetof(struct fabric_recs_tail, perms) == offsetof(struct fabric_mr_rec, perms), "no grant");
+static_assert(offsetof(struct fabric_recs_tail, progress_ns) == offsetof(struct fabric_mr_rec, progress_ns),
+	      "the progress stamp");
 
 /* An op embeds the largest request header (struct fabric_op.wire). */
 #define FABRIC_AM_HDR_MAX (sizeof(struct fabric_am_hdr) + sizeof(struct fabric_am_atomic))

@@ -175,6 +175,8 @@ svc_main(void *arg)
 {
 	struct fabric_worker *w = arg;
 
+	if (w->ops->thread_life != NULL)
+		w->ops->thread_life(w->owner, true);
 	while (!atomic_load(&w->stop)) {
 		uint64_t wait = yield_ns(w), next = 0, idle_since, now;
 		ucs_status_t st;
@@ -224,6 +226,8 @@ svc_main(void *arg)
 		now = sd_now_ns();
 		svc_sleep(w, next == 0 ? UINT64_MAX : (next > now ? next - now : 0), true);
 	}
+	if (w->ops->thread_life != NULL)
+		w->ops->thread_life(w->owner, false);
 	return NULL;
 }
 

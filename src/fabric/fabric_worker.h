@@ -35,6 +35,8 @@ struct fabric_worker_ops {
 	uint64_t (*yield_ns)(void *owner);
 	/* Keep polling this long after the last event before arming and sleeping (0: one round). */
 	uint64_t spin_ns;
+	/* On the service thread, first (begin) and last thing it does; NULL: nothing.  Called without the lock. */
+	void (*thread_life)(void *owner, bool begin);
 };
 
 /*

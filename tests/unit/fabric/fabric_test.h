@@ -192,6 +192,44 @@ import_mr(struct side *s, uint8_t *blob_out, size_t *len_out)
 	return rmr;
 }
 
+/*
+ * A target's end: once the initiator says it is done, compare the len bytes
+ * at mem (written by a peer) with fill(seed), send 'y' or 'n', wait for the
+ * initiator to read it, deregister mr, close and exit.
+ */
+static inline void
+target_verdict(struct side *s, struct fabric_mr *mr, const uint8_t *mem, size_t len, uint8_t seed)
+{
+	uint8_t *want = malloc(len), *got = malloc(len);
+	char verdict;
+
+	CHECK(want != NULL && got != NULL);
+	sync_wait(s->sock);
+	fill(want, len, seed);
+	sd_test_read_foreign(got, mem, len); /* written by the soft NIC's threads or a peer */
+	verdict = memcmp(got, want, len) == 0 ? 'y' : 'n';
+	CHECK(write(s->sock, &verdict, 1) == 1);
+	sync_wait(s->sock);
+	sd_fabric_mr_deregister(mr);
+	side_close(s);
+	_exit(0);
+}
+
+/* The initiator's end against target_verdict(): the target found every byte, both sides close. */
+static inline void
+initiator_verdict(struct side *s, pid_t pid, struct fabric_rmr *rmr)
+{
+	char verdict = 0;
+
+	sync_send(s->sock);
+	ASSERT_EQ(read(s->sock, &verdict, 1), 1);
+	ASSERT_EQ(verdict, 'y');
+	sync_send(s->sock);
+	sd_test_reap(pid);
+	sd_fabric_rmr_destroy(rmr);
+	side_close(s);
+}
+
 #define BOTH(name)                                                                                                     \
 	TEST(name##_shm)                                                                                               \
 	{                                                                                                              \

@@ -20,10 +20,9 @@
 static void
 target(struct side *s, bool busy)
 {
-	uint8_t *mem = calloc(1, PIECES * PIECE), *want = malloc(PIECES * PIECE), *got = malloc(PIECES * PIECE);
+	uint8_t *mem = calloc(1, PIECES * PIECE);
 	struct pollfd sock = {.fd = s->sock, .events = POLLIN};
 	struct fabric_mr *mr;
-	char verdict;
 
 	side_open(s, 0);
 	side_connect(s);
@@ -31,15 +30,7 @@ target(struct side *s, bool busy)
 	/* busy: progress until the initiator says it is done; else sleep in poll() until then */
 	while (poll(&sock, 1, busy ? 0 : -1) == 0)
 		sd_fabric_ctx_progress(s->ctx);
-	sync_wait(s->sock);
-	fill(want, PIECES * PIECE, 5);
-	sd_test_read_foreign(got, mem, PIECES * PIECE); /* written by the soft NIC's threads or a peer */
-	verdict = memcmp(got, want, PIECES * PIECE) == 0 ? 'y' : 'n';
-	CHECK(write(s->sock, &verdict, 1) == 1);
-	sync_wait(s->sock);
-	sd_fabric_mr_deregister(mr);
-	side_close(s);
-	_exit(0);
+	target_verdict(s, mr, mem, PIECES * PIECE, 5);
 }
 
 /* Write every piece, then read them all back into back: depth at a time (1, or PIECES at once). */
@@ -79,7 +70,6 @@ run(bool busy, const char *knob, int depth)
 	double end;
 	bool expect = busy && knob == NULL; /* the target may get messages */
 	uint64_t before;
-	char verdict = 0;
 	pid_t pid;
 
 	if (sd_test_fork_peer(&pid, &s.sock))
@@ -123,13 +113,7 @@ run(bool busy, const char *knob, int depth)
 	if (!expect || depth > 1)
 		ASSERT_EQ(st.eager, before); /* all copied through the kernel */
 	sync_send(s.sock);		     /* done: the target checks */
-	sync_send(s.sock);
-	ASSERT_EQ(read(s.sock, &verdict, 1), 1);
-	ASSERT_EQ(verdict, 'y');
-	sync_send(s.sock);
-	sd_test_reap(pid);
-	sd_fabric_rmr_destroy(rmr);
-	side_close(&s);
+	initiator_verdict(&s, pid, rmr);
 	unsetenv("SOFTDOCA_FABRIC_EAGER_RMA");
 	free(src);
 	free(back);
