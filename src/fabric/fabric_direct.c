@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 
 #include "fabric_internal.h"
@@ -61,9 +62,8 @@ SD_LOG_REGISTER(fabric.direct);
  * this process maps the table writable.  A word held by a live thread means
  * the same image; anything else (not locked yet, released, OWNER_DIED) sends
  * the peer to the nonce.  The check and the copy are two steps, as the nonce
- * read and the copy are.  A program can only make a peer believe this about
- * itself, and an exec that changes its credentials (set-uid) makes the
- * kernel refuse the copy.
+ * read and the copy are.  A peer believes the word only where a lie gains
+ * nothing (life_trusted()).
  */
 static pthread_mutex_t *
 life_lock(struct fabric_dev *dev)
@@ -123,14 +123,41 @@ fabric_recs_life_release(struct fabric_dev *dev)
 		pthread_mutex_unlock(life_lock(dev));
 }
 
-/* The peer's life lock is held by a live thread of the image that connected: no nonce to read. */
+/*
+ * May this thread rely on a peer's life lock?  The word is the peer's to
+ * write: a hostile peer can leave it "held" and then exec, or die and have its
+ * pid taken.  So only while the thread holds no CAP_SYS_PTRACE (effective or
+ * permitted).  Without it the kernel refuses the thread a copy into an image
+ * whose credentials rose (a set-uid exec) and into another user's process,
+ * so a lying peer reaches only what its own user could.  The liveness round
+ * still reads the nonce (fabric_direct_peer_replaced), so the lie also ends the
+ * connection within one round.  With the capability (root) every batch reads
+ * the nonce, as before.  Cached per thread: capabilities are per thread, and a
+ * thread can raise only what it has permitted.
+ */
+static bool
+life_trusted(void)
+{
+	static __thread int8_t trusted = -1;
+
+	if (trusted < 0) {
+		struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+		uint32_t i = CAP_TO_INDEX(CAP_SYS_PTRACE), bit = CAP_TO_MASK(CAP_SYS_PTRACE);
+
+		trusted = syscall(SYS_capget, &h, d) == 0 && ((d[i].effective | d[i].permitted) & bit) == 0;
+	}
+	return trusted == 1;
+}
+
+/* The peer's life lock is held by a live thread of the image that connected, and we may believe it. */
 static bool
 peer_life_held(const struct fabric_ep *ep)
 {
 	const struct fabric_recs_tail *t = (const void *)&ep->peer_recs[ep->peer_recs_cap - 1];
 	uint32_t v = atomic_load_explicit((const _Atomic uint32_t *)&t->life.futex, memory_order_acquire);
 
-	return (v & FUTEX_TID_MASK) != 0 && (v & FUTEX_OWNER_DIED) == 0;
+	return (v & FUTEX_TID_MASK) != 0 && (v & FUTEX_OWNER_DIED) == 0 && life_trusted();
 }
 
 void
@@ -576,7 +603,7 @@ fabric_direct_peer_replaced(const struct fabric_ep *ep)
 
 	if (ep->peer_replaced || peer_exe_changed(ep))
 		return true;
-	if (ep->peer_recs == NULL || peer_life_held(ep))
+	if (ep->peer_recs == NULL)
 		return false;
 	err = sd_xproc_copy(&peer, false, &l, 1, &r, 1, sizeof(hdr), &reason);
 	if (err == DOCA_SUCCESS)
