@@ -506,8 +506,10 @@ sd_fabric_ep_connect(struct fabric_ep *ep, const void *blob, size_t len, const c
 			*reason = "UCX could not create an endpoint to the peer's worker address";
 		return fabric_ucs_to_doca(st);
 	}
-	if (ep->pidfd >= 0)
+	if (ep->pidfd >= 0) {
 		dev->n_watched++;
+		fabric_worker_nudge(&dev->w); /* the liveness round is a new deadline of the service thread */
+	}
 	ep->peer_id = b->conn_id;
 	ep->peer_domain = b->domain;
 	ep->peer_cookie = b->cookie;

@@ -408,6 +408,13 @@ sd_fabric_ctx_progress(struct fabric_ctx *ctx)
 		fabric_dev_unlock(dev);
 		return 0;
 	}
+	/*
+	 * Acks still owed go with the next call's flush, or the service thread's
+	 * once the application stops progressing: a thread asleep since before
+	 * this call must hear of them (a peer's send would wait for ever).
+	 */
+	if (!sd_list_empty(&dev->ack_eps))
+		fabric_worker_nudge(&dev->w);
 	fabric_dev_unlock(dev);
 	while ((pos = sd_list_pop_head(&ctx->delivering)) != NULL) {
 		struct fabric_op *op = sd_container_of(pos, struct fabric_op, node);

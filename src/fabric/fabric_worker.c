@@ -144,6 +144,13 @@ fabric_worker_wake(struct fabric_worker *w)
 		DOCA_LOG_DBG("Failed to wake a service thread: %s", strerror(errno));
 }
 
+void
+fabric_worker_nudge(struct fabric_worker *w)
+{
+	if (atomic_load_explicit(&w->asleep, memory_order_relaxed) && atomic_exchange(&w->asleep, false))
+		fabric_worker_wake(w);
+}
+
 /* Sleep until ns pass (UINT64_MAX: forever), the wake fd fires, or (with_efd) the worker has news. */
 static void
 svc_sleep(struct fabric_worker *w, uint64_t ns, bool with_efd)
@@ -207,6 +214,7 @@ svc_main(void *arg)
 			st = ucp_worker_arm(w->worker);
 		}
 		w->in_service = false;
+		atomic_store(&w->asleep, st == UCS_OK); /* under the lock: fabric_worker_nudge() */
 		pthread_mutex_unlock(&w->lock);
 		if (st == UCS_ERR_BUSY) {
 			/*
@@ -225,6 +233,7 @@ svc_main(void *arg)
 		}
 		now = sd_now_ns();
 		svc_sleep(w, next == 0 ? UINT64_MAX : (next > now ? next - now : 0), true);
+		atomic_store(&w->asleep, false);
 	}
 	if (w->ops->thread_life != NULL)
 		w->ops->thread_life(w->owner, false);

@@ -71,6 +71,14 @@ struct fabric_worker {
 	bool svc_started;
 	atomic_bool stop;
 	bool in_service; /* the service thread holds the lock and progresses */
+	/*
+	 * The service thread sleeps armed: until a worker event, the wake fd or the
+	 * deadline it had.  Work the owner leaves it meanwhile (an ack owed when the
+	 * application stops progressing, a new deadline) needs fabric_worker_nudge().
+	 * Set under the lock, so an owner that holds it and sees false knows the
+	 * thread will look at what it left before it sleeps.
+	 */
+	atomic_bool asleep;
 	const struct fabric_worker_ops *ops;
 	void *owner;
 	char thread_name[FABRIC_WORKER_THREAD_NAME_LEN];
@@ -86,6 +94,8 @@ void fabric_worker_stop(struct fabric_worker *w);
 void fabric_worker_close(struct fabric_worker *w);
 /* Make the service thread look again (a new deadline, the owner going to sleep). */
 void fabric_worker_wake(struct fabric_worker *w);
+/* Work was left for the service thread (the lock held): wake it if it sleeps armed, at most once a sleep. */
+void fabric_worker_nudge(struct fabric_worker *w);
 
 /* The one ucs_status_t -> doca_error_t map. */
 doca_error_t fabric_ucs_to_doca(ucs_status_t st);
