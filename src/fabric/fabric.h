@@ -126,13 +126,14 @@ struct fabric_ep_stats {
 	 * otherwise they travel as active messages the peer serves.
 	 */
 	bool direct;
-	uint32_t inflight;    /* ops waiting for an ack or a UCX completion, or batched */
-	uint32_t batched;     /* of those, direct copies waiting for the next progress call */
-	uint32_t deferred;    /* ops held back by ordering or the window */
-	uint64_t mapped;      /* direct copies done with memcpy into the peer's shared object (fabric_mapped.c) */
-	uint64_t eager;	      /* small writes and reads sent as messages because the peer was progressing */
-	uint64_t image_reads; /* syscalls only to see the peer still runs the image that connected (its life lock was
-				 not held) */
+	uint32_t inflight; /* ops waiting for an ack or a UCX completion, or batched */
+	uint32_t batched;  /* of those, direct copies waiting for the next progress call */
+	uint32_t deferred; /* ops held back by ordering or the window */
+	uint64_t mapped;   /* direct copies done with memcpy into the peer's shared object (fabric_mapped.c) */
+	uint64_t eager;	   /* small writes and reads sent as messages because the peer was progressing */
+	/* syscalls only to see the peer still runs the image that connected (its life lock not held, or not believed)
+	 */
+	uint64_t image_reads;
 };
 
 typedef void (*fabric_ep_error_cb)(struct fabric_ep *ep, doca_error_t status, void *user);
